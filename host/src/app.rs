@@ -1,0 +1,310 @@
+//! The HTTP surface: `fn app(state) -> Router`, the plugin route handler (auth → rate limit → tier → plugin),
+//! `/health`, `/openapi.json`, the 404/405 fallbacks, request ids and per-request metrics.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use axum::body::Bytes;
+use axum::extract::{MatchedPath, RawQuery, Request, State};
+use axum::http::{header, HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::Router;
+use datahost_plugin_api::{RequestEnvelope, Tier};
+use serde_json::json;
+use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
+
+use crate::auth::{authenticate, AuthError, Caller, ProxySecret};
+use crate::config::Config;
+use crate::engine::Engine;
+use crate::error::AppError;
+use crate::keys::KeyCache;
+use crate::plugins::{HandleOutcome, LoadedPlugin, PluginRegistry};
+use crate::ratelimit::{tier_limit, Decision, Limiter};
+
+/// Everything a request needs, shared by all handlers.
+pub struct AppState {
+    pub config: Arc<Config>,
+    pub registry: Arc<PluginRegistry>,
+    pub engine: Arc<Engine>,
+    pub keys: Arc<KeyCache>,
+    pub limiter: Arc<Limiter>,
+    pub proxy_secret: Option<ProxySecret>,
+    /// The assembled OpenAPI document, serialised once at start.
+    pub openapi: Bytes,
+}
+
+impl AppState {
+    pub fn new(
+        config: Arc<Config>,
+        registry: Arc<PluginRegistry>,
+        engine: Arc<Engine>,
+        keys: Arc<KeyCache>,
+        limiter: Arc<Limiter>,
+    ) -> Self {
+        let doc = crate::openapi::assemble(&registry, config.base_url());
+        let openapi = Bytes::from(serde_json::to_vec(&doc).unwrap_or_default());
+        let proxy_secret = config.proxy_secret().map(ProxySecret::new);
+        Self { config, registry, engine, keys, limiter, proxy_secret, openapi }
+    }
+
+    fn error(&self, status: u16, message: impl Into<String>) -> AppError {
+        AppError::new(self.config.base_url(), status, message)
+    }
+}
+
+/// The tier label a response was served under, for metrics.
+#[derive(Clone, Copy)]
+struct TierLabel(&'static str);
+
+/// One plugin route.
+struct RouteCtx {
+    plugin: Arc<LoadedPlugin>,
+    path: String,
+    min_tier: Tier,
+}
+
+/// Builds the router. In-process tests call this directly.
+pub fn app(state: Arc<AppState>) -> Router {
+    let mut router: Router<Arc<AppState>> =
+        Router::new().route("/health", get(health)).route("/openapi.json", get(openapi));
+    for plugin in &state.registry.plugins {
+        for route in &plugin.manifest.routes {
+            let ctx = Arc::new(RouteCtx { plugin: plugin.clone(), path: route.path.clone(), min_tier: route.min_tier });
+            router = router.route(
+                &route.path,
+                get(move |State(s): State<Arc<AppState>>, headers: HeaderMap, RawQuery(q): RawQuery| {
+                    let ctx = ctx.clone();
+                    async move { plugin_route(s, ctx, headers, q).await }
+                }),
+            );
+        }
+    }
+    router
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(middleware::from_fn(observe))
+        .layer(PropagateRequestIdLayer::x_request_id())
+        .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
+        .with_state(state)
+}
+
+fn request_id(headers: &HeaderMap) -> Option<&str> {
+    headers.get("x-request-id").and_then(|v| v.to_str().ok())
+}
+
+fn parse_query(raw: Option<&str>) -> Vec<(String, String)> {
+    raw.map(|q| url::form_urlencoded::parse(q.as_bytes()).into_owned().collect()).unwrap_or_default()
+}
+
+async fn plugin_route(state: Arc<AppState>, ctx: Arc<RouteCtx>, headers: HeaderMap, raw_query: Option<String>) -> Response {
+    let mut query = parse_query(raw_query.as_deref());
+    let rid = request_id(&headers).map(str::to_string);
+
+    let query_key = query.iter().find(|(k, _)| k == "api_key").map(|(_, v)| v.clone());
+    let caller = match authenticate(&headers, query_key.as_deref(), &state.keys, state.proxy_secret.as_ref()) {
+        Ok(c) => c,
+        Err(e) => return unauthorized(&state, e),
+    };
+    // The key never reaches a plugin.
+    query.retain(|(k, _)| k != "api_key");
+    let tier_label = TierLabel(caller.tier.as_str());
+
+    let decision = match limit(&state, &caller).await {
+        Ok(d) => d,
+        Err(resp) => return with_tier(resp, tier_label),
+    };
+    if let Some(d) = decision.filter(|d| !d.allowed) {
+        let mut e = state.error(
+            429,
+            format!(
+                "rate limit exceeded: the {} tier allows {} requests per minute; retry in {} s",
+                caller.tier.as_str(),
+                d.limit,
+                d.reset_secs
+            ),
+        );
+        e.retry_after = Some(d.reset_secs);
+        let e = e.with_header(header::RETRY_AFTER, d.reset_secs.to_string());
+        return with_tier(finish(e.into_response(), decision), tier_label);
+    }
+    if !caller.tier.satisfies(ctx.min_tier) {
+        let e = state.error(
+            403,
+            format!("{} requires the pro tier; this key is on the {} tier", ctx.path, caller.tier.as_str()),
+        );
+        return with_tier(finish(e.into_response(), decision), tier_label);
+    }
+
+    let envelope = RequestEnvelope { route: ctx.path.clone(), query, tier: caller.tier, request_id: rid.clone().unwrap_or_default() };
+    let envelope_json = serde_json::to_string(&envelope).unwrap_or_default();
+    let resp = call_plugin(&state, &ctx.plugin, &envelope_json, rid.as_deref());
+    with_tier(finish(resp, decision), tier_label)
+}
+
+/// Counts the request against the caller's limit. `Ok(None)`: unlimited tier, or the limiter is down and
+/// fails open. `Err`: the limiter is down and fails closed.
+async fn limit(state: &AppState, caller: &Caller) -> Result<Option<Decision>, Response> {
+    let Some(per_minute) = tier_limit(caller.tier) else { return Ok(None) };
+    match state.limiter.check(&caller.id, per_minute).await {
+        Ok(d) => {
+            let outcome = if d.allowed { "allowed" } else { "limited" };
+            metrics::counter!("datahost_ratelimit_decisions_total", "tier" => caller.tier.as_str(), "decision" => outcome)
+                .increment(1);
+            Ok(Some(d))
+        }
+        Err(e) if state.limiter.fails_open() => {
+            metrics::counter!("datahost_ratelimit_decisions_total", "tier" => caller.tier.as_str(), "decision" => "fail_open")
+                .increment(1);
+            tracing::warn!(error = %e, "rate limiter unavailable; failing open");
+            Ok(None)
+        }
+        Err(e) => {
+            metrics::counter!("datahost_ratelimit_decisions_total", "tier" => caller.tier.as_str(), "decision" => "fail_closed")
+                .increment(1);
+            tracing::error!(error = %e, "rate limiter unavailable; failing closed");
+            Err(state.error(503, "the rate limiter is unavailable; retry shortly").into_response())
+        }
+    }
+}
+
+fn unauthorized(state: &AppState, e: AuthError) -> Response {
+    state
+        .error(401, e.message())
+        .with_header(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer realm=\"datahost\""))
+        .into_response()
+}
+
+fn with_tier(mut resp: Response, tier: TierLabel) -> Response {
+    resp.extensions_mut().insert(tier);
+    resp
+}
+
+/// Adds the rate-limit headers every limited response carries.
+fn finish(mut resp: Response, decision: Option<Decision>) -> Response {
+    if let Some(d) = decision {
+        let h = resp.headers_mut();
+        h.insert("x-ratelimit-limit", HeaderValue::from(d.limit));
+        h.insert("x-ratelimit-remaining", HeaderValue::from(d.remaining));
+        h.insert("x-ratelimit-reset", HeaderValue::from(d.reset_secs));
+    }
+    resp
+}
+
+/// Runs the plugin and turns whatever it produced into a well-formed response.
+fn call_plugin(state: &AppState, plugin: &LoadedPlugin, envelope_json: &str, rid: Option<&str>) -> Response {
+    let slug = plugin.slug().to_string();
+    let started = Instant::now();
+    let outcome = plugin.handle(envelope_json);
+    metrics::histogram!("datahost_plugin_duration_seconds", "plugin" => slug.clone())
+        .record(started.elapsed().as_secs_f64());
+    let fault = |kind: &'static str, detail: &str| {
+        metrics::counter!("datahost_plugin_faults_total", "plugin" => slug.clone(), "kind" => kind).increment(1);
+        tracing::error!(plugin = %slug, request_id = rid.unwrap_or(""), kind, detail, "plugin fault");
+        state
+            .error(500, format!("internal error in the {slug} dataset; quote request id {} when reporting it", rid.unwrap_or("-")))
+            .with_request_id(rid)
+            .into_response()
+    };
+    match outcome {
+        HandleOutcome::Panic { message } => {
+            metrics::counter!("datahost_plugin_panics_total", "plugin" => slug.clone()).increment(1);
+            fault("panic", &message)
+        }
+        HandleOutcome::Fault { status, message } => {
+            let status = if (400..600).contains(&status) { status } else { 500 };
+            if status >= 500 {
+                metrics::counter!("datahost_plugin_faults_total", "plugin" => slug.clone(), "kind" => "error").increment(1);
+            }
+            state.error(status, format!("{slug}: {message}")).with_request_id(rid.filter(|_| status >= 500)).into_response()
+        }
+        HandleOutcome::Response { status, body, headers } => {
+            if (200..300).contains(&status) {
+                if serde_json::from_slice::<serde::de::IgnoredAny>(&body).is_err() {
+                    return fault("invalid-json", "2xx body is not JSON");
+                }
+                let mut resp = (StatusCode::from_u16(status).unwrap_or(StatusCode::OK), body).into_response();
+                resp.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+                for (k, v) in headers {
+                    let allowed = k.eq_ignore_ascii_case("cache-control")
+                        || (k.to_ascii_lowercase().starts_with("x-")
+                            && !k.to_ascii_lowercase().starts_with("x-ratelimit")
+                            && !k.eq_ignore_ascii_case("x-request-id"));
+                    if let (true, Ok(name), Ok(value)) =
+                        (allowed, HeaderName::try_from(k.as_str()), HeaderValue::try_from(v.as_str()))
+                    {
+                        resp.headers_mut().insert(name, value);
+                    }
+                }
+                resp
+            } else if (400..600).contains(&status) {
+                #[derive(serde::Deserialize)]
+                struct PluginError {
+                    error: String,
+                }
+                match serde_json::from_slice::<PluginError>(&body) {
+                    Ok(e) => state.error(status, e.error).with_request_id(rid.filter(|_| status >= 500)).into_response(),
+                    Err(_) => fault("invalid-error", "error body without an `error` string"),
+                }
+            } else {
+                fault("invalid-status", &format!("status {status}"))
+            }
+        }
+    }
+}
+
+async fn health(State(state): State<Arc<AppState>>) -> Response {
+    let limiter = state.limiter.describe().await;
+    let body = json!({
+        "ok": state.engine.is_healthy(),
+        "service": "datahost",
+        "version": env!("CARGO_PKG_VERSION"),
+        "datasets": state.registry.plugins.iter().map(|p| p.slug()).collect::<Vec<_>>(),
+        "recordsEngine": state.engine.address(),
+        "recordsEngineKind": state.engine.kind(),
+        "rateLimiter": limiter,
+        "pluginFailures": state.registry.failures.iter()
+            .map(|f| json!({"plugin": f.plugin, "stage": f.stage}))
+            .collect::<Vec<_>>(),
+    });
+    let mut resp = axum::Json(body).into_response();
+    resp.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    resp
+}
+
+async fn openapi(State(state): State<Arc<AppState>>) -> Response {
+    ([(header::CONTENT_TYPE, "application/json")], state.openapi.clone()).into_response()
+}
+
+async fn not_found(State(state): State<Arc<AppState>>, method: Method, uri: axum::http::Uri) -> Response {
+    let path: String = uri.path().chars().take(200).collect();
+    if method != Method::GET && method != Method::HEAD {
+        return method_not_allowed(State(state)).await;
+    }
+    state.error(404, format!("no endpoint at {path}; the list of endpoints is at /openapi.json")).into_response()
+}
+
+async fn method_not_allowed(State(state): State<Arc<AppState>>) -> Response {
+    state
+        .error(405, "this API is read-only: use GET")
+        .with_header(header::ALLOW, HeaderValue::from_static("GET, HEAD"))
+        .into_response()
+}
+
+/// Counts and times every request by route template, status and tier (never by key or raw path).
+async fn observe(request: Request, next: Next) -> Response {
+    let started = Instant::now();
+    let route = request
+        .extensions()
+        .get::<MatchedPath>()
+        .map(|m| m.as_str().to_string())
+        .unwrap_or_else(|| "unmatched".to_string());
+    let response = next.run(request).await;
+    let status = response.status().as_u16().to_string();
+    let tier = response.extensions().get::<TierLabel>().map(|t| t.0).unwrap_or("none");
+    let labels = [("route", route), ("status", status), ("tier", tier.to_string())];
+    metrics::counter!("datahost_http_requests_total", &labels).increment(1);
+    metrics::histogram!("datahost_http_request_duration_seconds", &labels).record(started.elapsed().as_secs_f64());
+    response
+}

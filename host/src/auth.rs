@@ -1,0 +1,190 @@
+//! Who is calling: an API key from `X-API-Key`, `Authorization: Bearer` or the `api_key` query parameter, or
+//! the API marketplace proxy's shared secret. Identical copies of one key are fine; different keys conflict.
+
+use std::sync::Arc;
+
+use axum::http::{header, HeaderMap};
+use datahost_plugin_api::Tier;
+use sha2::{Digest, Sha256};
+use subtle::ConstantTimeEq;
+
+use crate::keys::{is_well_formed, KeyCache, KeyLookup};
+
+pub const MARKETPLACE_HEADER: &str = "x-marketplace-proxy-secret";
+pub const MARKETPLACE_USER_HEADER: &str = "x-rapidapi-user";
+
+/// An authenticated caller.
+#[derive(Debug, Clone)]
+pub struct Caller {
+    /// Rate-limit identity: the key id (never the key), or `marketplace:<user>`.
+    pub id: Arc<str>,
+    pub tier: Tier,
+}
+
+/// Why a request is not authenticated; each maps to a 401 message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AuthError {
+    Missing,
+    Malformed,
+    Unknown,
+    Revoked,
+    Conflict,
+    NotBearer,
+    BadProxySecret,
+}
+
+impl AuthError {
+    pub fn message(&self) -> &'static str {
+        match self {
+            AuthError::Missing => {
+                "API key required: pass it in the X-API-Key header, as Authorization: Bearer <key>, or in the api_key query parameter"
+            }
+            AuthError::Malformed => {
+                "API key is malformed (expected svc_live_ followed by 32 hex characters): pass a valid key in the X-API-Key header or the api_key query parameter"
+            }
+            AuthError::Unknown => {
+                "API key is invalid: pass a valid key in the X-API-Key header or the api_key query parameter"
+            }
+            AuthError::Revoked => {
+                "API key has been revoked: pass a current key in the X-API-Key header or the api_key query parameter"
+            }
+            AuthError::Conflict => {
+                "conflicting API keys: the X-API-Key header, Authorization header and api_key query parameter carry different keys; pass one key in the header or the query parameter"
+            }
+            AuthError::NotBearer => {
+                "the Authorization header must use the Bearer scheme (Authorization: Bearer <key>); or pass the key in the X-API-Key header or the api_key query parameter"
+            }
+            AuthError::BadProxySecret => "invalid marketplace proxy secret in X-Marketplace-Proxy-Secret",
+        }
+    }
+}
+
+/// SHA-256 of the configured marketplace secret; comparing digests keeps the comparison constant-time and
+/// independent of the secret's length.
+#[derive(Clone)]
+pub struct ProxySecret([u8; 32]);
+
+impl ProxySecret {
+    pub fn new(secret: &str) -> Self {
+        Self(Sha256::digest(secret.as_bytes()).into())
+    }
+    fn matches(&self, presented: &[u8]) -> bool {
+        let digest: [u8; 32] = Sha256::digest(presented).into();
+        bool::from(self.0.ct_eq(&digest))
+    }
+}
+
+/// Collects every key the request presents.
+fn presented_keys<'a>(headers: &'a HeaderMap, query_key: Option<&'a str>) -> Result<Vec<&'a str>, AuthError> {
+    let mut keys = Vec::new();
+    for v in headers.get_all("x-api-key") {
+        keys.push(v.to_str().map_err(|_| AuthError::Malformed)?.trim());
+    }
+    for v in headers.get_all(header::AUTHORIZATION) {
+        let v = v.to_str().map_err(|_| AuthError::Malformed)?.trim();
+        let (scheme, rest) = v.split_once(' ').unwrap_or((v, ""));
+        if !scheme.eq_ignore_ascii_case("bearer") {
+            return Err(AuthError::NotBearer);
+        }
+        keys.push(rest.trim());
+    }
+    if let Some(k) = query_key {
+        keys.push(k.trim());
+    }
+    Ok(keys)
+}
+
+/// Authenticates a request. `query_key` is the `api_key` query parameter, if any.
+pub fn authenticate(
+    headers: &HeaderMap,
+    query_key: Option<&str>,
+    keys: &KeyCache,
+    proxy_secret: Option<&ProxySecret>,
+) -> Result<Caller, AuthError> {
+    if let (Some(secret), Some(presented)) = (proxy_secret, headers.get(MARKETPLACE_HEADER)) {
+        if !secret.matches(presented.as_bytes()) {
+            return Err(AuthError::BadProxySecret);
+        }
+        let user = headers
+            .get(MARKETPLACE_USER_HEADER)
+            .and_then(|v| v.to_str().ok())
+            .map(|u| u.chars().filter(|c| c.is_ascii_graphic()).take(64).collect::<String>())
+            .filter(|u| !u.is_empty())
+            .unwrap_or_else(|| "proxy".into());
+        return Ok(Caller { id: Arc::from(format!("marketplace:{user}")), tier: Tier::Rapidapi });
+    }
+    let presented = presented_keys(headers, query_key)?;
+    let Some(first) = presented.first().copied() else { return Err(AuthError::Missing) };
+    if presented.iter().any(|k| *k != first) {
+        return Err(AuthError::Conflict);
+    }
+    if first.is_empty() {
+        return Err(AuthError::Missing);
+    }
+    if !is_well_formed(first) {
+        return Err(AuthError::Malformed);
+    }
+    match keys.lookup(first) {
+        KeyLookup::Valid { id, tier } => Ok(Caller { id, tier }),
+        KeyLookup::Revoked => Err(AuthError::Revoked),
+        KeyLookup::Unknown => Err(AuthError::Unknown),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::keys::generate;
+    use axum::http::HeaderValue;
+
+    fn setup() -> (KeyCache, String, String) {
+        let cache = KeyCache::default();
+        let (k1, r1) = generate(Tier::Free, "");
+        let (k2, mut r2) = generate(Tier::Pro, "");
+        r2.revoked_at = Some("x".into());
+        cache.replace(&[r1, r2]);
+        (cache, k1, k2)
+    }
+
+    fn h(pairs: &[(&'static str, &str)]) -> HeaderMap {
+        let mut m = HeaderMap::new();
+        for (k, v) in pairs {
+            m.append(*k, HeaderValue::from_str(v).unwrap());
+        }
+        m
+    }
+
+    #[test]
+    fn matrix() {
+        let (cache, good, revoked) = setup();
+        let bearer = format!("Bearer {good}");
+        assert!(authenticate(&h(&[("x-api-key", &good)]), None, &cache, None).is_ok());
+        assert!(authenticate(&h(&[("authorization", &bearer)]), None, &cache, None).is_ok());
+        assert!(authenticate(&h(&[]), Some(&good), &cache, None).is_ok());
+        assert!(authenticate(&h(&[("x-api-key", &good)]), Some(&good), &cache, None).is_ok(), "identical copies");
+        let cases: Vec<(HeaderMap, Option<&str>, AuthError)> = vec![
+            (h(&[]), None, AuthError::Missing),
+            (h(&[("x-api-key", "nope")]), None, AuthError::Malformed),
+            (h(&[("x-api-key", "svc_live_00000000000000000000000000000000")]), None, AuthError::Unknown),
+            (h(&[("x-api-key", &revoked)]), None, AuthError::Revoked),
+            (h(&[("x-api-key", &good)]), Some("svc_live_00000000000000000000000000000000"), AuthError::Conflict),
+            (h(&[("authorization", "Basic abc")]), None, AuthError::NotBearer),
+        ];
+        for (headers, q, want) in cases {
+            assert_eq!(authenticate(&headers, q, &cache, None).unwrap_err(), want);
+        }
+    }
+
+    #[test]
+    fn marketplace_secret() {
+        let (cache, _, _) = setup();
+        let secret = ProxySecret::new("s3cret");
+        let ok = authenticate(&h(&[(MARKETPLACE_HEADER, "s3cret")]), None, &cache, Some(&secret)).unwrap();
+        assert_eq!(ok.tier, Tier::Rapidapi);
+        let bad = authenticate(&h(&[(MARKETPLACE_HEADER, "wrong")]), None, &cache, Some(&secret)).unwrap_err();
+        assert_eq!(bad, AuthError::BadProxySecret);
+        // Not configured: the header is ignored, so the request needs a key.
+        let ignored = authenticate(&h(&[(MARKETPLACE_HEADER, "s3cret")]), None, &cache, None).unwrap_err();
+        assert_eq!(ignored, AuthError::Missing);
+    }
+}

@@ -1,0 +1,228 @@
+//! Configuration: `config/default.toml` (compiled in), then `./config/default.toml`, then the file named by
+//! `DATAHOST_CONFIG` / `--config`, then `DATAHOST_<SECTION>__<KEY>` environment variables. Unknown keys and
+//! bad values are errors that name the key.
+
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use figment::providers::{Env, Format, Toml};
+use figment::Figment;
+use serde::Deserialize;
+
+pub const DEFAULT_TOML: &str = include_str!("../../config/default.toml");
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    pub server: ServerConfig,
+    pub metrics: MetricsConfig,
+    pub plugins: PluginsConfig,
+    pub engine: EngineConfig,
+    pub keys: KeysConfig,
+    pub ratelimit: RateLimitConfig,
+    pub auth: AuthConfig,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServerConfig {
+    pub listen: SocketAddr,
+    pub base_url: String,
+    pub shutdown_grace_secs: u64,
+    pub log_format: LogFormat,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LogFormat {
+    Text,
+    Json,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MetricsConfig {
+    pub listen: SocketAddr,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PluginsConfig {
+    pub dir: PathBuf,
+    pub disabled: Vec<String>,
+    #[serde(default)]
+    pub settings: BTreeMap<String, serde_json::Value>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EngineConfig {
+    pub url: String,
+    pub connect_timeout_secs: u64,
+    pub query_timeout_secs: u64,
+    pub pool_size: usize,
+    pub migrate_on_start: bool,
+    pub seed_on_start: bool,
+    pub degraded_start: bool,
+    pub reload_interval_secs: u64,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KeysConfig {
+    pub file: PathBuf,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FailMode {
+    Open,
+    Closed,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RateLimitConfig {
+    pub redis_url: String,
+    pub redis_prefix: String,
+    pub redis_timeout_ms: u64,
+    pub fail_mode: FailMode,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AuthConfig {
+    pub proxy_secret: String,
+}
+
+impl Config {
+    /// Loads the layered configuration. `explicit` is `--config FILE`, which takes the place of
+    /// `DATAHOST_CONFIG`.
+    pub fn load(explicit: Option<&Path>) -> Result<Config, String> {
+        let mut figment = Figment::new().merge(Toml::string(DEFAULT_TOML));
+        let local = Path::new("config/default.toml");
+        if local.exists() {
+            figment = figment.merge(Toml::file(local));
+        }
+        let file = explicit.map(Path::to_path_buf).or_else(|| std::env::var_os("DATAHOST_CONFIG").map(PathBuf::from));
+        if let Some(file) = &file {
+            if !file.exists() {
+                return Err(format!("config file {} does not exist", file.display()));
+            }
+            figment = figment.merge(Toml::file(file));
+        }
+        figment = figment.merge(Env::prefixed("DATAHOST_").split("__").ignore(&["config"]));
+        let config: Config = figment.extract().map_err(describe_figment_error)?;
+        config.validate()?;
+        Ok(config)
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        let base = url::Url::parse(&self.server.base_url)
+            .map_err(|e| format!("server.base_url `{}` is not a URL: {e}", self.server.base_url))?;
+        if !matches!(base.scheme(), "http" | "https") {
+            return Err(format!("server.base_url `{}` must be http or https", self.server.base_url));
+        }
+        if self.engine.url != "embedded" && !self.engine.url.starts_with("postgres://") && !self.engine.url.starts_with("postgresql://") {
+            return Err(format!("engine.url must be \"embedded\" or a postgres:// URL, got `{}`", redact_url(&self.engine.url)));
+        }
+        if !self.ratelimit.redis_url.is_empty() && !self.ratelimit.redis_url.starts_with("redis://") {
+            return Err(format!("ratelimit.redis_url must be a redis:// URL, got `{}`", redact_url(&self.ratelimit.redis_url)));
+        }
+        if self.engine.pool_size == 0 {
+            return Err("engine.pool_size must be at least 1".into());
+        }
+        if self.ratelimit.redis_timeout_ms == 0 {
+            return Err("ratelimit.redis_timeout_ms must be at least 1".into());
+        }
+        Ok(())
+    }
+
+    /// The plugin folder: `plugins.dir`, or the executable's folder when empty.
+    pub fn plugins_dir(&self) -> PathBuf {
+        if self.plugins.dir.as_os_str().is_empty() {
+            std::env::current_exe()
+                .ok()
+                .and_then(|p| p.parent().map(Path::to_path_buf))
+                .unwrap_or_else(|| PathBuf::from("."))
+        } else {
+            self.plugins.dir.clone()
+        }
+    }
+
+    pub fn base_url(&self) -> &str {
+        self.server.base_url.trim_end_matches('/')
+    }
+
+    pub fn proxy_secret(&self) -> Option<&str> {
+        Some(self.auth.proxy_secret.as_str()).filter(|s| !s.is_empty())
+    }
+
+    pub fn redis_url(&self) -> Option<&str> {
+        Some(self.ratelimit.redis_url.as_str()).filter(|s| !s.is_empty())
+    }
+
+    pub fn engine_is_embedded(&self) -> bool {
+        self.engine.url == "embedded"
+    }
+}
+
+fn describe_figment_error(err: figment::Error) -> String {
+    err.into_iter()
+        .map(|e| {
+            let key = if e.path.is_empty() { String::new() } else { format!(" (key `{}`)", e.path.join(".")) };
+            let source = e.metadata.as_ref().map(|m| format!(" from {}", m.name)).unwrap_or_default();
+            format!("invalid configuration{key}{source}: {}", e.kind)
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// A URL with any user name and password removed, safe to log and to show in /health.
+pub fn redact_url(raw: &str) -> String {
+    match url::Url::parse(raw) {
+        Ok(mut u) => {
+            if !u.username().is_empty() || u.password().is_some() {
+                let _ = u.set_username("");
+                let _ = u.set_password(None);
+            }
+            u.to_string()
+        }
+        Err(_) if raw.contains('@') => "<unparseable url>".into(),
+        Err(_) => raw.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn redacts_credentials() {
+        assert_eq!(redact_url("postgres://u:secret@db:5432/x"), "postgres://db:5432/x");
+        assert_eq!(redact_url("embedded"), "embedded");
+    }
+
+    #[test]
+    fn defaults_parse() {
+        let c: Config = Figment::new().merge(Toml::string(DEFAULT_TOML)).extract().unwrap();
+        assert_eq!(c.server.listen.to_string(), "127.0.0.1:8080");
+        assert_eq!(c.metrics.listen.to_string(), "127.0.0.1:9464");
+        assert_eq!(c.engine.url, "embedded");
+        assert!(c.redis_url().is_none());
+        assert!(c.proxy_secret().is_none());
+    }
+
+    #[test]
+    fn unknown_key_is_named() {
+        let err = Figment::new()
+            .merge(Toml::string(DEFAULT_TOML))
+            .merge(Toml::string("[server]\nlisten_port = 3"))
+            .extract::<Config>()
+            .map_err(describe_figment_error)
+            .unwrap_err();
+        assert!(err.contains("listen_port"), "{err}");
+        assert!(err.contains("server"), "{err}");
+    }
+}

@@ -1,0 +1,272 @@
+//! API keys: format, hashing, and the key store. Keys are stored only as SHA-256 hashes; a key is shown once,
+//! when issued. The server keeps an in-memory map of hashes that a background task refreshes from the store
+//! (the embedded JSON file, or PostgreSQL in engine mode), so a revocation reaches every replica within the
+//! reload interval.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, RwLock};
+
+use datahost_plugin_api::Tier;
+use rand::RngCore;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use subtle::ConstantTimeEq;
+
+pub const KEY_PREFIX: &str = "svc_live_";
+
+/// A stored key: everything but the key itself.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct KeyRecord {
+    pub id: String,
+    /// Hex SHA-256 of the key.
+    pub hash: String,
+    pub tier: Tier,
+    #[serde(default)]
+    pub label: String,
+    pub created_at: String,
+    #[serde(default)]
+    pub revoked_at: Option<String>,
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct KeyFile {
+    version: u32,
+    keys: Vec<KeyRecord>,
+}
+
+/// Whether `key` has the `svc_live_<32 hex>` form.
+pub fn is_well_formed(key: &str) -> bool {
+    key.strip_prefix(KEY_PREFIX).is_some_and(|hex| hex.len() == 32 && hex.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+pub fn hash_key(key: &str) -> [u8; 32] {
+    Sha256::digest(key.as_bytes()).into()
+}
+
+/// A fresh random key and its record.
+pub fn generate(tier: Tier, label: &str) -> (String, KeyRecord) {
+    let mut secret = [0u8; 16];
+    rand::rng().fill_bytes(&mut secret);
+    let key = format!("{KEY_PREFIX}{}", hex::encode(secret));
+    let mut id = [0u8; 6];
+    rand::rng().fill_bytes(&mut id);
+    let record = KeyRecord {
+        id: format!("key_{}", hex::encode(id)),
+        hash: hex::encode(hash_key(&key)),
+        tier,
+        label: label.to_string(),
+        created_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        revoked_at: None,
+    };
+    (key, record)
+}
+
+/// What a presented key resolves to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KeyLookup {
+    Valid { id: Arc<str>, tier: Tier },
+    Revoked,
+    Unknown,
+}
+
+#[derive(Debug, Clone)]
+struct Entry {
+    hash: [u8; 32],
+    id: Arc<str>,
+    tier: Tier,
+    revoked: bool,
+}
+
+/// The in-memory view the request path reads.
+#[derive(Default)]
+pub struct KeyCache {
+    entries: RwLock<Arc<HashMap<[u8; 32], Entry>>>,
+}
+
+impl KeyCache {
+    pub fn replace(&self, records: &[KeyRecord]) {
+        let mut map = HashMap::with_capacity(records.len());
+        for r in records {
+            let Ok(bytes) = hex::decode(&r.hash) else { continue };
+            let Ok(hash) = <[u8; 32]>::try_from(bytes.as_slice()) else { continue };
+            map.insert(hash, Entry { hash, id: Arc::from(r.id.as_str()), tier: r.tier, revoked: r.revoked_at.is_some() });
+        }
+        *self.entries.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(map);
+    }
+
+    /// Resolves a well-formed key. The map is indexed by the SHA-256 of the key, so lookup timing can only
+    /// reveal facts about a hash preimage the caller already holds; the final equality is still checked in
+    /// constant time.
+    pub fn lookup(&self, key: &str) -> KeyLookup {
+        let hash = hash_key(key);
+        let map = self.entries.read().unwrap_or_else(|e| e.into_inner()).clone();
+        match map.get(&hash) {
+            Some(e) if bool::from(e.hash.ct_eq(&hash)) => {
+                if e.revoked {
+                    KeyLookup::Revoked
+                } else {
+                    KeyLookup::Valid { id: e.id.clone(), tier: e.tier }
+                }
+            }
+            _ => KeyLookup::Unknown,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.read().unwrap_or_else(|e| e.into_inner()).len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// The embedded key store: a JSON file of hashes, written atomically.
+#[derive(Debug, Clone)]
+pub struct FileKeyStore {
+    path: PathBuf,
+}
+
+impl FileKeyStore {
+    pub fn new(path: impl Into<PathBuf>) -> Self {
+        Self { path: path.into() }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn load(&self) -> Result<Vec<KeyRecord>, String> {
+        match std::fs::read_to_string(&self.path) {
+            Ok(text) => serde_json::from_str::<KeyFile>(&text)
+                .map(|f| f.keys)
+                .map_err(|e| format!("key store {} is not valid: {e}", self.path.display())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+            Err(e) => Err(format!("cannot read key store {}: {e}", self.path.display())),
+        }
+    }
+
+    fn save(&self, keys: Vec<KeyRecord>) -> Result<(), String> {
+        if let Some(dir) = self.path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        }
+        let text = serde_json::to_string_pretty(&KeyFile { version: 1, keys }).map_err(|e| e.to_string())?;
+        let tmp = self.path.with_extension(format!("tmp{}", std::process::id()));
+        std::fs::write(&tmp, text).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
+        std::fs::rename(&tmp, &self.path).map_err(|e| format!("cannot replace {}: {e}", self.path.display()))
+    }
+
+    pub fn insert(&self, record: KeyRecord) -> Result<(), String> {
+        let mut keys = self.load()?;
+        keys.push(record);
+        self.save(keys)
+    }
+
+    /// Marks a key revoked. Returns false when no key has that id.
+    pub fn revoke(&self, id: &str) -> Result<bool, String> {
+        let mut keys = self.load()?;
+        let Some(k) = keys.iter_mut().find(|k| k.id == id) else { return Ok(false) };
+        if k.revoked_at.is_none() {
+            k.revoked_at = Some(chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true));
+        }
+        self.save(keys)?;
+        Ok(true)
+    }
+
+    /// Modification time, to reload only when the file changed.
+    pub fn modified(&self) -> Option<std::time::SystemTime> {
+        std::fs::metadata(&self.path).and_then(|m| m.modified()).ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generated_keys_are_well_formed_and_stored_as_hashes() {
+        let (key, record) = generate(Tier::Pro, "t");
+        assert!(is_well_formed(&key), "{key}");
+        assert_eq!(record.hash, hex::encode(hash_key(&key)));
+        assert!(!serde_json::to_string(&record).unwrap().contains(&key));
+    }
+
+    #[test]
+    fn format_rules() {
+        assert!(is_well_formed("svc_live_0123456789abcdef0123456789ABCDEF"));
+        assert!(!is_well_formed("svc_live_0123"));
+        assert!(!is_well_formed("svc_test_0123456789abcdef0123456789abcdef"));
+        assert!(!is_well_formed("svc_live_0123456789abcdef0123456789abcdeg"));
+    }
+
+    #[test]
+    fn cache_resolves_valid_revoked_unknown() {
+        let (k1, r1) = generate(Tier::Free, "");
+        let (k2, mut r2) = generate(Tier::Owner, "");
+        r2.revoked_at = Some("2026-01-01T00:00:00Z".into());
+        let cache = KeyCache::default();
+        cache.replace(&[r1.clone(), r2]);
+        assert_eq!(cache.lookup(&k1), KeyLookup::Valid { id: Arc::from(r1.id.as_str()), tier: Tier::Free });
+        assert_eq!(cache.lookup(&k2), KeyLookup::Revoked);
+        assert_eq!(cache.lookup("svc_live_00000000000000000000000000000000"), KeyLookup::Unknown);
+    }
+
+    #[test]
+    fn file_store_round_trip_and_revoke() {
+        let dir = std::env::temp_dir().join(format!("dh-keys-{}", std::process::id()));
+        let store = FileKeyStore::new(dir.join("keys.json"));
+        let (_, r) = generate(Tier::Pro, "x");
+        store.insert(r.clone()).unwrap();
+        assert_eq!(store.load().unwrap(), vec![r.clone()]);
+        assert!(store.revoke(&r.id).unwrap());
+        assert!(!store.revoke("key_nope").unwrap());
+        assert!(store.load().unwrap()[0].revoked_at.is_some());
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}
+
+/// Where keys are stored: the embedded JSON file, or PostgreSQL in engine mode.
+pub enum KeySource {
+    File(FileKeyStore),
+    Postgres(crate::pg::PgKeys),
+}
+
+impl KeySource {
+    pub async fn load(&self) -> Result<Vec<KeyRecord>, String> {
+        match self {
+            KeySource::File(f) => f.load(),
+            KeySource::Postgres(p) => p.load().await,
+        }
+    }
+
+    /// Reloads the cache from the store.
+    pub async fn refresh(&self, cache: &KeyCache) -> Result<(), String> {
+        let records = self.load().await?;
+        cache.replace(&records);
+        Ok(())
+    }
+
+    pub async fn insert(&self, record: KeyRecord) -> Result<(), String> {
+        match self {
+            KeySource::File(f) => f.insert(record),
+            KeySource::Postgres(p) => p.insert(record).await,
+        }
+    }
+
+    pub async fn revoke(&self, id: &str) -> Result<bool, String> {
+        match self {
+            KeySource::File(f) => f.revoke(id),
+            KeySource::Postgres(p) => p.revoke(id).await,
+        }
+    }
+
+    /// A token that changes when the store may have changed (file mtime); `None` means always reload.
+    pub fn change_token(&self) -> Option<std::time::SystemTime> {
+        match self {
+            KeySource::File(f) => f.modified(),
+            KeySource::Postgres(_) => None,
+        }
+    }
+}

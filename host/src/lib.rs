@@ -1,0 +1,18 @@
+//! The datahost host: configuration, plugin loader, records engine, auth, tiers, rate limits, the HTTP
+//! surface, OpenAPI assembly and metrics. `main.rs` is the CLI on top of it.
+
+pub mod app;
+pub mod auth;
+pub mod config;
+pub mod engine;
+pub mod error;
+pub mod keys;
+pub mod metrics;
+pub mod openapi;
+pub mod pg;
+pub mod plugins;
+pub mod ratelimit;
+pub mod redis_limiter;
+pub mod server;
+
+pub use app::{app, AppState};

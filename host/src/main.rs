@@ -1,0 +1,172 @@
+//! The `datahost` command line: `serve`, `keys issue|list|revoke`, `plugins list`, `openapi`, and
+//! `engine migrate|load-seeds`.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use clap::{Parser, Subcommand};
+use datahost::config::{Config, LogFormat};
+use datahost::engine::Engine;
+use datahost_plugin_api::Tier;
+
+#[derive(Parser)]
+#[command(name = "datahost", version, about = "Public-records and market-intelligence data API server")]
+struct Cli {
+    /// Config file layered over config/default.toml (instead of DATAHOST_CONFIG).
+    #[arg(long, global = true, value_name = "FILE")]
+    config: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the API server.
+    Serve,
+    /// Manage API keys.
+    Keys {
+        #[command(subcommand)]
+        command: KeysCommand,
+    },
+    /// Inspect plugins.
+    Plugins {
+        #[command(subcommand)]
+        command: PluginsCommand,
+    },
+    /// Print the assembled OpenAPI document for the plugins in plugins.dir.
+    Openapi,
+    /// Records engine maintenance (PostgreSQL).
+    Engine {
+        #[command(subcommand)]
+        command: EngineCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum KeysCommand {
+    /// Issue a key. Prints the key, and only the key, on stdout; it is never shown again.
+    Issue {
+        #[arg(long, default_value = "free", value_parser = parse_tier)]
+        tier: Tier,
+        #[arg(long, default_value = "")]
+        label: String,
+    },
+    /// List keys (ids, tiers, labels, dates; never the keys).
+    List,
+    /// Revoke a key by id.
+    Revoke { id: String },
+}
+
+#[derive(Subcommand)]
+enum PluginsCommand {
+    /// Load every plugin in plugins.dir and report what loaded and what failed.
+    List,
+}
+
+#[derive(Subcommand)]
+enum EngineCommand {
+    /// Apply the schema migrations of the host and the plugins.
+    Migrate,
+    /// Copy the plugins' seed snapshots into the engine (idempotent).
+    LoadSeeds,
+}
+
+fn parse_tier(s: &str) -> Result<Tier, String> {
+    Tier::parse(s).ok_or_else(|| format!("unknown tier `{s}`; use free, pro, rapidapi or owner"))
+}
+
+fn init_tracing(format: LogFormat) {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into());
+    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
+    match format {
+        LogFormat::Json => builder.json().init(),
+        LogFormat::Text => builder.init(),
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let config = match Config::load(cli.config.as_deref()) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("datahost: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    init_tracing(config.server.log_format);
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("datahost: cannot start the runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(run(cli.command, config)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("datahost: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(command: Command, config: Config) -> Result<(), String> {
+    match command {
+        Command::Serve => datahost::server::serve(config).await,
+        Command::Keys { command } => keys(command, config).await,
+        Command::Plugins { command: PluginsCommand::List } => {
+            let engine = Arc::new(Engine::embedded());
+            let registry = datahost::server::load_plugins(&config, &engine).await?;
+            print!("{}", datahost::plugins::describe(&registry));
+            if registry.plugins.is_empty() {
+                return Err(format!("no plugin loaded from {}", config.plugins_dir().display()));
+            }
+            Ok(())
+        }
+        Command::Openapi => {
+            let engine = Arc::new(Engine::embedded());
+            let registry = datahost::server::load_plugins(&config, &engine).await?;
+            let doc = datahost::openapi::assemble(&registry, config.base_url());
+            println!("{}", serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?);
+            Ok(())
+        }
+        Command::Engine { command } => {
+            let engine = Engine::from_config(&config).await?;
+            let pg = engine.pg().ok_or("engine.url is \"embedded\": there is nothing to migrate or seed")?;
+            match command {
+                EngineCommand::Migrate => pg.migrate_cli(&config, &engine).await,
+                EngineCommand::LoadSeeds => pg.load_seeds_cli(&config, &engine).await,
+            }
+        }
+    }
+}
+
+async fn keys(command: KeysCommand, config: Config) -> Result<(), String> {
+    let engine = if config.engine_is_embedded() { Arc::new(Engine::embedded()) } else { Engine::from_config(&config).await? };
+    let source = datahost::pg::key_source(&config, &engine);
+    match command {
+        KeysCommand::Issue { tier, label } => {
+            let (key, record) = datahost::keys::generate(tier, &label);
+            source.insert(record.clone()).await?;
+            eprintln!("issued {} ({} tier); store the key now: it is not shown again", record.id, tier.as_str());
+            println!("{key}");
+        }
+        KeysCommand::List => {
+            for k in source.load().await? {
+                let state = match &k.revoked_at {
+                    Some(at) => format!("revoked {at}"),
+                    None => "active".into(),
+                };
+                println!("{}\t{}\t{}\t{}\t{}", k.id, k.tier.as_str(), k.created_at, state, k.label);
+            }
+        }
+        KeysCommand::Revoke { id } => {
+            if !source.revoke(&id).await? {
+                return Err(format!("no key with id {id}"));
+            }
+            eprintln!("revoked {id}");
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,229 @@
+//! Assembles `/openapi.json` (OpenAPI 3.1): the host's own part (info, servers, security schemes, the error
+//! schema, shared error responses and rate-limit headers, /health and /openapi.json) plus every loaded
+//! plugin's fragment. The host stamps each plugin operation with its maturity (`x-maturity`), tag, security
+//! and the shared error responses, so plugins cannot forget them.
+
+use datahost_plugin_api::{Maturity, Tier};
+use serde_json::{json, Map, Value};
+
+use crate::error::ERROR_CODES;
+use crate::plugins::PluginRegistry;
+
+/// Component schema names the host defines; plugins may not reuse them.
+pub const HOST_SCHEMAS: &[&str] = &["Error", "Health", "PluginStatus"];
+
+pub const API_VERSION: &str = "1.0.0";
+
+fn rate_headers() -> Value {
+    json!({
+        "X-RateLimit-Limit": {"$ref": "#/components/headers/X-RateLimit-Limit"},
+        "X-RateLimit-Remaining": {"$ref": "#/components/headers/X-RateLimit-Remaining"},
+        "X-Request-Id": {"$ref": "#/components/headers/X-Request-Id"},
+    })
+}
+
+fn error_response(description: &str, extra_headers: Value) -> Value {
+    let mut headers = json!({"X-Request-Id": {"$ref": "#/components/headers/X-Request-Id"}});
+    if let Value::Object(extra) = extra_headers {
+        headers.as_object_mut().unwrap().extend(extra);
+    }
+    json!({
+        "description": description,
+        "headers": headers,
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
+    })
+}
+
+fn components() -> Value {
+    let mut responses = Map::new();
+    for (status, anchor, title) in ERROR_CODES {
+        let name = response_name(*status);
+        let extra = match status {
+            429 => json!({
+                "X-RateLimit-Limit": {"$ref": "#/components/headers/X-RateLimit-Limit"},
+                "X-RateLimit-Remaining": {"$ref": "#/components/headers/X-RateLimit-Remaining"},
+                "Retry-After": {"$ref": "#/components/headers/Retry-After"},
+            }),
+            401 => json!({"WWW-Authenticate": {"schema": {"type": "string"}, "description": "Bearer realm=\"datahost\""}}),
+            405 => json!({"Allow": {"schema": {"type": "string"}, "description": "Allowed methods"}}),
+            _ => json!({}),
+        };
+        responses.insert(name.into(), error_response(&format!("{title} (docs anchor `{anchor}`)."), extra));
+    }
+    json!({
+        "securitySchemes": {
+            "ApiKeyHeader": {"type": "apiKey", "in": "header", "name": "X-API-Key",
+                "description": "API key `svc_live_<32 hex>` in the X-API-Key header."},
+            "ApiKeyQuery": {"type": "apiKey", "in": "query", "name": "api_key",
+                "description": "API key in the api_key query parameter."},
+            "BearerAuth": {"type": "http", "scheme": "bearer",
+                "description": "API key as `Authorization: Bearer <API_KEY>`."},
+            "MarketplaceProxy": {"type": "apiKey", "in": "header", "name": "X-Marketplace-Proxy-Secret",
+                "description": "Requests proxied by the API marketplace carry its shared secret instead of a key; they are rated under the rapidapi tier."},
+        },
+        "headers": {
+            "X-RateLimit-Limit": {"description": "Requests per minute allowed for the key's tier (absent for the owner tier).",
+                "schema": {"type": "integer"}},
+            "X-RateLimit-Remaining": {"description": "Requests left in the current one-minute window (UTC minute).",
+                "schema": {"type": "integer"}},
+            "Retry-After": {"description": "Seconds until the current window resets.", "schema": {"type": "integer"}},
+            "X-Request-Id": {"description": "Identifier of this request; quote it when reporting a fault.",
+                "schema": {"type": "string"}},
+        },
+        "schemas": {
+            "Error": {
+                "type": "object",
+                "required": ["error", "code"],
+                "properties": {
+                    "error": {"type": "string", "description": "What was wrong, naming the parameter or rule."},
+                    "code": {"type": "integer", "description": "The HTTP status."},
+                    "docs": {"type": "string", "description": "Address of the documentation for this error."},
+                    "retryAfterSec": {"type": "integer", "description": "Only on 429: seconds until the window resets."},
+                    "requestId": {"type": "string", "description": "Only on 500: the request id."},
+                },
+            },
+            "PluginStatus": {
+                "type": "object",
+                "required": ["plugin", "stage", "error"],
+                "properties": {
+                    "plugin": {"type": "string"}, "file": {"type": "string"},
+                    "stage": {"type": "string"}, "error": {"type": "string"},
+                },
+            },
+            "Health": {
+                "type": "object",
+                "required": ["ok", "service", "datasets", "recordsEngine"],
+                "properties": {
+                    "ok": {"type": "boolean", "description": "False when the records engine is unreachable."},
+                    "service": {"type": "string"},
+                    "version": {"type": "string"},
+                    "datasets": {"type": "array", "items": {"type": "string"}, "description": "Loaded dataset slugs."},
+                    "recordsEngine": {"type": "string", "description": "Configured records engine address, without credentials."},
+                    "recordsEngineKind": {"type": "string", "enum": ["embedded", "postgres"]},
+                    "rateLimiter": {"type": "string", "description": "in-process, or redis (ok/unreachable)."},
+                    "pluginFailures": {"type": "array", "items": {"$ref": "#/components/schemas/PluginStatus"}},
+                },
+            },
+        },
+        "responses": responses,
+    })
+}
+
+fn response_name(status: u16) -> &'static str {
+    match status {
+        400 => "BadRequest",
+        401 => "Unauthorized",
+        403 => "Forbidden",
+        404 => "NotFound",
+        405 => "MethodNotAllowed",
+        429 => "TooManyRequests",
+        500 => "InternalError",
+        _ => "Unavailable",
+    }
+}
+
+fn resp_ref(status: u16) -> Value {
+    json!({"$ref": format!("#/components/responses/{}", response_name(status))})
+}
+
+fn meta_paths() -> Value {
+    json!({
+        "/health": {"get": {
+            "operationId": "getHealth",
+            "summary": "Service health",
+            "description": "Unauthenticated. Always 200; `ok` is false when the records engine is unreachable.",
+            "tags": ["meta"],
+            "security": [],
+            "responses": {"200": {"description": "OK", "content": {"application/json": {
+                "schema": {"$ref": "#/components/schemas/Health"}}}}},
+        }},
+        "/openapi.json": {"get": {
+            "operationId": "getOpenApi",
+            "summary": "This machine-readable description",
+            "tags": ["meta"],
+            "security": [],
+            "responses": {"200": {"description": "The OpenAPI 3.1 document", "content": {"application/json": {
+                "schema": {"type": "object"}}}}},
+        }},
+    })
+}
+
+/// Builds the full document from the host part and the loaded plugins.
+pub fn assemble(registry: &PluginRegistry, base_url: &str) -> Value {
+    let mut paths = meta_paths().as_object().cloned().unwrap_or_default();
+    let mut comps = components();
+    let mut tags = vec![json!({"name": "meta", "description": "Health and API description (no key needed)."})];
+    for plugin in &registry.plugins {
+        let m = &plugin.manifest;
+        tags.push(json!({
+            "name": m.slug,
+            "description": format!("{} Maturity: {}.", m.description, m.maturity.as_str()),
+            "x-maturity": m.maturity.as_str(),
+        }));
+        if let Some(Value::Object(schemas)) = m.openapi.pointer("/components/schemas") {
+            comps["schemas"].as_object_mut().unwrap().extend(schemas.clone());
+        }
+        let Some(Value::Object(plugin_paths)) = m.openapi.get("paths") else { continue };
+        for route in &m.routes {
+            let Some(mut item) = plugin_paths.get(&route.path).cloned() else { continue };
+            if let Some(op) = item.get_mut("get").and_then(Value::as_object_mut) {
+                stamp_operation(op, &m.slug, m.maturity, route.min_tier);
+            }
+            paths.insert(route.path.clone(), item);
+        }
+    }
+    json!({
+        "openapi": "3.1.0",
+        "info": {
+            "title": "datahost",
+            "version": API_VERSION,
+            "summary": "Public-records and market-intelligence data API.",
+            "description": "A read-only JSON API over public-records and market-intelligence data. One API key gives \
+                access to every dataset; each endpoint carries a maturity label (`x-maturity`: stable, beta or pro). \
+                Rate limits per key and minute: free 60, pro 1200, rapidapi 6000, owner unlimited.",
+        },
+        "servers": [{"url": base_url}],
+        "security": [{"ApiKeyHeader": []}, {"ApiKeyQuery": []}, {"BearerAuth": []}, {"MarketplaceProxy": []}],
+        "tags": tags,
+        "paths": paths,
+        "components": comps,
+    })
+}
+
+fn stamp_operation(op: &mut Map<String, Value>, slug: &str, maturity: Maturity, min_tier: Tier) {
+    op.insert("x-maturity".into(), json!(maturity.as_str()));
+    op.insert("tags".into(), json!([slug]));
+    if min_tier == Tier::Pro {
+        op.insert("x-required-tier".into(), json!("pro"));
+    }
+    let responses = op.entry("responses").or_insert_with(|| json!({}));
+    let Some(responses) = responses.as_object_mut() else { return };
+    if let Some(ok) = responses.get_mut("200").and_then(Value::as_object_mut) {
+        let headers = ok.entry("headers").or_insert_with(|| json!({}));
+        if let (Some(h), Value::Object(extra)) = (headers.as_object_mut(), rate_headers()) {
+            for (k, v) in extra {
+                h.entry(k).or_insert(v);
+            }
+        }
+    }
+    let mut shared = vec![400, 401, 429, 500, 503];
+    if min_tier == Tier::Pro {
+        shared.push(403);
+    }
+    for status in shared {
+        responses.entry(status.to_string()).or_insert_with(|| resp_ref(status));
+    }
+    // A plugin-declared status reuses the shared response (with its headers) when it only names the Error schema.
+    for (status, value) in responses.iter_mut() {
+        if let Ok(code) = status.parse::<u16>() {
+            if code >= 400 && value.get("$ref").is_none() && ERROR_CODES.iter().any(|(s, _, _)| *s == code) {
+                let description = value.get("description").cloned();
+                let mut r = json!({"$ref": format!("#/components/responses/{}", response_name(code))});
+                if let Some(d) = description {
+                    r["description"] = d;
+                }
+                *value = r;
+            }
+        }
+    }
+}

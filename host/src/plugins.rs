@@ -1,0 +1,423 @@
+//! The plugin loader and the host services plugins call back into.
+//!
+//! Loading is per file and isolated: a file that is not a plugin, has an incompatible ABI or build, an
+//! invalid manifest, a slug or route that another plugin already claimed, or an `init` that fails or panics
+//! is recorded as a failure naming the file and plugin, and every other plugin goes on loading.
+//! Libraries are never unloaded (abi_stable leaks them on purpose), so reloading means a new file path.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
+use std::time::Instant;
+
+use abi_stable::library::lib_header_from_path;
+use abi_stable::std_types::RStr;
+use datahost_plugin_api::abi::{FfiReply, FfiResponse, HostServices, PluginModuleRef, ABI_MAJOR, OUTCOME_OK, OUTCOME_PANIC};
+use datahost_plugin_api::manifest::validate;
+use datahost_plugin_api::{BuildInfo, Manifest, Maturity};
+use serde::Serialize;
+use serde_json::value::RawValue;
+
+use crate::engine::Engine;
+
+/// A plugin that loaded, validated and initialised.
+pub struct LoadedPlugin {
+    pub token: u64,
+    pub file: PathBuf,
+    pub manifest: Manifest,
+    pub build: BuildInfo,
+    module: PluginModuleRef,
+    config_json: String,
+}
+
+/// A file that did not become a serving plugin, and why.
+#[derive(Debug, Clone, Serialize)]
+pub struct LoadFailure {
+    pub file: String,
+    /// The plugin's slug when the manifest could be read, else the file name.
+    pub plugin: String,
+    pub stage: &'static str,
+    pub error: String,
+}
+
+/// What one call to `handle` produced.
+pub enum HandleOutcome {
+    Response { status: u16, body: Vec<u8>, headers: Vec<(String, String)> },
+    /// The plugin reported a fault of its own (for example not initialised).
+    Fault { status: u16, message: String },
+    Panic { message: String },
+}
+
+impl LoadedPlugin {
+    pub fn slug(&self) -> &str {
+        &self.manifest.slug
+    }
+
+    pub fn maturity(&self) -> Maturity {
+        self.manifest.maturity
+    }
+
+    /// Calls the plugin's `handle` with a JSON request envelope.
+    pub fn handle(&self, request_json: &str) -> HandleOutcome {
+        let f = self.module.handle();
+        let FfiResponse { outcome, status, body, headers_json } = f(RStr::from(request_json));
+        match outcome {
+            OUTCOME_OK => HandleOutcome::Response {
+                status,
+                body: body.into_vec(),
+                headers: parse_headers(headers_json.as_str()),
+            },
+            OUTCOME_PANIC => HandleOutcome::Panic { message: String::from_utf8_lossy(&body).into_owned() },
+            _ => HandleOutcome::Fault { status, message: String::from_utf8_lossy(&body).into_owned() },
+        }
+    }
+
+    /// Re-runs `init` (after a dataset it reads changed). The SDK swaps the new state in atomically.
+    pub fn reinit(&self) -> Result<(), String> {
+        let services = host_services(self.token);
+        (self.module.init())(services, RStr::from(self.config_json.as_str())).into_result().map(|_| ())
+    }
+
+    /// The plugin's generic extension call.
+    pub fn call(&self, name: &str, input: &str) -> Result<String, String> {
+        (self.module.call())(RStr::from(name), RStr::from(input)).into_result()
+    }
+
+    /// The plugin's ingest entry point.
+    pub fn ingest(&self, format: &str, bytes: &[u8], options: &str) -> Result<String, String> {
+        (self.module.ingest())(RStr::from(format), bytes.into(), RStr::from(options)).into_result()
+    }
+
+    /// Every dataset this plugin reads (its own and others').
+    pub fn reads(&self) -> impl Iterator<Item = &str> {
+        self.manifest.datasets.iter().chain(self.manifest.reads.iter()).map(String::as_str)
+    }
+}
+
+fn parse_headers(json: &str) -> Vec<(String, String)> {
+    if json.is_empty() {
+        return Vec::new();
+    }
+    serde_json::from_str::<BTreeMap<String, String>>(json).map(|m| m.into_iter().collect()).unwrap_or_default()
+}
+
+/// All plugins of one host, and the files that failed.
+pub struct PluginRegistry {
+    pub plugins: Vec<Arc<LoadedPlugin>>,
+    pub failures: Vec<LoadFailure>,
+}
+
+impl PluginRegistry {
+    pub fn by_slug(&self, slug: &str) -> Option<&Arc<LoadedPlugin>> {
+        self.plugins.iter().find(|p| p.slug() == slug)
+    }
+}
+
+/// A plugin between loading and init.
+struct Candidate {
+    file: PathBuf,
+    manifest: Manifest,
+    build: BuildInfo,
+    module: PluginModuleRef,
+    seeds: Vec<(String, Arc<str>)>,
+}
+
+/// Lists the plugin library files of a folder, sorted for a deterministic load order.
+pub fn plugin_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
+    let entries = std::fs::read_dir(dir).map_err(|e| format!("cannot read plugins.dir {}: {e}", dir.display()))?;
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "so" || x == "dylib" || x == "dll"))
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
+fn file_label(path: &Path) -> String {
+    path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| path.display().to_string())
+}
+
+/// Opens one library and reads its build info, manifest and seeds. Runs no plugin `init`.
+fn open(path: &Path) -> Result<Candidate, LoadFailure> {
+    let fail = |plugin: &str, stage: &'static str, error: String| LoadFailure {
+        file: path.display().to_string(),
+        plugin: plugin.to_string(),
+        stage,
+        error,
+    };
+    let name = file_label(path);
+    let header = lib_header_from_path(path)
+        .map_err(|e| fail(&name, "open", format!("not a datahost plugin library: {}", first_line(&e.to_string()))))?;
+    let module = header
+        .init_root_module::<PluginModuleRef>()
+        .map_err(|e| fail(&name, "abi", format!("incompatible plugin ABI: {}", first_lines(&e.to_string(), 6))))?;
+
+    let build_json = (module.build_info())().into_string();
+    let build: BuildInfo =
+        serde_json::from_str(&build_json).map_err(|e| fail(&name, "build-info", format!("unreadable build info: {e}")))?;
+    if build.abi_major != ABI_MAJOR {
+        return Err(fail(&name, "build-info", format!("built for plugin ABI {} but this host speaks {ABI_MAJOR}", build.abi_major)));
+    }
+    if build.panic_strategy != "unwind" {
+        return Err(fail(
+            &name,
+            "build-info",
+            format!("built with panic = \"{}\"; plugins must unwind so a panic cannot kill the host", build.panic_strategy),
+        ));
+    }
+
+    let manifest_json =
+        (module.manifest())().into_result().map_err(|e| fail(&name, "manifest", format!("manifest() failed: {e}")))?;
+    let manifest: Manifest = serde_json::from_str(&manifest_json)
+        .map_err(|e| fail(&name, "manifest", format!("invalid manifest: {e}")))?;
+    let problems = validate(&manifest);
+    if !problems.is_empty() {
+        return Err(fail(&manifest.slug, "manifest", format!("invalid manifest: {}", problems.join("; "))));
+    }
+
+    #[derive(serde::Deserialize)]
+    struct SeedDoc<'a> {
+        dataset: String,
+        #[serde(borrow)]
+        snapshot: &'a RawValue,
+    }
+    let seeds_json =
+        (module.seeds())().into_result().map_err(|e| fail(&manifest.slug, "seeds", format!("seeds() failed: {e}")))?;
+    let seed_docs: Vec<SeedDoc> = serde_json::from_str(&seeds_json)
+        .map_err(|e| fail(&manifest.slug, "seeds", format!("seeds are not valid JSON: {e}")))?;
+    let seeds = seed_docs.into_iter().map(|s| (s.dataset, Arc::from(s.snapshot.get()))).collect();
+
+    Ok(Candidate { file: path.to_path_buf(), manifest, build, module, seeds })
+}
+
+fn first_line(s: &str) -> String {
+    first_lines(s, 1)
+}
+
+fn first_lines(s: &str, n: usize) -> String {
+    s.lines().filter(|l| !l.trim().is_empty()).take(n).collect::<Vec<_>>().join(" ").chars().take(600).collect()
+}
+
+/// Loads every plugin in `dir`: opens them all, registers their seeds with the engine, then runs each
+/// plugin's `init` (so a plugin that reads another plugin's dataset finds it).
+pub fn load_all(
+    dir: &Path,
+    engine: &Arc<Engine>,
+    disabled: &[String],
+    settings: &BTreeMap<String, serde_json::Value>,
+) -> Result<PluginRegistry, String> {
+    let files = plugin_files(dir)?;
+    let mut failures = Vec::new();
+    let mut candidates: Vec<Candidate> = Vec::new();
+    let mut slugs = HashSet::new();
+    let mut routes: HashMap<String, String> = HashMap::new();
+    let mut schema_names: HashMap<String, String> = HashMap::new();
+
+    for file in files {
+        let candidate = match open(&file) {
+            Ok(c) => c,
+            Err(f) => {
+                failures.push(f);
+                continue;
+            }
+        };
+        let slug = candidate.manifest.slug.clone();
+        let fail = |error: String| LoadFailure {
+            file: file.display().to_string(),
+            plugin: slug.clone(),
+            stage: "conflict",
+            error,
+        };
+        if disabled.contains(&slug) {
+            continue;
+        }
+        if !slugs.insert(slug.clone()) {
+            failures.push(fail(format!("slug `{slug}` is already taken by another plugin")));
+            continue;
+        }
+        if let Some((path, owner)) =
+            candidate.manifest.routes.iter().find_map(|r| routes.get(&r.path).map(|o| (r.path.clone(), o.clone())))
+        {
+            failures.push(fail(format!("route `{path}` is already served by plugin `{owner}`")));
+            continue;
+        }
+        let names: Vec<String> = candidate
+            .manifest
+            .openapi
+            .pointer("/components/schemas")
+            .and_then(|s| s.as_object())
+            .map(|m| m.keys().cloned().collect())
+            .unwrap_or_default();
+        if let Some((name, owner)) = names.iter().find_map(|n| {
+            crate::openapi::HOST_SCHEMAS
+                .contains(&n.as_str())
+                .then(|| (n.clone(), "the host".to_string()))
+                .or_else(|| schema_names.get(n).map(|o| (n.clone(), format!("plugin `{o}`"))))
+        }) {
+            failures.push(fail(format!("OpenAPI schema `{name}` is already defined by {owner}")));
+            continue;
+        }
+        for r in &candidate.manifest.routes {
+            routes.insert(r.path.clone(), slug.clone());
+        }
+        for n in names {
+            schema_names.insert(n, slug.clone());
+        }
+        for (dataset, snapshot) in &candidate.seeds {
+            engine.register_seed(dataset, snapshot.clone());
+        }
+        candidates.push(candidate);
+    }
+
+    let mut plugins = Vec::new();
+    for c in candidates {
+        let token = register_token(engine.clone(), &c.manifest.slug);
+        let config_json = settings.get(&c.manifest.slug).map(|v| v.to_string()).unwrap_or_else(|| "{}".into());
+        let started = Instant::now();
+        let services = host_services(token);
+        let result = (c.module.init())(services, RStr::from(config_json.as_str())).into_result();
+        let slug = c.manifest.slug.clone();
+        match result {
+            Ok(_) => {
+                tracing::info!(plugin = %slug, file = %c.file.display(), version = %c.manifest.version,
+                    ms = started.elapsed().as_millis() as u64, "plugin loaded");
+                plugins.push(Arc::new(LoadedPlugin {
+                    token,
+                    file: c.file,
+                    manifest: c.manifest,
+                    build: c.build,
+                    module: c.module,
+                    config_json,
+                }));
+            }
+            Err(e) => failures.push(LoadFailure {
+                file: c.file.display().to_string(),
+                plugin: slug,
+                stage: "init",
+                error: format!("init failed: {e}"),
+            }),
+        }
+    }
+    for f in &failures {
+        tracing::error!(plugin = %f.plugin, file = %f.file, stage = f.stage, error = %f.error, "plugin not loaded");
+    }
+    Ok(PluginRegistry { plugins, failures })
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Host services. The functions are plain `extern "C"` fns, so they find their context through the token.
+
+struct TokenContext {
+    engine: Arc<Engine>,
+    slug: String,
+}
+
+fn tokens() -> &'static RwLock<HashMap<u64, Arc<TokenContext>>> {
+    static TOKENS: OnceLock<RwLock<HashMap<u64, Arc<TokenContext>>>> = OnceLock::new();
+    TOKENS.get_or_init(Default::default)
+}
+
+fn register_token(engine: Arc<Engine>, slug: &str) -> u64 {
+    static NEXT: Mutex<u64> = Mutex::new(1);
+    let mut next = NEXT.lock().unwrap_or_else(|e| e.into_inner());
+    let token = *next;
+    *next += 1;
+    tokens()
+        .write()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(token, Arc::new(TokenContext { engine, slug: slug.to_string() }));
+    token
+}
+
+fn context(token: u64) -> Option<Arc<TokenContext>> {
+    tokens().read().unwrap_or_else(|e| e.into_inner()).get(&token).cloned()
+}
+
+pub fn host_services(token: u64) -> HostServices {
+    HostServices { token, log: svc_log, metric: svc_metric, load_dataset: svc_load_dataset, query: svc_query, call: svc_call }
+}
+
+/// Runs a host service body; a panic in host code must not unwind into the plugin's frames.
+fn shielded(f: impl FnOnce() -> Result<String, String>) -> FfiReply {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(Ok(s)) => FfiReply::ok(s),
+        Ok(Err(e)) => FfiReply::err(e),
+        Err(_) => FfiReply::err("the host service failed unexpectedly"),
+    }
+}
+
+extern "C" fn svc_log(token: u64, level: u8, message: RStr<'_>) {
+    let _ = catch_unwind(AssertUnwindSafe(|| {
+        let plugin = context(token).map(|c| c.slug.clone()).unwrap_or_default();
+        let message = message.as_str();
+        match level {
+            0 => tracing::error!(plugin = %plugin, "{message}"),
+            1 => tracing::warn!(plugin = %plugin, "{message}"),
+            2 => tracing::info!(plugin = %plugin, "{message}"),
+            3 => tracing::debug!(plugin = %plugin, "{message}"),
+            _ => tracing::trace!(plugin = %plugin, "{message}"),
+        }
+    }));
+}
+
+extern "C" fn svc_metric(token: u64, kind: u8, name: RStr<'_>, value: f64, _labels: RStr<'_>) {
+    let _ = catch_unwind(AssertUnwindSafe(|| {
+        let Some(ctx) = context(token) else { return };
+        let name: String = name.as_str().chars().filter(|c| c.is_ascii_alphanumeric() || *c == '_').take(64).collect();
+        let metric = format!("datahost_plugin_{name}");
+        let labels = [("plugin", ctx.slug.clone())];
+        match kind {
+            0 => metrics::counter!(metric, &labels).increment(value.max(0.0) as u64),
+            1 => metrics::gauge!(metric, &labels).set(value),
+            _ => metrics::histogram!(metric, &labels).record(value),
+        }
+    }));
+}
+
+extern "C" fn svc_load_dataset(token: u64, dataset: RStr<'_>) -> FfiReply {
+    shielded(|| {
+        let ctx = context(token).ok_or("unknown plugin token")?;
+        ctx.engine.load_dataset(dataset.as_str()).map(|s| s.to_string())
+    })
+}
+
+extern "C" fn svc_query(token: u64, request_json: RStr<'_>) -> FfiReply {
+    shielded(|| {
+        let ctx = context(token).ok_or("unknown plugin token")?;
+        let schema = ctx.slug.replace('-', "_");
+        ctx.engine.query(&schema, request_json.as_str())
+    })
+}
+
+extern "C" fn svc_call(token: u64, name: RStr<'_>, _input: RStr<'_>) -> FfiReply {
+    shielded(|| {
+        let ctx = context(token).ok_or("unknown plugin token")?;
+        match name.as_str() {
+            "engine.kind" => Ok(format!("\"{}\"", ctx.engine.kind())),
+            "host.version" => Ok(format!("\"{}\"", env!("CARGO_PKG_VERSION"))),
+            other => Err(format!("unknown host call `{other}`")),
+        }
+    })
+}
+
+/// For `plugins list`: one line per plugin and per failure.
+pub fn describe(registry: &PluginRegistry) -> String {
+    let mut out = String::new();
+    for p in &registry.plugins {
+        let routes: Vec<&str> = p.manifest.routes.iter().map(|r| r.path.as_str()).collect();
+        out.push_str(&format!(
+            "ok      {:<24} {:<8} v{:<8} {}  ({})\n",
+            p.slug(),
+            p.maturity().as_str(),
+            p.manifest.version,
+            routes.join(", "),
+            file_label(&p.file)
+        ));
+    }
+    for f in &registry.failures {
+        out.push_str(&format!("FAILED  {:<24} {:<11} {}  ({})\n", f.plugin, f.stage, f.error, file_label(Path::new(&f.file))));
+    }
+    out
+}
+

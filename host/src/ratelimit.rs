@@ -1,0 +1,201 @@
+//! Per-key rate limiting in fixed one-minute windows aligned to the UTC minute. The in-process limiter counts
+//! under a sharded mutex (exact under concurrency); the Redis limiter (`redis_limiter.rs`) shares the same
+//! window arithmetic so one host and N replicas behave the same.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use datahost_plugin_api::Tier;
+
+pub const WINDOW_MS: u64 = 60_000;
+
+/// Requests per minute for a tier; `None` is unlimited.
+pub fn tier_limit(tier: Tier) -> Option<u64> {
+    match tier {
+        Tier::Free => Some(60),
+        Tier::Pro => Some(1_200),
+        Tier::Rapidapi => Some(6_000),
+        Tier::Owner => None,
+    }
+}
+
+/// Milliseconds since the Unix epoch; injectable so window rollover is tested without sleeping.
+pub trait Clock: Send + Sync {
+    fn now_ms(&self) -> u64;
+}
+
+pub struct SystemClock;
+
+impl Clock for SystemClock {
+    fn now_ms(&self) -> u64 {
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
+    }
+}
+
+/// A clock tests move by hand.
+#[derive(Default)]
+pub struct ManualClock(pub AtomicU64);
+
+impl ManualClock {
+    pub fn set(&self, ms: u64) {
+        self.0.store(ms, Ordering::SeqCst);
+    }
+}
+
+impl Clock for ManualClock {
+    fn now_ms(&self) -> u64 {
+        self.0.load(Ordering::SeqCst)
+    }
+}
+
+/// The outcome of counting one request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Decision {
+    pub allowed: bool,
+    pub limit: u64,
+    pub remaining: u64,
+    /// Seconds until the window resets (at least 1).
+    pub reset_secs: u64,
+}
+
+/// Window start and seconds to its end for a timestamp.
+pub fn window_of(now_ms: u64) -> (u64, u64) {
+    let start = now_ms - now_ms % WINDOW_MS;
+    let reset = (start + WINDOW_MS - now_ms).div_ceil(1000).max(1);
+    (start, reset)
+}
+
+/// Turns the count after this request into a decision.
+pub fn decide(count: u64, limit: u64, reset_secs: u64) -> Decision {
+    Decision { allowed: count <= limit, limit, remaining: limit.saturating_sub(count), reset_secs }
+}
+
+const SHARDS: usize = 32;
+
+/// In-process fixed-window counter.
+pub struct LocalLimiter {
+    shards: Vec<Mutex<HashMap<Arc<str>, (u64, u64)>>>,
+    clock: Arc<dyn Clock>,
+}
+
+impl LocalLimiter {
+    pub fn new(clock: Arc<dyn Clock>) -> Self {
+        Self { shards: (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect(), clock }
+    }
+
+    fn shard(&self, id: &str) -> &Mutex<HashMap<Arc<str>, (u64, u64)>> {
+        // FNV-1a: cheap and good enough to spread key ids over shards.
+        let mut h: u64 = 0xcbf29ce484222325;
+        for b in id.bytes() {
+            h = (h ^ b as u64).wrapping_mul(0x100000001b3);
+        }
+        &self.shards[(h as usize) % SHARDS]
+    }
+
+    /// Counts one request for `id` against `limit` per minute.
+    pub fn check(&self, id: &Arc<str>, limit: u64) -> Decision {
+        let (window, reset) = window_of(self.clock.now_ms());
+        let mut map = self.shard(id).lock().unwrap_or_else(|e| e.into_inner());
+        if map.len() > 50_000 {
+            // Ids seen in earlier windows carry no state worth keeping.
+            map.retain(|_, (w, _)| *w == window);
+        }
+        let slot = map.entry(id.clone()).or_insert((window, 0));
+        if slot.0 != window {
+            *slot = (window, 0);
+        }
+        slot.1 += 1;
+        decide(slot.1, limit, reset)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_down_then_refuses_then_rolls_over() {
+        let clock = Arc::new(ManualClock::default());
+        clock.set(1_700_000_000_000 - 1_700_000_000_000 % WINDOW_MS + 15_000);
+        let limiter = LocalLimiter::new(clock.clone());
+        let id: Arc<str> = Arc::from("key_a");
+        let remaining: Vec<u64> = (0..3).map(|_| limiter.check(&id, 3).remaining).collect();
+        assert_eq!(remaining, vec![2, 1, 0]);
+        let refused = limiter.check(&id, 3);
+        assert!(!refused.allowed);
+        assert_eq!(refused.reset_secs, 45);
+        // Another key has its own window.
+        assert!(limiter.check(&Arc::from("key_b"), 3).allowed);
+        // The next UTC minute starts afresh.
+        clock.set(clock.now_ms() + 45_000);
+        let d = limiter.check(&id, 3);
+        assert!(d.allowed);
+        assert_eq!(d.remaining, 2);
+        assert_eq!(d.reset_secs, 60);
+    }
+
+    #[test]
+    fn reset_is_at_least_one_second() {
+        assert_eq!(window_of(59_999), (0, 1));
+        assert_eq!(window_of(60_000), (60_000, 60));
+        assert_eq!(window_of(60_001), (60_000, 60));
+        assert_eq!(window_of(119_000), (60_000, 1));
+    }
+
+    #[test]
+    fn exact_under_concurrency() {
+        // A fixed clock keeps every request in one window, so the count is exact by construction of the test.
+        let clock = Arc::new(ManualClock::default());
+        clock.set(42 * WINDOW_MS + 1_000);
+        let limiter = Arc::new(LocalLimiter::new(clock));
+        let id: Arc<str> = Arc::from("key_c");
+        let handles: Vec<_> = (0..8)
+            .map(|_| {
+                let l = limiter.clone();
+                let id = id.clone();
+                std::thread::spawn(move || (0..50).filter(|_| l.check(&id, 100).allowed).count())
+            })
+            .collect();
+        let ok: usize = handles.into_iter().map(|h| h.join().unwrap()).sum();
+        assert_eq!(ok, 100);
+    }
+}
+
+/// The limiter a host uses: in-process, or Redis shared by several replicas.
+pub enum Limiter {
+    Local(LocalLimiter),
+    Redis(crate::redis_limiter::RedisLimiter),
+}
+
+impl Limiter {
+    /// Counts one request. An error means the shared store could not be asked in time.
+    pub async fn check(&self, id: &Arc<str>, limit: u64) -> Result<Decision, String> {
+        match self {
+            Limiter::Local(l) => Ok(l.check(id, limit)),
+            Limiter::Redis(r) => r.check(id, limit).await,
+        }
+    }
+
+    /// Whether requests pass when the store is down (`ratelimit.fail_mode = "open"`).
+    pub fn fails_open(&self) -> bool {
+        match self {
+            Limiter::Local(_) => true,
+            Limiter::Redis(r) => r.fails_open(),
+        }
+    }
+
+    /// For /health: `in-process`, `redis` or `redis (unreachable)`.
+    pub async fn describe(&self) -> String {
+        match self {
+            Limiter::Local(_) => "in-process".into(),
+            Limiter::Redis(r) => {
+                if r.is_reachable() {
+                    "redis".into()
+                } else {
+                    "redis (unreachable)".into()
+                }
+            }
+        }
+    }
+}

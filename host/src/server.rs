@@ -1,0 +1,128 @@
+//! Start-up and shutdown of `datahost serve`: config → records engine → plugins → keys → limiter → router,
+//! then the public and metrics listeners, a "listening" line on stdout, and a graceful stop on SIGTERM/SIGINT
+//! that lets in-flight requests finish.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::net::TcpListener;
+
+use crate::app::{app, AppState};
+use crate::config::Config;
+use crate::engine::Engine;
+use crate::keys::KeyCache;
+use crate::plugins::{load_all, PluginRegistry};
+use crate::ratelimit::{Limiter, LocalLimiter, SystemClock};
+use crate::redis_limiter::RedisLimiter;
+
+/// Loads the plugins on a blocking thread (dlopen and plugin init are synchronous and may take a while).
+pub async fn load_plugins(config: &Config, engine: &Arc<Engine>) -> Result<Arc<PluginRegistry>, String> {
+    let dir = config.plugins_dir();
+    let engine = engine.clone();
+    let disabled = config.plugins.disabled.clone();
+    let settings = config.plugins.settings.clone();
+    let registry = tokio::task::spawn_blocking(move || load_all(&dir, &engine, &disabled, &settings))
+        .await
+        .map_err(|e| format!("plugin loader crashed: {e}"))??;
+    for p in &registry.plugins {
+        metrics::gauge!("datahost_plugin_loaded", "plugin" => p.slug().to_string()).set(1.0);
+    }
+    for f in &registry.failures {
+        metrics::gauge!("datahost_plugin_loaded", "plugin" => f.plugin.clone()).set(0.0);
+    }
+    Ok(Arc::new(registry))
+}
+
+pub fn limiter(config: &Config) -> Result<Limiter, String> {
+    Ok(match config.redis_url() {
+        None => Limiter::Local(LocalLimiter::new(Arc::new(SystemClock))),
+        Some(url) => Limiter::Redis(RedisLimiter::new(
+            url,
+            &config.ratelimit.redis_prefix,
+            config.ratelimit.redis_timeout_ms,
+            config.ratelimit.fail_mode,
+        )?),
+    })
+}
+
+/// Builds the full application state from a config.
+pub async fn build_state(config: Config) -> Result<Arc<AppState>, String> {
+    let config = Arc::new(config);
+    let engine = Engine::from_config(&config).await?;
+    if let Some(pg) = engine.pg() {
+        pg.prepare(&config, &engine).await?;
+    }
+    let registry = load_plugins(&config, &engine).await?;
+    let keys = Arc::new(KeyCache::default());
+    crate::pg::key_source(&config, &engine).refresh(&keys).await?;
+    let limiter = Arc::new(limiter(&config)?);
+    Ok(Arc::new(AppState::new(config, registry, engine, keys, limiter)))
+}
+
+/// Runs the server until SIGTERM or SIGINT.
+pub async fn serve(config: Config) -> Result<(), String> {
+    let metrics_handle = crate::metrics::install();
+    let grace = Duration::from_secs(config.server.shutdown_grace_secs);
+    let api_listener = TcpListener::bind(config.server.listen)
+        .await
+        .map_err(|e| format!("cannot listen on server.listen {}: {e}", config.server.listen))?;
+    let metrics_listener = TcpListener::bind(config.metrics.listen)
+        .await
+        .map_err(|e| format!("cannot listen on metrics.listen {}: {e}", config.metrics.listen))?;
+
+    let state = build_state(config).await?;
+    if state.keys.is_empty() {
+        tracing::warn!("no API keys issued yet: run `datahost keys issue --tier owner`");
+    }
+    crate::pg::spawn_background(state.clone());
+
+    let api_addr = api_listener.local_addr().map_err(|e| e.to_string())?;
+    let metrics_addr = metrics_listener.local_addr().map_err(|e| e.to_string())?;
+    tracing::info!(api = %api_addr, metrics = %metrics_addr, plugins = state.registry.plugins.len(),
+        failures = state.registry.failures.len(), engine = state.engine.address(), "datahost listening");
+    println!(
+        "{}",
+        serde_json::json!({"event": "listening", "api": api_addr.to_string(), "metrics": metrics_addr.to_string()})
+    );
+
+    let metrics_app = crate::metrics::router(metrics_handle);
+    tokio::spawn(async move {
+        if let Err(e) = axum::serve(metrics_listener, metrics_app).await {
+            tracing::error!(error = %e, "metrics listener stopped");
+        }
+    });
+
+    let shutdown = async move {
+        shutdown_signal().await;
+        tracing::info!(grace_secs = grace.as_secs(), "shutting down: finishing in-flight requests");
+        tokio::spawn(async move {
+            tokio::time::sleep(grace).await;
+            tracing::warn!("grace period over; exiting with requests still in flight");
+            std::process::exit(1);
+        });
+    };
+    axum::serve(api_listener, app(state)).with_graceful_shutdown(shutdown).await.map_err(|e| e.to_string())?;
+    tracing::info!("stopped");
+    Ok(())
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {},
+        _ = term => {},
+    }
+}

@@ -1,0 +1,115 @@
+//! The frozen v1 binary interface between the datahost host and a dataset plugin.
+//!
+//! Everything in this file is part of the ABI. Its layout is frozen for the whole 1.x line: a host with one
+//! more prefix field than a plugin rejects that plugin ("too many fields"), so the interface evolves through
+//! JSON fields (manifest, request context, build info) and the generic `call` extension points on both sides,
+//! never by adding fields here. Only abi_stable `R*` types and plain integers cross the boundary; every buffer
+//! is an `RString`/`RVec`, which carries its own deallocator, so either side may drop it safely.
+
+use abi_stable::{
+    declare_root_module_statics,
+    library::RootModule,
+    package_version_strings,
+    sabi_types::VersionStrings,
+    std_types::{RSlice, RStr, RString, RVec},
+    StableAbi,
+};
+
+/// Major version of the plugin ABI. The host refuses plugins whose build info reports another major.
+pub const ABI_MAJOR: u32 = 1;
+
+/// `FfiReply::outcome` / `FfiResponse::outcome`: the call succeeded.
+pub const OUTCOME_OK: u8 = 0;
+/// The call failed in an orderly way; the payload is a human-readable message.
+pub const OUTCOME_ERR: u8 = 1;
+/// The call panicked inside the plugin; the SDK caught it and the payload is the panic message.
+pub const OUTCOME_PANIC: u8 = 2;
+
+/// The root module every plugin exports. Fields are function pointers only; the plugin keeps its state in
+/// its own statics (a library is loaded once and never unloaded).
+#[repr(C)]
+#[derive(StableAbi)]
+#[sabi(kind(Prefix(prefix_ref = PluginModuleRef)))]
+#[sabi(missing_field(panic))]
+pub struct PluginModule {
+    /// JSON [`crate::BuildInfo`]: ABI major, SDK version, rustc, panic strategy.
+    pub build_info: extern "C" fn() -> RString,
+    /// JSON [`crate::Manifest`].
+    pub manifest: extern "C" fn() -> FfiReply,
+    /// JSON array of `{"dataset": name, "snapshot": <document>}`: the seed snapshots the plugin ships.
+    pub seeds: extern "C" fn() -> FfiReply,
+    /// Builds (or rebuilds, on a data change) the plugin's state. `config_json` is the plugin's table from the
+    /// host config, `{}` when absent. May be called again later; the SDK swaps the new state in atomically.
+    pub init: extern "C" fn(host: HostServices, config_json: RStr<'_>) -> FfiReply,
+    /// Serves one request. `request_json` is a JSON [`crate::RequestEnvelope`].
+    pub handle: extern "C" fn(request_json: RStr<'_>) -> FfiResponse,
+    /// Parses a source document of `format` (one of the plugin's `ingest:<format>` capabilities) into records.
+    pub ingest: extern "C" fn(format: RStr<'_>, bytes: RSlice<'_, u8>, options_json: RStr<'_>) -> FfiReply,
+    /// Generic extension point: named calls with JSON in and out.
+    #[sabi(last_prefix_field)]
+    pub call: extern "C" fn(name: RStr<'_>, input_json: RStr<'_>) -> FfiReply,
+}
+
+impl RootModule for PluginModuleRef {
+    declare_root_module_statics! {PluginModuleRef}
+    const BASE_NAME: &'static str = "datahost_plugin";
+    const NAME: &'static str = "datahost_plugin";
+    const VERSION_STRINGS: VersionStrings = package_version_strings!();
+}
+
+/// A JSON (or text) result across the boundary.
+#[repr(C)]
+#[derive(StableAbi, Debug, Clone)]
+pub struct FfiReply {
+    pub outcome: u8,
+    pub payload: RString,
+}
+
+impl FfiReply {
+    pub fn ok(payload: impl Into<RString>) -> Self {
+        Self { outcome: OUTCOME_OK, payload: payload.into() }
+    }
+    pub fn err(message: impl Into<RString>) -> Self {
+        Self { outcome: OUTCOME_ERR, payload: message.into() }
+    }
+    pub fn panic(message: impl Into<RString>) -> Self {
+        Self { outcome: OUTCOME_PANIC, payload: message.into() }
+    }
+    /// Converts into a Rust result; a panic becomes an error prefixed with "panicked: ".
+    pub fn into_result(self) -> Result<String, String> {
+        match self.outcome {
+            OUTCOME_OK => Ok(self.payload.into_string()),
+            OUTCOME_PANIC => Err(format!("panicked: {}", self.payload)),
+            _ => Err(self.payload.into_string()),
+        }
+    }
+}
+
+/// The answer to one request. `headers_json` is a JSON object of extra response headers (may be empty).
+#[repr(C)]
+#[derive(StableAbi, Debug)]
+pub struct FfiResponse {
+    pub outcome: u8,
+    pub status: u16,
+    pub body: RVec<u8>,
+    pub headers_json: RString,
+}
+
+/// Services the host offers a plugin. Every function takes the opaque `token` the host handed out, so the
+/// host knows which plugin is calling. All functions are safe to call from the thread that runs `handle`.
+#[repr(C)]
+#[derive(StableAbi, Copy, Clone)]
+pub struct HostServices {
+    pub token: u64,
+    /// Log a line at `level` (0 error, 1 warn, 2 info, 3 debug, 4 trace).
+    pub log: extern "C" fn(token: u64, level: u8, message: RStr<'_>),
+    /// Record a metric: `kind` 0 counter increment, 1 gauge set, 2 histogram observation.
+    pub metric: extern "C" fn(token: u64, kind: u8, name: RStr<'_>, value: f64, labels_json: RStr<'_>),
+    /// Reads a dataset snapshot (the JSON document) from the records engine.
+    pub load_dataset: extern "C" fn(token: u64, dataset: RStr<'_>) -> FfiReply,
+    /// Runs a parameterised query against the records engine. JSON in: `{"sql": ..., "params": [...]}`;
+    /// JSON out: `{"rows": [{column: value}]}`. Only engines that support SQL answer; others return an error.
+    pub query: extern "C" fn(token: u64, request_json: RStr<'_>) -> FfiReply,
+    /// Generic extension point: named host calls with JSON in and out.
+    pub call: extern "C" fn(token: u64, name: RStr<'_>, input_json: RStr<'_>) -> FfiReply,
+}

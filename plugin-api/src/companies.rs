@@ -1,0 +1,222 @@
+//! The shared shape of per-company datasets (SPEC: insiders, donors, contracts, lobbying, patents): one
+//! optional `ticker` parameter where "omitted = every covered company", and the response envelope
+//! `{meta, count, companies}`. A plugin supplies only its records, its `meta` and how one company renders.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::openapi::{schema, Operation};
+use crate::params::normalize_ticker;
+use crate::{ApiError, ParamSpec, Plugin, RequestEnvelope, Response, RouteSpec, Tier};
+
+/// The `meta` fields SPEC gives every company dataset. `source` is additive: it names where the snapshot
+/// came from (and says so when it is demo data). Plugins with more meta fields `#[serde(flatten)]` this.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CompaniesMeta {
+    pub generated_at: String,
+    pub source: String,
+    pub source_url: String,
+    pub caveat: String,
+}
+
+impl CompaniesMeta {
+    /// The calendar day of `generatedAt`, which may be a date or an RFC 3339 timestamp.
+    pub fn generated_date(&self) -> Option<chrono::NaiveDate> {
+        self.generated_at.get(..10).and_then(crate::params::parse_date)
+    }
+}
+
+/// Company records in a stable order (by ticker), each with its ticker normalised once at load.
+#[derive(Debug, Clone)]
+pub struct Companies<T> {
+    items: Vec<(String, T)>,
+}
+
+impl<T> Companies<T> {
+    pub fn new(items: Vec<T>, ticker: impl Fn(&T) -> &str) -> Self {
+        let mut items: Vec<(String, T)> = items.into_iter().map(|t| (normalize_ticker(ticker(&t)), t)).collect();
+        items.sort_by(|a, b| a.0.cmp(&b.0));
+        Self { items }
+    }
+
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &T> + '_ {
+        self.items.iter().map(|(_, t)| t)
+    }
+
+    /// The companies a request's `ticker` parameter selects (all of them when it is omitted).
+    pub fn select(&self, request: &RequestEnvelope) -> Result<Vec<&T>, ApiError> {
+        let filter = request.params().ticker()?;
+        Ok(self.items.iter().filter(|(t, _)| filter.matches(t)).map(|(_, item)| item).collect())
+    }
+}
+
+/// The response envelope of a company dataset.
+#[derive(Debug, Serialize)]
+pub struct Envelope<'a, M: Serialize, C: Serialize> {
+    pub meta: &'a M,
+    pub count: usize,
+    pub companies: Vec<C>,
+}
+
+/// Answers a company-dataset request: applies the `ticker` filter, renders each selected company and wraps
+/// them in `{meta, count, companies}`.
+pub fn respond<'a, T, M: Serialize, C: Serialize>(
+    companies: &'a Companies<T>,
+    meta: &M,
+    request: &RequestEnvelope,
+    render: impl Fn(&'a T) -> C,
+) -> Result<Response, ApiError> {
+    let rendered: Vec<C> = companies.select(request)?.into_iter().map(render).collect();
+    Response::json(&Envelope { meta, count: rendered.len(), companies: rendered })
+}
+
+/// The route of a company dataset: its only parameter is SPEC's optional `ticker`.
+pub fn route_spec(path: &str) -> RouteSpec {
+    let mut ticker = ParamSpec::ticker();
+    ticker.description = "Stock ticker, case-insensitive (for example `AAPL` or `aapl`). When omitted, all covered \
+                          companies are returned."
+        .into();
+    RouteSpec { path: path.into(), min_tier: Tier::Free, params: vec![ticker] }
+}
+
+/// Everything that differs between the OpenAPI fragments of two company datasets.
+pub struct CompaniesDoc<'a> {
+    pub route: &'a RouteSpec,
+    /// Prefix of the component schema names, e.g. `Donors` gives `DonorsMeta`, `DonorsCompany`, `DonorsResponse`.
+    pub prefix: &'a str,
+    pub operation_id: &'a str,
+    pub summary: &'a str,
+    pub description: &'a str,
+    /// Schema of `meta.generatedAt` (`schema::date()` or `schema::datetime()`).
+    pub generated_at: Value,
+    /// What the caveat states (SPEC's wording for this dataset).
+    pub caveat: &'a str,
+    /// Dataset-specific `meta` fields beyond the shared four, all required.
+    pub extra_meta: Vec<(&'a str, Value)>,
+    /// Schema of one company.
+    pub company: Value,
+    /// Further component schemas the company schema references, already prefixed.
+    pub extra_schemas: Vec<(&'a str, Value)>,
+    pub example: Value,
+}
+
+impl CompaniesDoc<'_> {
+    /// The complete fragment: the operation with its 200 response and the prefixed component schemas.
+    pub fn fragment(self) -> Value {
+        use schema::*;
+        let mut meta_fields = vec![
+            ("generatedAt", describe(self.generated_at, "When the snapshot was generated.")),
+            ("source", describe(string(), "Where the snapshot comes from; says so when it is demo data.")),
+            ("sourceUrl", describe(uri(), "The public source of the records.")),
+            ("caveat", describe(string(), self.caveat)),
+        ];
+        meta_fields.extend(self.extra_meta);
+        let meta_name = format!("{}Meta", self.prefix);
+        let company_name = format!("{}Company", self.prefix);
+        let body_name = format!("{}Response", self.prefix);
+        let body = object(&[
+            ("meta", reference(&meta_name)),
+            ("count", describe(integer(), "Number of companies returned.")),
+            ("companies", describe(array(reference(&company_name)), "Covered companies, sorted by ticker.")),
+        ]);
+        let op = Operation {
+            route: self.route,
+            operation_id: self.operation_id,
+            summary: self.summary,
+            description: self.description,
+            response: reference(&body_name),
+            example: Some(self.example),
+            extra_statuses: &[],
+        };
+        let mut schemas = vec![
+            (meta_name.as_str(), object(&meta_fields)),
+            (company_name.as_str(), self.company),
+            (body_name.as_str(), body),
+        ];
+        schemas.extend(self.extra_schemas);
+        crate::openapi::fragment(vec![(self.route.path.as_str(), op.path_item())], schemas)
+    }
+}
+
+/// Test helper: checks the behaviour every company dataset shares on the plugin's own seeds (envelope
+/// shape, demo labelling, ticker filter in any case, unknown ticker, malformed ticker) and returns the
+/// unfiltered body for dataset-specific assertions. `ticker` must be a covered company.
+pub fn check_endpoint<P: Plugin>(route: &str, ticker: &str) -> Value {
+    use crate::testing::{get, plugin_with_own_seeds};
+    let plugin = plugin_with_own_seeds::<P>();
+    let (status, all) = get(&plugin, route, &[]);
+    assert_eq!(status, 200, "{all}");
+    let companies = all["companies"].as_array().expect("companies array");
+    assert_eq!(all["count"].as_u64(), Some(companies.len() as u64));
+    assert!(companies.len() >= 2, "a company dataset covers several companies");
+    for field in ["generatedAt", "source", "sourceUrl", "caveat"] {
+        assert!(all["meta"][field].as_str().is_some_and(|s| !s.is_empty()), "meta.{field} missing");
+    }
+    let labelled = |f: &str| all["meta"][f].as_str().unwrap().to_lowercase().contains("demo");
+    assert!(labelled("source") && labelled("caveat"), "meta must label demo data");
+    let tickers: Vec<&str> = companies.iter().map(|c| c["ticker"].as_str().expect("ticker")).collect();
+    let mut sorted = tickers.clone();
+    sorted.sort();
+    assert_eq!(tickers, sorted, "companies sorted by ticker");
+
+    let (_, upper) = get(&plugin, route, &[("ticker", &ticker.to_uppercase())]);
+    let (_, lower) = get(&plugin, route, &[("ticker", &ticker.to_lowercase())]);
+    assert_eq!(upper, lower, "ticker is case-insensitive");
+    assert_eq!(upper["count"], 1, "{upper}");
+    assert_eq!(upper["companies"][0]["ticker"].as_str().map(normalize_ticker), Some(normalize_ticker(ticker)));
+    assert_eq!(upper["meta"], all["meta"]);
+
+    let (status, none) = get(&plugin, route, &[("ticker", "ZZZZZ")]);
+    assert_eq!((status, &none["count"], &none["companies"]), (200, &Value::from(0), &Value::Array(vec![])));
+    let (status, blank) = get(&plugin, route, &[("ticker", " ")]);
+    assert_eq!((status, &blank["count"]), (200, &all["count"]), "a blank ticker means all companies");
+
+    for bad in ["A B", "$AAPL", "ABCDEFGHIJKLMNOPQ"] {
+        let (status, err) = get(&plugin, route, &[("ticker", bad)]);
+        assert_eq!(status, 400, "ticker `{bad}`: {err}");
+        assert!(err["error"].as_str().unwrap().starts_with("ticker must"), "{err}");
+        assert_eq!(err["code"], 400);
+    }
+    all
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn select_filters_by_normalised_ticker_and_sorts() {
+        let c = Companies::new(vec!["MSFT", "brk-b", "AAPL"], |t| t);
+        assert_eq!(c.iter().copied().collect::<Vec<_>>(), vec!["AAPL", "brk-b", "MSFT"]);
+        let all = c.select(&RequestEnvelope::new("/v1/x", &[])).unwrap();
+        assert_eq!(all.len(), 3);
+        let one = c.select(&RequestEnvelope::new("/v1/x", &[("ticker", "BRK.B")])).unwrap();
+        assert_eq!(one, vec![&"brk-b"]);
+        let err = c.select(&RequestEnvelope::new("/v1/x", &[("ticker", "a b")])).unwrap_err();
+        assert_eq!(err.status, 400);
+    }
+
+    #[test]
+    fn generated_date_accepts_date_or_timestamp() {
+        let mut m = CompaniesMeta {
+            generated_at: "2026-11-01T06:00:00Z".into(),
+            source: String::new(),
+            source_url: String::new(),
+            caveat: String::new(),
+        };
+        assert_eq!(m.generated_date(), chrono::NaiveDate::from_ymd_opt(2026, 11, 1));
+        m.generated_at = "2026-11-01".into();
+        assert_eq!(m.generated_date(), chrono::NaiveDate::from_ymd_opt(2026, 11, 1));
+        m.generated_at = "soon".into();
+        assert_eq!(m.generated_date(), None);
+    }
+}

@@ -1,0 +1,233 @@
+//! Trade-disclosure filings (House and Senate Periodic Transaction Reports): the shared request rules and
+//! selection logic of `/v1/congress-trades` and `/v1/senate-trades`.
+//!
+//! A plugin implements [`Disclosure`] for its filing record, builds a [`DisclosureIndex`] once in `init`, parses
+//! each request with [`DisclosureQuery::parse`] and maps the [`Selected`] filings to its own response type.
+//! The rules live here once: `member` is a case-insensitive substring of the member's name; `ticker` keeps only
+//! filings with a trade in that ticker and, inside each, only those trades; filings come newest first
+//! (`filedDate`, then `docId`, descending); `limit` caps the number of filings.
+
+use serde::Serialize;
+
+use crate::params::{normalize_ticker, Query, TickerFilter};
+use crate::text::amount_range_bounds;
+use crate::{ApiError, ParamSpec};
+
+/// Longest `member` pattern accepted, so a client cannot make the server scan with a huge needle.
+pub const MEMBER_MAX_CHARS: usize = 100;
+
+/// A disclosure filing: one report by one member, holding its trade lines.
+pub trait Disclosure {
+    type Trade;
+    fn member(&self) -> &str;
+    fn doc_id(&self) -> &str;
+    /// `YYYY-MM-DD`, so text order is date order.
+    fn filed_date(&self) -> &str;
+    fn trades(&self) -> &[Self::Trade];
+    fn trade_ticker(trade: &Self::Trade) -> &str;
+}
+
+/// The query parameters shared by the disclosure routes: `ticker`, `member`, `limit`.
+pub fn params(default_limit: usize, max_limit: usize, member_example: &str) -> Vec<ParamSpec> {
+    vec![
+        ParamSpec::ticker(),
+        ParamSpec::string("member", "Case-insensitive substring of the member's name.").example(member_example),
+        ParamSpec::limit(default_limit, max_limit, "filings"),
+    ]
+}
+
+/// A parsed disclosure request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DisclosureQuery {
+    pub ticker: TickerFilter,
+    /// Lower-cased member pattern.
+    pub member: Option<String>,
+    pub limit: usize,
+}
+
+impl DisclosureQuery {
+    /// Parses `ticker`, `member` and `limit` with SPEC's rules (400 naming the parameter on bad input).
+    pub fn parse(q: &Query<'_>, default_limit: usize, max_limit: usize) -> Result<Self, ApiError> {
+        Ok(Self {
+            ticker: q.ticker()?,
+            member: q.str_max("member", MEMBER_MAX_CHARS)?.map(str::to_lowercase),
+            limit: q.limit(default_limit, max_limit)?,
+        })
+    }
+}
+
+struct Entry<F> {
+    filing: F,
+    member_lower: String,
+    /// Normalised ticker of each trade, parallel to `filing.trades()`.
+    tickers: Vec<String>,
+}
+
+/// Filings newest first, with match keys computed once at load instead of on every request.
+pub struct DisclosureIndex<F> {
+    entries: Vec<Entry<F>>,
+}
+
+/// One filing chosen by a request, with the trades the request keeps (all of them without a ticker filter).
+pub struct Selected<'a, F: Disclosure> {
+    pub filing: &'a F,
+    pub trades: Vec<&'a F::Trade>,
+}
+
+impl<F: Disclosure> DisclosureIndex<F> {
+    pub fn new(filings: Vec<F>) -> Self {
+        let mut entries: Vec<Entry<F>> = filings
+            .into_iter()
+            .map(|filing| Entry {
+                member_lower: filing.member().to_lowercase(),
+                tickers: filing.trades().iter().map(|t| normalize_ticker(F::trade_ticker(t))).collect(),
+                filing,
+            })
+            .collect();
+        entries.sort_by(|a, b| {
+            (b.filing.filed_date(), b.filing.doc_id()).cmp(&(a.filing.filed_date(), a.filing.doc_id()))
+        });
+        Self { entries }
+    }
+
+    /// Every filing, newest first.
+    pub fn filings(&self) -> impl Iterator<Item = &F> {
+        self.entries.iter().map(|e| &e.filing)
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// How many filings hold at least one trade.
+    pub fn with_trades(&self) -> usize {
+        self.entries.iter().filter(|e| !e.filing.trades().is_empty()).count()
+    }
+
+    /// The filings a request asks for, newest first, at most `query.limit` of them.
+    pub fn select(&self, query: &DisclosureQuery) -> Vec<Selected<'_, F>> {
+        let want = query.ticker.value();
+        self.entries
+            .iter()
+            .filter(|e| query.member.as_deref().is_none_or(|m| e.member_lower.contains(m)))
+            .filter(|e| want.is_none_or(|w| e.tickers.iter().any(|t| t == w)))
+            .take(query.limit)
+            .map(|e| Selected {
+                filing: &e.filing,
+                trades: e
+                    .filing
+                    .trades()
+                    .iter()
+                    .zip(&e.tickers)
+                    .filter(|(_, t)| want.is_none_or(|w| t.as_str() == w))
+                    .map(|(trade, _)| trade)
+                    .collect(),
+            })
+            .collect()
+    }
+}
+
+/// A trade serialised with its fields plus the numeric bounds of its amount bucket (`amountMin`,
+/// `amountMax`; `amountMax` is null for an open-ended bucket such as `Over $50,000,000`).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WithAmountBounds<'a, T: Serialize> {
+    #[serde(flatten)]
+    pub trade: &'a T,
+    pub amount_min: Option<f64>,
+    pub amount_max: Option<f64>,
+}
+
+impl<'a, T: Serialize> WithAmountBounds<'a, T> {
+    pub fn new(trade: &'a T, amount_range: &str) -> Self {
+        let (amount_min, amount_max) = amount_range_bounds(amount_range);
+        Self { trade, amount_min, amount_max }
+    }
+}
+
+/// The OpenAPI properties of the additive `amountMin` / `amountMax` fields, for a trade schema's optional list.
+pub fn amount_bound_schemas() -> [(&'static str, serde_json::Value); 2] {
+    use crate::openapi::schema::{describe, nullable, number};
+    [
+        ("amountMin", describe(nullable(number()), "Lower bound of amountRange in USD.")),
+        ("amountMax", describe(nullable(number()), "Upper bound of amountRange in USD; null when open-ended.")),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct F(&'static str, &'static str, &'static str, Vec<&'static str>);
+
+    impl Disclosure for F {
+        type Trade = &'static str;
+        fn member(&self) -> &str {
+            self.0
+        }
+        fn doc_id(&self) -> &str {
+            self.1
+        }
+        fn filed_date(&self) -> &str {
+            self.2
+        }
+        fn trades(&self) -> &[&'static str] {
+            &self.3
+        }
+        fn trade_ticker<'a>(trade: &'a &'static str) -> &'a str {
+            trade
+        }
+    }
+
+    fn index() -> DisclosureIndex<F> {
+        DisclosureIndex::new(vec![
+            F("Ann Lee", "1", "2026-01-05", vec!["AAPL", "brk-b"]),
+            F("Bo Lee", "2", "2026-03-01", vec!["MSFT"]),
+            F("Cy Ray", "3", "2026-03-01", vec!["AAPL", "MSFT"]),
+            F("Di Ray", "4", "2025-12-01", vec![]),
+        ])
+    }
+
+    fn run(pairs: &[(&str, &str)]) -> Vec<(String, Vec<&'static str>)> {
+        let pairs: Vec<(String, String)> = pairs.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect();
+        let query = DisclosureQuery::parse(&Query::new(&pairs), 10, 1000).unwrap();
+        index().select(&query).into_iter().map(|s| (s.filing.1.to_string(), s.trades.into_iter().copied().collect())).collect()
+    }
+
+    #[test]
+    fn newest_first_then_doc_id() {
+        let ids: Vec<String> = run(&[]).into_iter().map(|(id, _)| id).collect();
+        assert_eq!(ids, ["3", "2", "1", "4"]);
+        assert_eq!(index().with_trades(), 3);
+    }
+
+    #[test]
+    fn ticker_keeps_matching_filings_and_trims_their_trades() {
+        assert_eq!(run(&[("ticker", "aapl")]), vec![("3".into(), vec!["AAPL"]), ("1".into(), vec!["AAPL"])]);
+        assert_eq!(run(&[("ticker", "BRK.B")]), vec![("1".into(), vec!["brk-b"])]);
+    }
+
+    #[test]
+    fn member_substring_and_limit() {
+        assert_eq!(run(&[("member", "LEE")]).len(), 2);
+        assert_eq!(run(&[("member", "ray"), ("ticker", "MSFT")]), vec![("3".into(), vec!["MSFT"])]);
+        assert_eq!(run(&[("limit", "1")]).len(), 1);
+        let pairs = vec![("member".to_string(), "x".repeat(101))];
+        let err = DisclosureQuery::parse(&Query::new(&pairs), 10, 1000).unwrap_err();
+        assert_eq!(err.message, "member must be at most 100 characters");
+    }
+
+    #[test]
+    fn amount_bounds_flatten_beside_the_trade() {
+        #[derive(Serialize)]
+        struct T {
+            ticker: &'static str,
+        }
+        let v = serde_json::to_value(WithAmountBounds::new(&T { ticker: "X" }, "Over $50,000,000")).unwrap();
+        assert_eq!(v, serde_json::json!({"ticker": "X", "amountMin": 50_000_000.0, "amountMax": null}));
+    }
+}

@@ -1,0 +1,267 @@
+//! The machinery behind [`export_plugin!`]: panic-safe entry points and the swappable plugin state.
+//!
+//! A panic that escapes an `extern "C"` function aborts the whole host process, so every entry point runs
+//! its body under `catch_unwind` here and reports a panic as a value (`OUTCOME_PANIC`). Plugin authors never
+//! write an `extern "C"` function themselves.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{Arc, Once, RwLock};
+
+use abi_stable::std_types::{RSlice, RStr, RString, RVec};
+
+use crate::abi::{FfiReply, FfiResponse, HostServices, ABI_MAJOR, OUTCOME_ERR, OUTCOME_OK, OUTCOME_PANIC};
+use crate::host::{self, Host};
+use crate::{BuildInfo, InitContext, Plugin, RequestEnvelope};
+
+/// The name of the static that holds an abi_stable library header. Hard-coded because `#[export_name]`
+/// needs a literal; a unit test checks it against abi_stable's own constant.
+pub const ROOT_MODULE_SYMBOL: &str = "_1as_0lib_1header_0root_bmodule_bloader";
+
+/// Holds the current plugin instance. `init` builds a new instance off to the side and swaps it in, so a
+/// request sees the old data or the new, never a mix.
+pub struct PluginState<P> {
+    current: RwLock<Option<Arc<P>>>,
+}
+
+impl<P: Plugin> Default for PluginState<P> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<P: Plugin> PluginState<P> {
+    pub const fn new() -> Self {
+        Self { current: RwLock::new(None) }
+    }
+
+    fn instance(&self) -> Option<Arc<P>> {
+        self.current.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    pub fn init(&self, services: HostServices, config_json: RStr<'_>) -> FfiReply {
+        let host = Host::from_services(services);
+        host::install(host);
+        install_panic_hook();
+        guarded(|| {
+            let config: serde_json::Value = if config_json.as_str().trim().is_empty() {
+                serde_json::Value::Object(Default::default())
+            } else {
+                serde_json::from_str(config_json.as_str()).map_err(|e| format!("plugin config is not JSON: {e}"))?
+            };
+            let instance = P::init(InitContext { host, config })?;
+            *self.current.write().unwrap_or_else(|e| e.into_inner()) = Some(Arc::new(instance));
+            Ok(String::new())
+        })
+    }
+
+    pub fn handle(&self, request_json: RStr<'_>) -> FfiResponse {
+        let result = catch_unwind(AssertUnwindSafe(|| {
+            let request: RequestEnvelope = match serde_json::from_str(request_json.as_str()) {
+                Ok(r) => r,
+                Err(e) => return error_response(500, &format!("the host sent a request the plugin cannot read: {e}")),
+            };
+            let Some(instance) = self.instance() else {
+                return error_response(503, "the dataset is not initialised");
+            };
+            match instance.handle(&request) {
+                Ok(resp) => FfiResponse {
+                    outcome: OUTCOME_OK,
+                    status: resp.status,
+                    body: RVec::from(resp.body),
+                    headers_json: headers_json(&resp.headers),
+                },
+                Err(e) => FfiResponse {
+                    outcome: OUTCOME_OK,
+                    status: e.status,
+                    body: RVec::from(e.to_body()),
+                    headers_json: RString::new(),
+                },
+            }
+        }));
+        result.unwrap_or_else(|payload| FfiResponse {
+            outcome: OUTCOME_PANIC,
+            status: 500,
+            body: RVec::from(panic_message(&*payload).into_bytes()),
+            headers_json: RString::new(),
+        })
+    }
+
+    pub fn call(&self, name: RStr<'_>, input_json: RStr<'_>) -> FfiReply {
+        guarded(|| {
+            let instance = self.instance().ok_or("the plugin is not initialised")?;
+            let input = parse_json_arg(input_json.as_str())?;
+            let out = instance.call(name.as_str(), &input)?;
+            Ok(out.to_string())
+        })
+    }
+}
+
+fn error_response(status: u16, message: &str) -> FfiResponse {
+    FfiResponse {
+        outcome: OUTCOME_ERR,
+        status,
+        body: RVec::from(message.as_bytes().to_vec()),
+        headers_json: RString::new(),
+    }
+}
+
+fn headers_json(headers: &[(String, String)]) -> RString {
+    if headers.is_empty() {
+        return RString::new();
+    }
+    let map: serde_json::Map<String, serde_json::Value> =
+        headers.iter().map(|(k, v)| (k.clone(), serde_json::Value::String(v.clone()))).collect();
+    RString::from(serde_json::Value::Object(map).to_string())
+}
+
+fn parse_json_arg(text: &str) -> Result<serde_json::Value, String> {
+    if text.trim().is_empty() {
+        return Ok(serde_json::Value::Null);
+    }
+    serde_json::from_str(text).map_err(|e| format!("argument is not JSON: {e}"))
+}
+
+/// Runs `f`, turning both its error and a panic into an [`FfiReply`].
+pub fn guarded(f: impl FnOnce() -> Result<String, String>) -> FfiReply {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(Ok(payload)) => FfiReply { outcome: OUTCOME_OK, payload: payload.into() },
+        Ok(Err(message)) => FfiReply { outcome: OUTCOME_ERR, payload: message.into() },
+        Err(payload) => FfiReply { outcome: OUTCOME_PANIC, payload: panic_message(&*payload).into() },
+    }
+}
+
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "panic with a non-string payload".to_string()
+    }
+}
+
+/// Forwards panic messages (with their location) to the host log instead of this library's own stderr.
+/// Each cdylib has its own copy of std and therefore its own panic hook.
+fn install_panic_hook() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        std::panic::set_hook(Box::new(|info| {
+            let location = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
+            let message = panic_message(info.payload());
+            host::log_error(&format!("plugin panicked{location}: {message}"));
+        }));
+    });
+}
+
+pub fn build_info(crate_name: &str, crate_version: &str, panic_strategy: &str) -> RString {
+    let info = BuildInfo {
+        abi_major: ABI_MAJOR,
+        sdk_version: crate::SDK_VERSION.into(),
+        rustc: env!("DATAHOST_RUSTC_VERSION").into(),
+        panic_strategy: panic_strategy.into(),
+        crate_name: crate_name.into(),
+        crate_version: crate_version.into(),
+    };
+    serde_json::to_string(&info).unwrap_or_default().into()
+}
+
+pub fn manifest<P: Plugin>() -> FfiReply {
+    guarded(|| serde_json::to_string(&P::manifest()).map_err(|e| e.to_string()))
+}
+
+pub fn seeds<P: Plugin>() -> FfiReply {
+    guarded(|| {
+        let mut out = String::from("[");
+        for (i, seed) in P::seeds().iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            // The snapshot is embedded verbatim: it is already JSON and may be megabytes long.
+            out.push_str("{\"dataset\":");
+            out.push_str(&serde_json::to_string(&seed.dataset).map_err(|e| e.to_string())?);
+            out.push_str(",\"snapshot\":");
+            out.push_str(seed.snapshot_json.trim());
+            out.push('}');
+        }
+        out.push(']');
+        Ok(out)
+    })
+}
+
+pub fn ingest<P: Plugin>(format: RStr<'_>, bytes: RSlice<'_, u8>, options_json: RStr<'_>) -> FfiReply {
+    guarded(|| {
+        let options = parse_json_arg(options_json.as_str())?;
+        P::ingest(format.as_str(), bytes.as_slice(), &options).map(|v| v.to_string())
+    })
+}
+
+/// Exports a [`Plugin`] implementation as a datahost plugin library.
+///
+/// ```ignore
+/// datahost_plugin_api::export_plugin!(MyDataset);
+/// ```
+#[macro_export]
+macro_rules! export_plugin {
+    ($plugin:ty) => {
+        const _: () = {
+            use $crate::abi::{FfiReply, FfiResponse, HostServices, PluginModule, PluginModuleRef};
+            use $crate::abi_stable::std_types::{RSlice, RStr, RString};
+
+            static STATE: $crate::__export::PluginState<$plugin> = $crate::__export::PluginState::new();
+
+            extern "C" fn build_info() -> RString {
+                $crate::__export::build_info(
+                    env!("CARGO_PKG_NAME"),
+                    env!("CARGO_PKG_VERSION"),
+                    if cfg!(panic = "unwind") { "unwind" } else { "abort" },
+                )
+            }
+            extern "C" fn manifest() -> FfiReply {
+                $crate::__export::manifest::<$plugin>()
+            }
+            extern "C" fn seeds() -> FfiReply {
+                $crate::__export::seeds::<$plugin>()
+            }
+            extern "C" fn init(host: HostServices, config_json: RStr<'_>) -> FfiReply {
+                STATE.init(host, config_json)
+            }
+            extern "C" fn handle(request_json: RStr<'_>) -> FfiResponse {
+                STATE.handle(request_json)
+            }
+            extern "C" fn ingest(format: RStr<'_>, bytes: RSlice<'_, u8>, options_json: RStr<'_>) -> FfiReply {
+                $crate::__export::ingest::<$plugin>(format, bytes, options_json)
+            }
+            extern "C" fn call(name: RStr<'_>, input_json: RStr<'_>) -> FfiReply {
+                STATE.call(name, input_json)
+            }
+
+            fn root_module() -> PluginModuleRef {
+                use $crate::abi_stable::prefix_type::PrefixTypeTrait;
+                PluginModule { build_info, manifest, seeds, init, handle, ingest, call }.leak_into_prefix()
+            }
+
+            // What `#[abi_stable::export_root_module]` expands to, spelled with `$crate` paths so that a
+            // plugin needs no direct dependency on abi_stable.
+            #[export_name = "_1as_0lib_1header_0root_bmodule_bloader"]
+            pub static DATAHOST_PLUGIN_LIB_HEADER: $crate::abi_stable::library::LibHeader = {
+                extern "C" fn erased_root_module() -> $crate::abi_stable::library::RootModuleResult {
+                    $crate::abi_stable::library::__call_root_module_loader(root_module)
+                }
+                unsafe {
+                    $crate::abi_stable::library::LibHeader::from_constructor::<PluginModuleRef>(
+                        erased_root_module,
+                        $crate::abi_stable::library::CheckTypeLayout::Yes,
+                    )
+                }
+            };
+        };
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn root_module_symbol_matches_abi_stable() {
+        assert_eq!(super::ROOT_MODULE_SYMBOL, abi_stable::library::ROOT_MODULE_LOADER_NAME);
+    }
+}

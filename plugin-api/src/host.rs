@@ -1,0 +1,102 @@
+//! The plugin's view of the host: logging, metrics, dataset snapshots and queries through the records
+//! engine, and generic host calls. Plugins never open files or sockets themselves; everything goes here.
+
+use std::sync::OnceLock;
+
+use abi_stable::std_types::RStr;
+use serde::de::DeserializeOwned;
+
+use crate::abi::HostServices;
+
+/// Log levels understood by the host.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum LogLevel {
+    Error = 0,
+    Warn = 1,
+    Info = 2,
+    Debug = 3,
+    Trace = 4,
+}
+
+/// A handle on the host services. Cheap to copy.
+#[derive(Clone, Copy)]
+pub struct Host {
+    services: HostServices,
+}
+
+static CURRENT: OnceLock<Host> = OnceLock::new();
+
+/// Remembers the host for [`current`] (first `init` wins; the services never change for a loaded library).
+pub(crate) fn install(host: Host) {
+    let _ = CURRENT.set(host);
+}
+
+/// The host this library was initialised by, if any.
+pub fn current() -> Option<Host> {
+    CURRENT.get().copied()
+}
+
+/// Logs an error through the host when there is one, else to stderr.
+pub(crate) fn log_error(message: &str) {
+    match current() {
+        Some(h) => h.log(LogLevel::Error, message),
+        None => eprintln!("{message}"),
+    }
+}
+
+impl Host {
+    pub fn from_services(services: HostServices) -> Self {
+        Self { services }
+    }
+
+    pub fn log(&self, level: LogLevel, message: &str) {
+        (self.services.log)(self.services.token, level as u8, RStr::from(message));
+    }
+
+    /// Increments a counter named `datahost_plugin_<name>` labelled with this plugin.
+    pub fn count(&self, name: &str, value: f64) {
+        (self.services.metric)(self.services.token, 0, RStr::from(name), value, RStr::from("{}"));
+    }
+
+    /// The raw JSON snapshot of a dataset from the records engine.
+    pub fn load_dataset_raw(&self, dataset: &str) -> Result<String, String> {
+        (self.services.load_dataset)(self.services.token, RStr::from(dataset)).into_result()
+    }
+
+    /// A dataset snapshot from the records engine, deserialised into `T`.
+    pub fn load_dataset<T: DeserializeOwned>(&self, dataset: &str) -> Result<T, String> {
+        let raw = self.load_dataset_raw(dataset)?;
+        serde_json::from_str(&raw).map_err(|e| format!("dataset `{dataset}` does not match its schema: {e}"))
+    }
+
+    /// Runs a parameterised SQL query against an engine that supports it. Rows come back as JSON objects.
+    pub fn query(&self, sql: &str, params: &[serde_json::Value]) -> Result<Vec<serde_json::Value>, String> {
+        let request = serde_json::json!({ "sql": sql, "params": params }).to_string();
+        let raw = (self.services.query)(self.services.token, RStr::from(request.as_str())).into_result()?;
+        let mut doc: serde_json::Value = serde_json::from_str(&raw).map_err(|e| e.to_string())?;
+        match doc.get_mut("rows").map(serde_json::Value::take) {
+            Some(serde_json::Value::Array(rows)) => Ok(rows),
+            _ => Err("the engine answered without rows".into()),
+        }
+    }
+
+    /// A named host call with JSON in and out.
+    pub fn call(&self, name: &str, input: &serde_json::Value) -> Result<serde_json::Value, String> {
+        let input = input.to_string();
+        let raw =
+            (self.services.call)(self.services.token, RStr::from(name), RStr::from(input.as_str())).into_result()?;
+        if raw.is_empty() {
+            return Ok(serde_json::Value::Null);
+        }
+        serde_json::from_str(&raw).map_err(|e| e.to_string())
+    }
+
+    /// Which records engine backs the host: `embedded` or `postgres` (via the `engine.kind` host call).
+    pub fn engine_kind(&self) -> String {
+        self.call("engine.kind", &serde_json::Value::Null)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_else(|| "embedded".into())
+    }
+}

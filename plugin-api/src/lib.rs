@@ -1,0 +1,83 @@
+//! datahost plugin API: the frozen v1 ABI ([`abi`]) and the SDK dataset plugins are written with.
+//!
+//! A plugin implements [`Plugin`] and calls [`export_plugin!`]. The SDK turns every entry point into an
+//! `extern "C"` function that catches panics, speaks JSON across the boundary, and keeps the plugin's state
+//! swappable. Shared dataset helpers (query-parameter rules, ticker matching, limits, error values, OpenAPI
+//! building blocks) live here once so plugins contain only what is specific to their dataset.
+//!
+//! This crate depends on no crate of the datahost workspace.
+
+pub mod abi;
+pub mod address;
+pub mod companies;
+pub mod county;
+pub mod disclosure;
+#[doc(hidden)]
+pub mod export;
+#[doc(hidden)]
+pub use export as __export;
+pub mod host;
+pub mod manifest;
+pub mod market;
+pub mod openapi;
+pub mod params;
+pub mod request;
+pub mod testing;
+pub mod text;
+
+pub use abi_stable;
+pub use host::{Host, LogLevel};
+pub use manifest::{BuildInfo, Manifest, Maturity, ParamKind, ParamSpec, RouteSpec, Tier};
+pub use params::{Query, TickerFilter};
+pub use request::{ApiError, RequestEnvelope, Response};
+pub use serde_json;
+
+/// Version of this SDK, reported in each plugin's build info.
+pub const SDK_VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// A seed snapshot a plugin ships: the dataset name and its JSON document.
+pub struct Seed {
+    pub dataset: String,
+    pub snapshot_json: std::borrow::Cow<'static, str>,
+}
+
+impl Seed {
+    pub fn new(dataset: impl Into<String>, snapshot_json: impl Into<std::borrow::Cow<'static, str>>) -> Self {
+        Self { dataset: dataset.into(), snapshot_json: snapshot_json.into() }
+    }
+}
+
+/// Everything `init` gets: the host services and the plugin's table from the host config.
+pub struct InitContext {
+    pub host: Host,
+    pub config: serde_json::Value,
+}
+
+/// A dataset plugin. The SDK holds one instance at a time and replaces it atomically when `init` runs again
+/// (for example after the records engine reports a data change).
+pub trait Plugin: Send + Sync + Sized + 'static {
+    /// The plugin's identity, routes, OpenAPI fragment and capabilities.
+    fn manifest() -> Manifest;
+
+    /// Seed snapshots shipped with the plugin. The host copies them into its records engine before any plugin
+    /// is initialised, so plugins that read other plugins' datasets find them.
+    fn seeds() -> Vec<Seed> {
+        Vec::new()
+    }
+
+    /// Builds the plugin's state, reading its datasets through `ctx.host`.
+    fn init(ctx: InitContext) -> Result<Self, String>;
+
+    /// Serves one request for one of the manifest's routes.
+    fn handle(&self, request: &RequestEnvelope) -> Result<Response, ApiError>;
+
+    /// Parses a source document into records (capability `ingest:<format>`).
+    fn ingest(_format: &str, _bytes: &[u8], _options: &serde_json::Value) -> Result<serde_json::Value, String> {
+        Err("this plugin has no ingest capability".into())
+    }
+
+    /// Generic named call, for extensions that need no ABI change.
+    fn call(&self, name: &str, _input: &serde_json::Value) -> Result<serde_json::Value, String> {
+        Err(format!("unknown call `{name}`"))
+    }
+}

@@ -1,0 +1,262 @@
+//! The plugin manifest and build info: the JSON a plugin reports about itself, and the host validates.
+
+use serde::{Deserialize, Serialize};
+
+/// Endpoint maturity label, as SPEC names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Maturity {
+    Stable,
+    Beta,
+    Pro,
+}
+
+impl Maturity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Maturity::Stable => "stable",
+            Maturity::Beta => "beta",
+            Maturity::Pro => "pro",
+        }
+    }
+}
+
+/// API key tier. Order matters: a route's `min_tier` admits that tier and every tier above it in this list,
+/// except that `rapidapi` is a marketplace rate class, not a privilege level (see [`Tier::satisfies`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Tier {
+    Free,
+    Rapidapi,
+    Pro,
+    Owner,
+}
+
+impl Tier {
+    pub const ALL: [Tier; 4] = [Tier::Free, Tier::Pro, Tier::Rapidapi, Tier::Owner];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Tier::Free => "free",
+            Tier::Pro => "pro",
+            Tier::Rapidapi => "rapidapi",
+            Tier::Owner => "owner",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Tier> {
+        Tier::ALL.into_iter().find(|t| t.as_str() == text)
+    }
+
+    /// Whether a caller of this tier may use a route that requires `required`.
+    /// Free and rapidapi routes are open to every tier; pro routes to pro and owner only.
+    pub fn satisfies(self, required: Tier) -> bool {
+        match required {
+            Tier::Free | Tier::Rapidapi => true,
+            Tier::Pro => matches!(self, Tier::Pro | Tier::Owner),
+            Tier::Owner => self == Tier::Owner,
+        }
+    }
+}
+
+/// What a query parameter holds; decides its OpenAPI schema and the SDK parser to use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ParamKind {
+    String,
+    Integer,
+    Boolean,
+    Date,
+}
+
+/// One query parameter of a route.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ParamSpec {
+    pub name: String,
+    pub kind: ParamKind,
+    #[serde(default)]
+    pub required: bool,
+    #[serde(default)]
+    pub description: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub maximum: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub example: Option<serde_json::Value>,
+    /// Extra OpenAPI schema keywords (pattern, minLength, enum...), merged into the generated schema.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schema: Option<serde_json::Value>,
+}
+
+impl ParamSpec {
+    fn new(name: &str, kind: ParamKind, description: &str) -> Self {
+        Self {
+            name: name.into(),
+            kind,
+            required: false,
+            description: description.into(),
+            default: None,
+            maximum: None,
+            example: None,
+            schema: None,
+        }
+    }
+    pub fn string(name: &str, description: &str) -> Self {
+        Self::new(name, ParamKind::String, description)
+    }
+    pub fn integer(name: &str, description: &str) -> Self {
+        Self::new(name, ParamKind::Integer, description)
+    }
+    pub fn boolean(name: &str, description: &str) -> Self {
+        Self::new(name, ParamKind::Boolean, description)
+    }
+    pub fn date(name: &str, description: &str) -> Self {
+        Self::new(name, ParamKind::Date, description)
+    }
+    /// The SPEC `ticker` parameter.
+    pub fn ticker() -> Self {
+        Self::string("ticker", "Stock ticker, case-insensitive (for example `AAPL` or `aapl`).").example("NVDA")
+    }
+    /// A `limit` parameter with its default and maximum (values above the maximum are clamped).
+    pub fn limit(default: usize, maximum: usize, what: &str) -> Self {
+        let mut p = Self::integer(
+            "limit",
+            &format!("Caps the number of {what} returned. Default {default}; values above {maximum} are clamped to {maximum}."),
+        );
+        p.default = Some(default.into());
+        p.maximum = Some(maximum as u64);
+        p
+    }
+    pub fn required(mut self) -> Self {
+        self.required = true;
+        self
+    }
+    pub fn example(mut self, value: impl Into<serde_json::Value>) -> Self {
+        self.example = Some(value.into());
+        self
+    }
+    pub fn default_value(mut self, value: impl Into<serde_json::Value>) -> Self {
+        self.default = Some(value.into());
+        self
+    }
+    pub fn schema(mut self, extra: serde_json::Value) -> Self {
+        self.schema = Some(extra);
+        self
+    }
+}
+
+/// One route a plugin serves.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RouteSpec {
+    /// Path template, for example `/v1/congress-trades`.
+    pub path: String,
+    /// Lowest tier that may call it (`free` admits everyone).
+    #[serde(default = "default_tier")]
+    pub min_tier: Tier,
+    #[serde(default)]
+    pub params: Vec<ParamSpec>,
+}
+
+fn default_tier() -> Tier {
+    Tier::Free
+}
+
+/// What a plugin reports about itself. Validated by the host at load time.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Manifest {
+    /// Dataset slug, lowercase `a-z0-9-` (for example `congress-trades`); listed by `/health`.
+    pub slug: String,
+    pub version: String,
+    pub maturity: Maturity,
+    #[serde(default)]
+    pub description: String,
+    pub routes: Vec<RouteSpec>,
+    /// OpenAPI 3.1 fragment: `{"paths": {...}, "components": {"schemas": {...}}}`. Every route must have a
+    /// `get` operation here; the host adds maturity, tags, security and the shared error responses.
+    pub openapi: serde_json::Value,
+    /// Capabilities, for example `ingest:house-ptr`. Unknown capabilities are ignored by older hosts.
+    #[serde(default)]
+    pub capabilities: Vec<String>,
+    /// Datasets this plugin owns (seeds it ships). Defaults to its slug when it ships seeds.
+    #[serde(default)]
+    pub datasets: Vec<String>,
+    /// Datasets of other plugins it reads through the records engine.
+    #[serde(default)]
+    pub reads: Vec<String>,
+}
+
+/// Build facts the host checks before trusting a plugin.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BuildInfo {
+    pub abi_major: u32,
+    pub sdk_version: String,
+    pub rustc: String,
+    /// `unwind` or `abort`; the host rejects `abort` because a panic would then kill the host.
+    pub panic_strategy: String,
+    pub crate_name: String,
+    pub crate_version: String,
+}
+
+/// Checks a manifest on its own (the host adds the cross-plugin checks: unique slugs, routes and schema
+/// names). Returns every problem found, so one load attempt reports them all.
+pub fn validate(m: &Manifest) -> Vec<String> {
+    let mut problems = Vec::new();
+    let slug_ok = !m.slug.is_empty()
+        && m.slug.len() <= 64
+        && m.slug.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && !m.slug.starts_with('-')
+        && !m.slug.ends_with('-');
+    if !slug_ok {
+        problems.push(format!("slug `{}` must be 1-64 characters of a-z, 0-9 and inner '-'", m.slug));
+    }
+    if m.version.trim().is_empty() {
+        problems.push("version is empty".into());
+    }
+    if m.routes.is_empty() {
+        problems.push("declares no routes".into());
+    }
+    let paths = m.openapi.get("paths").and_then(|p| p.as_object());
+    if paths.is_none() {
+        problems.push("openapi fragment has no `paths` object".into());
+    }
+    if let Some(schemas) = m.openapi.pointer("/components/schemas") {
+        if !schemas.is_object() {
+            problems.push("openapi `components.schemas` is not an object".into());
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    for route in &m.routes {
+        let path_ok = route.path.starts_with("/v1/")
+            && route.path.len() > 4
+            && route.path.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"-/_".contains(&b));
+        if !path_ok {
+            problems.push(format!("route `{}` must be a lowercase path under /v1/", route.path));
+        }
+        if !seen.insert(route.path.as_str()) {
+            problems.push(format!("route `{}` is declared twice", route.path));
+        }
+        let mut names = std::collections::HashSet::new();
+        for p in &route.params {
+            if !names.insert(p.name.as_str()) {
+                problems.push(format!("route `{}` declares parameter `{}` twice", route.path, p.name));
+            }
+        }
+        if let Some(paths) = paths {
+            match paths.get(&route.path).and_then(|item| item.get("get")) {
+                Some(op) if op.pointer("/responses/200").is_some() => {}
+                Some(_) => problems.push(format!("openapi operation for `{}` has no 200 response", route.path)),
+                None => problems.push(format!("route `{}` has no `get` operation in the openapi fragment", route.path)),
+            }
+        }
+    }
+    if let Some(paths) = paths {
+        for path in paths.keys() {
+            if !m.routes.iter().any(|r| &r.path == path) {
+                problems.push(format!("openapi fragment documents `{path}`, which is not a declared route"));
+            }
+        }
+    }
+    problems
+}

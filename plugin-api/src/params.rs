@@ -1,0 +1,246 @@
+//! Query-parameter parsing with SPEC's rules, shared by every dataset: required and optional strings,
+//! positive integer limits with defaults and clamping, strict booleans, `YYYY-MM-DD` dates and ranges, and
+//! case-insensitive ticker matching. Every failure is a 400 [`ApiError`] naming the parameter and the rule.
+
+use chrono::NaiveDate;
+
+use crate::ApiError;
+
+/// The hard ceiling for any list `limit` that SPEC gives no maximum for (DESIGN: every other list 1000).
+pub const DEFAULT_MAX_LIMIT: usize = 1000;
+
+/// Borrowed view over a request's query parameters.
+#[derive(Debug, Clone, Copy)]
+pub struct Query<'a> {
+    pairs: &'a [(String, String)],
+}
+
+impl<'a> Query<'a> {
+    pub fn new(pairs: &'a [(String, String)]) -> Self {
+        Self { pairs }
+    }
+
+    /// The raw value of the first occurrence of `name`, untrimmed.
+    pub fn raw(&self, name: &str) -> Option<&'a str> {
+        self.pairs.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+    }
+
+    /// A trimmed, non-empty value; an empty or blank value counts as absent.
+    pub fn str(&self, name: &str) -> Option<&'a str> {
+        self.raw(name).map(str::trim).filter(|v| !v.is_empty())
+    }
+
+    /// A required string: missing or blank gives SPEC's "the <name> query parameter is required".
+    pub fn required(&self, name: &str) -> Result<&'a str, ApiError> {
+        self.str(name).ok_or_else(|| ApiError::missing(name))
+    }
+
+    /// A string whose length is capped, so a client cannot make the server scan with a megabyte pattern.
+    pub fn str_max(&self, name: &str, max_chars: usize) -> Result<Option<&'a str>, ApiError> {
+        match self.str(name) {
+            Some(v) if v.chars().count() > max_chars => {
+                Err(ApiError::bad_request(format!("{name} must be at most {max_chars} characters")))
+            }
+            other => Ok(other),
+        }
+    }
+
+    /// A positive integer, or `None` when absent.
+    pub fn positive_int(&self, name: &str) -> Result<Option<u64>, ApiError> {
+        let Some(v) = self.str(name) else { return Ok(None) };
+        match v.parse::<u64>() {
+            Ok(n) if n >= 1 => Ok(Some(n)),
+            _ => Err(ApiError::bad_request(format!("{name} must be a positive integer, got `{}`", clip(v)))),
+        }
+    }
+
+    /// The `limit` parameter: absent gives `default`; above `maximum` is clamped to `maximum`; zero, negative
+    /// or non-integer values are a 400.
+    pub fn limit(&self, default: usize, maximum: usize) -> Result<usize, ApiError> {
+        Ok(match self.positive_int("limit")? {
+            None => default.min(maximum),
+            Some(n) => (n.min(maximum as u64)) as usize,
+        })
+    }
+
+    /// A strict boolean: `true` or `false` (case-insensitive); anything else is a 400.
+    pub fn bool(&self, name: &str) -> Result<Option<bool>, ApiError> {
+        let Some(v) = self.str(name) else { return Ok(None) };
+        if v.eq_ignore_ascii_case("true") {
+            Ok(Some(true))
+        } else if v.eq_ignore_ascii_case("false") {
+            Ok(Some(false))
+        } else {
+            Err(ApiError::bad_request(format!("{name} must be true or false, got `{}`", clip(v))))
+        }
+    }
+
+    /// A calendar date in `YYYY-MM-DD`.
+    pub fn date(&self, name: &str) -> Result<Option<NaiveDate>, ApiError> {
+        let Some(v) = self.str(name) else { return Ok(None) };
+        parse_date(v).map(Some).ok_or_else(|| {
+            ApiError::bad_request(format!("{name} must be a date in YYYY-MM-DD form, got `{}`", clip(v)))
+        })
+    }
+
+    /// The inclusive `from`/`to` pair; `from` after `to` is a 400.
+    pub fn date_range(&self) -> Result<DateRange, ApiError> {
+        let from = self.date("from")?;
+        let to = self.date("to")?;
+        if let (Some(f), Some(t)) = (from, to) {
+            if f > t {
+                return Err(ApiError::bad_request(format!("from ({f}) must not be after to ({t})")));
+            }
+        }
+        Ok(DateRange { from, to })
+    }
+
+    /// The optional `ticker` filter.
+    pub fn ticker(&self) -> Result<TickerFilter, ApiError> {
+        match self.str_max("ticker", 16)? {
+            None => Ok(TickerFilter(None)),
+            Some(t) => {
+                if !t.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '/' | '^' | '=')) {
+                    return Err(ApiError::bad_request(format!(
+                        "ticker must be letters, digits, '.', '-', '/', '^' or '=', got `{}`",
+                        clip(t)
+                    )));
+                }
+                Ok(TickerFilter(Some(normalize_ticker(t))))
+            }
+        }
+    }
+}
+
+/// Parses a strict `YYYY-MM-DD` date (exactly ten characters, a real calendar day).
+pub fn parse_date(text: &str) -> Option<NaiveDate> {
+    let b = text.as_bytes();
+    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
+        return None;
+    }
+    NaiveDate::parse_from_str(text, "%Y-%m-%d").ok()
+}
+
+/// Inclusive date bounds, either side optional.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DateRange {
+    pub from: Option<NaiveDate>,
+    pub to: Option<NaiveDate>,
+}
+
+impl DateRange {
+    pub fn contains(&self, date: NaiveDate) -> bool {
+        self.from.is_none_or(|f| date >= f) && self.to.is_none_or(|t| date <= t)
+    }
+}
+
+/// Canonical ticker form: trimmed, upper-case, with share-class separators unified to `.` (`BRK-B`,
+/// `brk/b` and `BRK.B` are the same ticker).
+pub fn normalize_ticker(ticker: &str) -> String {
+    ticker.trim().to_ascii_uppercase().replace(['-', '/'], ".")
+}
+
+/// Whether two tickers name the same instrument, case-insensitively.
+pub fn ticker_eq(a: &str, b: &str) -> bool {
+    normalize_ticker(a) == normalize_ticker(b)
+}
+
+/// The optional ticker filter of a request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TickerFilter(pub Option<String>);
+
+impl TickerFilter {
+    /// True when no filter is set or `ticker` is the requested one.
+    pub fn matches(&self, ticker: &str) -> bool {
+        match &self.0 {
+            None => true,
+            Some(want) => normalize_ticker(ticker) == *want,
+        }
+    }
+    pub fn is_set(&self) -> bool {
+        self.0.is_some()
+    }
+    pub fn value(&self) -> Option<&str> {
+        self.0.as_deref()
+    }
+}
+
+/// Case-insensitive substring match (the SPEC rule for `member`).
+pub fn contains_ci(haystack: &str, needle: &str) -> bool {
+    haystack.to_lowercase().contains(&needle.to_lowercase())
+}
+
+/// Keeps echoed user input short in error messages.
+fn clip(v: &str) -> String {
+    const MAX: usize = 40;
+    if v.chars().count() <= MAX {
+        v.to_string()
+    } else {
+        format!("{}…", v.chars().take(MAX).collect::<String>())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn q(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+        pairs.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect()
+    }
+
+    #[test]
+    fn limit_defaults_clamps_and_rejects() {
+        let p = q(&[]);
+        assert_eq!(Query::new(&p).limit(25, 100).unwrap(), 25);
+        let p = q(&[("limit", "500")]);
+        assert_eq!(Query::new(&p).limit(25, 100).unwrap(), 100);
+        let p = q(&[("limit", "7")]);
+        assert_eq!(Query::new(&p).limit(25, 100).unwrap(), 7);
+        for bad in ["0", "-3", "abc", "1.5"] {
+            let p = q(&[("limit", bad)]);
+            let err = Query::new(&p).limit(25, 100).unwrap_err();
+            assert_eq!(err.status, 400);
+            assert!(err.message.starts_with("limit must be a positive integer"), "{}", err.message);
+        }
+    }
+
+    #[test]
+    fn required_and_blank() {
+        let p = q(&[("vin", "  ")]);
+        assert_eq!(Query::new(&p).required("vin").unwrap_err().message, "the vin query parameter is required");
+        let p = q(&[("vin", " X ")]);
+        assert_eq!(Query::new(&p).required("vin").unwrap(), "X");
+    }
+
+    #[test]
+    fn dates_and_ranges() {
+        assert!(parse_date("2024-02-29").is_some());
+        assert!(parse_date("2023-02-29").is_none());
+        assert!(parse_date("2024-2-1").is_none());
+        assert!(parse_date("20240201").is_none());
+        let p = q(&[("from", "2024-03-01"), ("to", "2024-02-01")]);
+        let err = Query::new(&p).date_range().unwrap_err();
+        assert_eq!(err.message, "from (2024-03-01) must not be after to (2024-02-01)");
+        let p = q(&[("from", "yesterday")]);
+        assert!(Query::new(&p).date_range().unwrap_err().message.starts_with("from must be a date in YYYY-MM-DD"));
+    }
+
+    #[test]
+    fn booleans_are_strict() {
+        let p = q(&[("open", "TRUE")]);
+        assert_eq!(Query::new(&p).bool("open").unwrap(), Some(true));
+        let p = q(&[("open", "1")]);
+        assert_eq!(Query::new(&p).bool("open").unwrap_err().message, "open must be true or false, got `1`");
+    }
+
+    #[test]
+    fn tickers_match_case_and_class_insensitively() {
+        let p = q(&[("ticker", "brk-b")]);
+        let f = Query::new(&p).ticker().unwrap();
+        assert!(f.matches("BRK.B"));
+        assert!(!f.matches("BRK.A"));
+        let p = q(&[("ticker", "a b")]);
+        assert_eq!(Query::new(&p).ticker().unwrap_err().status, 400);
+        assert!(TickerFilter(None).matches("ANY"));
+    }
+}

@@ -1,0 +1,112 @@
+//! An in-process stand-in for the host, for plugin unit tests: it serves datasets from seed snapshots the
+//! test provides (usually the plugin's own [`Plugin::seeds`]) and records log lines. The real host is tested
+//! black-box in the workspace's `tests` crate; this lets a plugin test its handlers without building a `.so`.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+
+use abi_stable::std_types::RStr;
+
+use crate::abi::{FfiReply, HostServices};
+use crate::{Host, InitContext, Plugin, RequestEnvelope, Seed};
+
+struct TestHostData {
+    datasets: HashMap<String, String>,
+    logs: Vec<String>,
+}
+
+static HOSTS: Mutex<Option<HashMap<u64, TestHostData>>> = Mutex::new(None);
+static NEXT_TOKEN: AtomicU64 = AtomicU64::new(1);
+
+fn with_host<R>(token: u64, f: impl FnOnce(&mut TestHostData) -> R) -> Option<R> {
+    let mut guard = HOSTS.lock().unwrap_or_else(|e| e.into_inner());
+    guard.get_or_insert_with(HashMap::new).get_mut(&token).map(f)
+}
+
+extern "C" fn log(token: u64, level: u8, message: RStr<'_>) {
+    with_host(token, |h| h.logs.push(format!("{level}: {message}")));
+}
+extern "C" fn metric(_token: u64, _kind: u8, _name: RStr<'_>, _value: f64, _labels: RStr<'_>) {}
+extern "C" fn load_dataset(token: u64, dataset: RStr<'_>) -> FfiReply {
+    match with_host(token, |h| h.datasets.get(dataset.as_str()).cloned()).flatten() {
+        Some(json) => FfiReply::ok(json),
+        None => FfiReply::err(format!("dataset `{dataset}` is not in the records engine")),
+    }
+}
+extern "C" fn query(_token: u64, _request: RStr<'_>) -> FfiReply {
+    FfiReply::err("the test host has no SQL engine")
+}
+extern "C" fn call(_token: u64, name: RStr<'_>, _input: RStr<'_>) -> FfiReply {
+    match name.as_str() {
+        "engine.kind" => FfiReply::ok("\"embedded\""),
+        other => FfiReply::err(format!("unknown host call `{other}`")),
+    }
+}
+
+/// A test host holding datasets in memory.
+pub struct TestHost {
+    token: u64,
+}
+
+impl Default for TestHost {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl TestHost {
+    pub fn new() -> Self {
+        let token = NEXT_TOKEN.fetch_add(1, Ordering::Relaxed);
+        let mut guard = HOSTS.lock().unwrap_or_else(|e| e.into_inner());
+        guard
+            .get_or_insert_with(HashMap::new)
+            .insert(token, TestHostData { datasets: HashMap::new(), logs: Vec::new() });
+        Self { token }
+    }
+
+    /// Adds seed snapshots (for example `OtherPlugin::seeds()`) as datasets.
+    pub fn with_seeds(self, seeds: Vec<Seed>) -> Self {
+        for seed in seeds {
+            self.set_dataset(&seed.dataset, &seed.snapshot_json);
+        }
+        self
+    }
+
+    pub fn set_dataset(&self, name: &str, snapshot_json: &str) {
+        with_host(self.token, |h| h.datasets.insert(name.to_string(), snapshot_json.to_string()));
+    }
+
+    pub fn logs(&self) -> Vec<String> {
+        with_host(self.token, |h| h.logs.clone()).unwrap_or_default()
+    }
+
+    pub fn host(&self) -> Host {
+        Host::from_services(HostServices { token: self.token, log, metric, load_dataset, query, call })
+    }
+
+    /// Initialises `P` against this host with an empty config.
+    pub fn init<P: Plugin>(&self) -> Result<P, String> {
+        P::init(InitContext { host: self.host(), config: serde_json::json!({}) })
+    }
+}
+
+/// A plugin initialised on its own seeds, for the common test case.
+pub fn plugin_with_own_seeds<P: Plugin>() -> P {
+    TestHost::new().with_seeds(P::seeds()).init::<P>().expect("plugin init on its own seeds")
+}
+
+/// Calls `route` with `query` and returns the status and parsed JSON body (errors included).
+pub fn get<P: Plugin>(plugin: &P, route: &str, query: &[(&str, &str)]) -> (u16, serde_json::Value) {
+    let request = RequestEnvelope::new(route, query);
+    match plugin.handle(&request) {
+        Ok(resp) => (resp.status, serde_json::from_slice(&resp.body).expect("plugin returned invalid JSON")),
+        Err(e) => (e.status, serde_json::from_slice(&e.to_body()).expect("error body")),
+    }
+}
+
+/// Checks a manifest the way the host will: slug form, routes under `/v1/`, and every route documented
+/// with a `get` operation in the fragment. Returns the list of problems (empty when valid).
+pub fn manifest_problems<P: Plugin>() -> Vec<String> {
+    crate::manifest::validate(&P::manifest())
+}

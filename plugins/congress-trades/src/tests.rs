@@ -1,0 +1,89 @@
+//! Handler tests on the shipped seed, through the SDK's in-process test host.
+
+use datahost_plugin_api::testing::{get, manifest_problems, plugin_with_own_seeds};
+use serde_json::Value;
+
+use crate::{CongressTrades, ROUTE};
+
+fn all_trades(body: &Value) -> Vec<&Value> {
+    body["filings"].as_array().unwrap().iter().flat_map(|f| f["trades"].as_array().unwrap()).collect()
+}
+
+#[test]
+fn manifest_is_valid() {
+    assert_eq!(manifest_problems::<CongressTrades>(), Vec::<String>::new());
+}
+
+#[test]
+fn default_shape_and_order() {
+    let p = plugin_with_own_seeds::<CongressTrades>();
+    let (status, body) = get(&p, ROUTE, &[]);
+    assert_eq!(status, 200);
+    assert_eq!(body["count"], 96);
+    assert_eq!(body["meta"]["filingsWithTrades"], 96);
+    assert_eq!(body["meta"]["filingsScanned"], 131);
+    assert!(body["meta"]["caveat"].as_str().unwrap().contains("45 days"));
+    let dates: Vec<&str> =
+        body["filings"].as_array().unwrap().iter().map(|f| f["filedDate"].as_str().unwrap()).collect();
+    let mut sorted = dates.clone();
+    sorted.sort_by(|a, b| b.cmp(a));
+    assert_eq!(dates, sorted, "newest filing first");
+    let t = all_trades(&body)[0];
+    for field in ["ticker", "asset", "type", "amountRange", "date", "bundled"] {
+        assert!(t.get(field).is_some(), "trade lacks {field}");
+    }
+}
+
+#[test]
+fn ticker_filter_is_case_insensitive_and_trims_trades() {
+    let p = plugin_with_own_seeds::<CongressTrades>();
+    let (_, upper) = get(&p, ROUTE, &[("ticker", "NVDA")]);
+    let (_, lower) = get(&p, ROUTE, &[("ticker", "nvda")]);
+    assert_eq!(upper, lower);
+    assert!(upper["count"].as_u64().unwrap() > 0);
+    assert!(all_trades(&upper).iter().all(|t| t["ticker"] == "NVDA"));
+    let (_, brk) = get(&p, ROUTE, &[("ticker", "brk-b")]);
+    assert!(all_trades(&brk).iter().all(|t| t["ticker"] == "BRK.B"));
+    assert!(brk["count"].as_u64().unwrap() > 0);
+    let (_, none) = get(&p, ROUTE, &[("ticker", "ZZZZ")]);
+    assert_eq!(none["count"], 0);
+}
+
+#[test]
+fn member_substring_and_limit() {
+    let p = plugin_with_own_seeds::<CongressTrades>();
+    let (_, body) = get(&p, ROUTE, &[("member", "HOLLISTER")]);
+    let filings = body["filings"].as_array().unwrap();
+    assert!(!filings.is_empty());
+    assert!(filings.iter().all(|f| f["member"] == "Avery Hollister"));
+    let (_, two) = get(&p, ROUTE, &[("limit", "2")]);
+    assert_eq!(two["count"], 2);
+    let (_, clamped) = get(&p, ROUTE, &[("limit", "1000000")]);
+    assert_eq!(clamped["count"], 96);
+}
+
+#[test]
+fn amount_bounds_are_additive_numbers() {
+    let p = plugin_with_own_seeds::<CongressTrades>();
+    let (_, body) = get(&p, ROUTE, &[]);
+    for t in all_trades(&body) {
+        let min = t["amountMin"].as_f64().unwrap();
+        let max = t["amountMax"].as_f64().unwrap();
+        assert!(min < max, "{t}");
+    }
+}
+
+#[test]
+fn bad_parameters_are_400_naming_the_rule() {
+    let p = plugin_with_own_seeds::<CongressTrades>();
+    for (query, message) in [
+        (("limit", "0"), "limit must be a positive integer, got `0`"),
+        (("limit", "ten"), "limit must be a positive integer, got `ten`"),
+        (("ticker", "N V"), "ticker must be letters, digits, '.', '-', '/', '^' or '=', got `N V`"),
+    ] {
+        let (status, body) = get(&p, ROUTE, &[query]);
+        assert_eq!(status, 400);
+        assert_eq!(body["error"], message);
+        assert_eq!(body["code"], 400);
+    }
+}

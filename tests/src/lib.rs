@@ -1,0 +1,265 @@
+//! Black-box test harness: starts the real `datahost` binary with the real plugin `.so` files on port 0,
+//! with a temporary config and key store, and talks HTTP to it.
+//!
+//! The binary and plugins come from the same target profile as the test executable
+//! (`target/<profile>/datahost` and `target/<profile>/lib*.so`); build them first with
+//! `cargo build --workspace` (the README's test command does).
+
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+/// The folder holding the `datahost` binary and the plugin libraries of this build profile.
+pub fn target_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("current exe");
+    // target/<profile>/deps/<test-binary>
+    exe.parent().and_then(Path::parent).expect("target/<profile>").to_path_buf()
+}
+
+/// Path of the `datahost` binary under test.
+pub fn datahost_bin() -> PathBuf {
+    let bin = target_dir().join("datahost");
+    assert!(bin.exists(), "{} is missing: run `cargo build --workspace` before the black-box tests", bin.display());
+    bin
+}
+
+/// The workspace root (for `config/` and fixtures).
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+/// A folder holding copies (symlinks) of the workspace's real plugin libraries, optionally plus extra ones.
+pub fn plugin_dir_with(extra: &[PathBuf]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for entry in std::fs::read_dir(target_dir()).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        if name.starts_with("libdatahost_") && name.ends_with(".so") {
+            std::os::unix::fs::symlink(&path, dir.path().join(&name)).unwrap();
+        }
+    }
+    for path in extra {
+        std::os::unix::fs::symlink(path, dir.path().join(path.file_name().unwrap())).unwrap();
+    }
+    dir
+}
+
+/// Options for one server instance.
+#[derive(Default, Clone)]
+pub struct ServerOptions {
+    /// Extra TOML appended to the generated config.
+    pub extra_toml: String,
+    /// Plugin folder; `None` means the workspace's real plugins.
+    pub plugins_dir: Option<PathBuf>,
+    /// Extra environment variables.
+    pub env: Vec<(String, String)>,
+    /// Key store file to share with another server; `None` gives a fresh one.
+    pub keys_file: Option<PathBuf>,
+}
+
+/// A running `datahost serve` process, killed on drop.
+pub struct Server {
+    child: Child,
+    pub api: SocketAddr,
+    pub metrics: SocketAddr,
+    pub owner_key: String,
+    pub keys_file: PathBuf,
+    pub config_file: PathBuf,
+    pub stderr_lines: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+    _dir: tempfile::TempDir,
+    _plugins: Option<tempfile::TempDir>,
+    http: reqwest::blocking::Client,
+}
+
+impl Server {
+    /// All real plugins, embedded engine, in-process limiter, one owner key.
+    pub fn start() -> Server {
+        Self::start_with(ServerOptions::default())
+    }
+
+    pub fn start_with(options: ServerOptions) -> Server {
+        let dir = tempfile::tempdir().unwrap();
+        let keys_file = options.keys_file.clone().unwrap_or_else(|| dir.path().join("keys.json"));
+        let (plugins_dir, plugins_guard) = match &options.plugins_dir {
+            Some(p) => (p.clone(), None),
+            None => {
+                let d = plugin_dir_with(&[]);
+                (d.path().to_path_buf(), Some(d))
+            }
+        };
+        let config_file = dir.path().join("datahost.toml");
+        let config = format!(
+            "[server]\nlisten = \"127.0.0.1:0\"\nbase_url = \"http://localhost\"\n\n[metrics]\nlisten = \"127.0.0.1:0\"\n\n\
+             [plugins]\ndir = {plugins:?}\n\n[keys]\nfile = {keys:?}\n\n{extra}\n",
+            plugins = plugins_dir.display().to_string(),
+            keys = keys_file.display().to_string(),
+            extra = options.extra_toml,
+        );
+        std::fs::write(&config_file, config).unwrap();
+        let owner_key =
+            run_cli(&config_file, &["keys", "issue", "--tier", "owner", "--label", "black-box tests"], &options.env)
+                .trim()
+                .to_string();
+
+        let mut cmd = Command::new(datahost_bin());
+        cmd.arg("serve")
+            .env("DATAHOST_CONFIG", &config_file)
+            .env("RUST_LOG", "info")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        for (k, v) in &options.env {
+            cmd.env(k, v);
+        }
+        let mut child = cmd.spawn().expect("spawn datahost");
+        let stdout = child.stdout.take().unwrap();
+        let stderr = child.stderr.take().unwrap();
+        let stderr_lines = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let sink = stderr_lines.clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                sink.lock().unwrap().push(line);
+            }
+        });
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if let Ok(v) = serde_json::from_str::<Value>(&line) {
+                    if v["event"] == "listening" {
+                        let _ = tx.send(v);
+                    }
+                }
+            }
+        });
+        let ready = match rx.recv_timeout(Duration::from_secs(60)) {
+            Ok(v) => v,
+            Err(_) => {
+                let _ = child.kill();
+                panic!("datahost did not start; stderr:\n{}", stderr_lines.lock().unwrap().join("\n"));
+            }
+        };
+        let api = ready["api"].as_str().unwrap().parse().unwrap();
+        let metrics = ready["metrics"].as_str().unwrap().parse().unwrap();
+        Server {
+            child,
+            api,
+            metrics,
+            owner_key,
+            keys_file,
+            config_file,
+            stderr_lines,
+            _dir: dir,
+            _plugins: plugins_guard,
+            http: reqwest::blocking::Client::builder().timeout(Duration::from_secs(30)).build().unwrap(),
+        }
+    }
+
+    pub fn url(&self, path_and_query: &str) -> String {
+        format!("http://{}{}", self.api, path_and_query)
+    }
+
+    /// GET with the owner key; returns status and JSON body.
+    pub fn get(&self, path_and_query: &str) -> (u16, Value) {
+        let key = self.owner_key.clone();
+        self.get_with(path_and_query, &[("X-API-Key", &key)])
+    }
+
+    /// GET with the given headers; returns status and JSON body (`Value::Null` when not JSON).
+    pub fn get_with(&self, path_and_query: &str, headers: &[(&str, &str)]) -> (u16, Value) {
+        let resp = self.request(path_and_query, headers);
+        let status = resp.status().as_u16();
+        (status, resp.json().unwrap_or(Value::Null))
+    }
+
+    /// GET returning the raw response, for header assertions.
+    pub fn request(&self, path_and_query: &str, headers: &[(&str, &str)]) -> reqwest::blocking::Response {
+        let mut req = self.http.get(self.url(path_and_query));
+        for (k, v) in headers {
+            req = req.header(*k, *v);
+        }
+        req.send().expect("request")
+    }
+
+    /// The Prometheus text from the metrics listener.
+    pub fn metrics_text(&self) -> String {
+        self.http.get(format!("http://{}/metrics", self.metrics)).send().unwrap().text().unwrap()
+    }
+
+    /// Issues a key of `tier` through the CLI against this server's key store.
+    pub fn issue_key(&self, tier: &str) -> String {
+        run_cli(&self.config_file, &["keys", "issue", "--tier", tier], &[]).trim().to_string()
+    }
+
+    /// Runs a `datahost` CLI command against this server's config.
+    pub fn cli(&self, args: &[&str]) -> String {
+        run_cli(&self.config_file, args, &[])
+    }
+
+    pub fn stderr(&self) -> String {
+        self.stderr_lines.lock().unwrap().join("\n")
+    }
+
+    /// Sends SIGTERM and waits for exit; returns the exit status code.
+    pub fn terminate(mut self) -> Option<i32> {
+        unsafe_sigterm(self.child.id());
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status.code();
+            }
+            if Instant::now() > deadline {
+                let _ = self.child.kill();
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+}
+
+fn unsafe_sigterm(pid: u32) {
+    let _ = Command::new("kill").arg("-TERM").arg(pid.to_string()).status();
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Runs the CLI with `DATAHOST_CONFIG` pointing at `config`; panics with its stderr when it fails.
+pub fn run_cli(config: &Path, args: &[&str], env: &[(String, String)]) -> String {
+    let mut cmd = Command::new(datahost_bin());
+    cmd.args(args).env("DATAHOST_CONFIG", config);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().expect("run datahost");
+    assert!(out.status.success(), "datahost {args:?} failed: {}\n{}", out.status, String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Runs the CLI and returns (exit code, stdout, stderr) without asserting success.
+pub fn run_cli_raw(config: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(datahost_bin()).args(args).env("DATAHOST_CONFIG", config).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Asserts the SPEC error envelope: `error` (non-empty string) and `code` equal to the status.
+pub fn assert_envelope(status: u16, body: &Value, expected_status: u16) {
+    assert_eq!(status, expected_status, "body: {body}");
+    assert!(body["error"].as_str().is_some_and(|s| !s.is_empty()), "no error message: {body}");
+    assert_eq!(body["code"], expected_status, "body: {body}");
+}
