@@ -15,11 +15,11 @@ use datahost_plugin_api::{RequestEnvelope, Tier};
 use serde_json::json;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 
-use crate::auth::{authenticate, AuthError, Caller, ProxySecret};
+use crate::auth::{presented, resolved, AuthError, Caller, Presented, ProxySecret};
 use crate::config::Config;
 use crate::engine::Engine;
 use crate::error::AppError;
-use crate::keys::KeyCache;
+use crate::keys::KeyRing;
 use crate::plugins::{HandleOutcome, LoadedPlugin, PluginRegistry};
 use crate::ratelimit::{tier_limit, Decision, Limiter};
 
@@ -28,7 +28,7 @@ pub struct AppState {
     pub config: Arc<Config>,
     pub registry: Arc<PluginRegistry>,
     pub engine: Arc<Engine>,
-    pub keys: Arc<KeyCache>,
+    pub keys: Arc<KeyRing>,
     pub limiter: Arc<Limiter>,
     pub proxy_secret: Option<ProxySecret>,
     /// The assembled OpenAPI document, serialised once at start.
@@ -40,7 +40,7 @@ impl AppState {
         config: Arc<Config>,
         registry: Arc<PluginRegistry>,
         engine: Arc<Engine>,
-        keys: Arc<KeyCache>,
+        keys: Arc<KeyRing>,
         limiter: Arc<Limiter>,
     ) -> Self {
         let doc = crate::openapi::assemble(&registry, config.base_url());
@@ -81,6 +81,22 @@ pub fn app(state: Arc<AppState>) -> Router {
             );
         }
     }
+    if !state.config.server.bench_baseline_file.as_os_str().is_empty() {
+        // Benchmarks only (off by default): the same stack without auth, limits or plugin, for a same-run baseline.
+        match std::fs::read(&state.config.server.bench_baseline_file) {
+            Ok(bytes) => {
+                let body = Bytes::from(bytes);
+                router = router.route(
+                    "/__baseline",
+                    get(move || {
+                        let body = body.clone();
+                        async move { ([(header::CONTENT_TYPE, "application/json")], body) }
+                    }),
+                );
+            }
+            Err(e) => tracing::warn!(error = %e, "server.bench_baseline_file unreadable; no /__baseline route"),
+        }
+    }
     router
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
@@ -103,8 +119,12 @@ async fn plugin_route(state: Arc<AppState>, ctx: Arc<RouteCtx>, headers: HeaderM
     let rid = request_id(&headers).map(str::to_string);
 
     let query_key = query.iter().find(|(k, _)| k == "api_key").map(|(_, v)| v.clone());
-    let caller = match authenticate(&headers, query_key.as_deref(), &state.keys, state.proxy_secret.as_ref()) {
-        Ok(c) => c,
+    let caller = match presented(&headers, query_key.as_deref(), state.proxy_secret.as_ref()) {
+        Ok(Presented::Marketplace(c)) => c,
+        Ok(Presented::Key(key)) => match resolved(state.keys.resolve(key).await) {
+            Ok(c) => c,
+            Err(e) => return unauthorized(&state, e),
+        },
         Err(e) => return unauthorized(&state, e),
     };
     // The key never reaches a plugin.

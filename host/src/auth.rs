@@ -8,7 +8,7 @@ use datahost_plugin_api::Tier;
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
-use crate::keys::{is_well_formed, KeyCache, KeyLookup};
+use crate::keys::{is_well_formed, KeyLookup};
 
 pub const MARKETPLACE_HEADER: &str = "x-marketplace-proxy-secret";
 pub const MARKETPLACE_USER_HEADER: &str = "x-rapidapi-user";
@@ -94,13 +94,20 @@ fn presented_keys<'a>(headers: &'a HeaderMap, query_key: Option<&'a str>) -> Res
     Ok(keys)
 }
 
-/// Authenticates a request. `query_key` is the `api_key` query parameter, if any.
-pub fn authenticate(
-    headers: &HeaderMap,
-    query_key: Option<&str>,
-    keys: &KeyCache,
+/// What a request presents once its headers are checked: a marketplace caller, or one well-formed key.
+#[derive(Debug)]
+pub enum Presented<'a> {
+    Marketplace(Caller),
+    Key(&'a str),
+}
+
+/// Checks the credentials a request presents, without looking the key up. `query_key` is the `api_key` query
+/// parameter, if any.
+pub fn presented<'a>(
+    headers: &'a HeaderMap,
+    query_key: Option<&'a str>,
     proxy_secret: Option<&ProxySecret>,
-) -> Result<Caller, AuthError> {
+) -> Result<Presented<'a>, AuthError> {
     if let (Some(secret), Some(presented)) = (proxy_secret, headers.get(MARKETPLACE_HEADER)) {
         if !secret.matches(presented.as_bytes()) {
             return Err(AuthError::BadProxySecret);
@@ -111,7 +118,7 @@ pub fn authenticate(
             .map(|u| u.chars().filter(|c| c.is_ascii_graphic()).take(64).collect::<String>())
             .filter(|u| !u.is_empty())
             .unwrap_or_else(|| "proxy".into());
-        return Ok(Caller { id: Arc::from(format!("marketplace:{user}")), tier: Tier::Rapidapi });
+        return Ok(Presented::Marketplace(Caller { id: Arc::from(format!("marketplace:{user}")), tier: Tier::Rapidapi }));
     }
     let presented = presented_keys(headers, query_key)?;
     let Some(first) = presented.first().copied() else { return Err(AuthError::Missing) };
@@ -124,7 +131,12 @@ pub fn authenticate(
     if !is_well_formed(first) {
         return Err(AuthError::Malformed);
     }
-    match keys.lookup(first) {
+    Ok(Presented::Key(first))
+}
+
+/// Turns a key lookup into a caller.
+pub fn resolved(lookup: KeyLookup) -> Result<Caller, AuthError> {
+    match lookup {
         KeyLookup::Valid { id, tier } => Ok(Caller { id, tier }),
         KeyLookup::Revoked => Err(AuthError::Revoked),
         KeyLookup::Unknown => Err(AuthError::Unknown),
@@ -136,6 +148,20 @@ mod tests {
     use super::*;
     use crate::keys::generate;
     use axum::http::HeaderValue;
+
+    use crate::keys::KeyCache;
+
+    fn authenticate(
+        headers: &HeaderMap,
+        query_key: Option<&str>,
+        keys: &KeyCache,
+        proxy: Option<&ProxySecret>,
+    ) -> Result<Caller, AuthError> {
+        match presented(headers, query_key, proxy)? {
+            Presented::Marketplace(c) => Ok(c),
+            Presented::Key(k) => resolved(keys.lookup(k)),
+        }
+    }
 
     fn setup() -> (KeyCache, String, String) {
         let cache = KeyCache::default();

@@ -31,6 +31,7 @@ pub struct ServerConfig {
     pub base_url: String,
     pub shutdown_grace_secs: u64,
     pub log_format: LogFormat,
+    pub bench_baseline_file: PathBuf,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]

@@ -18,6 +18,10 @@ pub struct Engine {
     seeds: RwLock<HashMap<String, Arc<str>>>,
     address: String,
     healthy: AtomicBool,
+    /// SHA-256 of each cached snapshot as stored in PostgreSQL, to spot changes cheaply.
+    checksums: RwLock<HashMap<String, String>>,
+    /// Started without its PostgreSQL engine (`engine.degraded_start`): serving seeds until it returns.
+    degraded: AtomicBool,
     /// Bumped whenever a dataset changes, so the host knows to re-initialise the plugins that read it.
     generation: AtomicU64,
     pg: Option<PgEngine>,
@@ -35,6 +39,8 @@ impl Engine {
             seeds: RwLock::new(HashMap::new()),
             address,
             healthy: AtomicBool::new(true),
+            checksums: RwLock::new(HashMap::new()),
+            degraded: AtomicBool::new(false),
             generation: AtomicU64::new(0),
             pg,
         }
@@ -48,7 +54,18 @@ impl Engine {
         }
         let address = redact_url(&config.engine.url);
         let pg = PgEngine::connect(config).await?;
+        let reachable = pg.ping().await;
         let engine = Self::with_pg(address.clone(), Some(pg));
+        if let Err(e) = reachable {
+            if !config.engine.degraded_start {
+                return Err(format!(
+                    "{e} (start anyway with engine.degraded_start = true to serve the shipped seeds until it returns)"
+                ));
+            }
+            tracing::error!(error = %e, "records engine unreachable at start; degraded: serving shipped seeds");
+            engine.degraded.store(true, Ordering::Relaxed);
+            engine.set_healthy(false);
+        }
         Ok(Arc::new(engine))
     }
 
@@ -84,7 +101,7 @@ impl Engine {
     /// Registers a plugin's seed snapshot. In embedded mode it becomes the dataset.
     pub fn register_seed(&self, dataset: &str, snapshot: Arc<str>) {
         self.seeds.write().unwrap_or_else(|e| e.into_inner()).insert(dataset.to_string(), snapshot.clone());
-        if self.pg.is_none() {
+        if self.pg.is_none() || self.is_degraded() {
             self.datasets.write().unwrap_or_else(|e| e.into_inner()).insert(dataset.to_string(), snapshot);
         }
     }
@@ -94,6 +111,22 @@ impl Engine {
             self.seeds.read().unwrap_or_else(|e| e.into_inner()).iter().map(|(k, v)| (k.clone(), v.clone())).collect();
         v.sort_by(|a, b| a.0.cmp(&b.0));
         v
+    }
+
+    pub fn is_degraded(&self) -> bool {
+        self.degraded.load(Ordering::Relaxed)
+    }
+
+    /// The checksum of the cached snapshot as PostgreSQL reported it.
+    pub fn checksum(&self, dataset: &str) -> Option<String> {
+        self.checksums.read().unwrap_or_else(|e| e.into_inner()).get(dataset).cloned()
+    }
+
+    /// Replaces the cached snapshot with one read from PostgreSQL.
+    pub fn set_dataset_with_checksum(&self, dataset: &str, snapshot: Arc<str>, checksum: String) -> bool {
+        self.checksums.write().unwrap_or_else(|e| e.into_inner()).insert(dataset.to_string(), checksum);
+        self.degraded.store(false, Ordering::Relaxed);
+        self.set_dataset(dataset, snapshot)
     }
 
     /// Replaces the cached snapshot of a dataset; returns whether it changed.
@@ -122,9 +155,9 @@ impl Engine {
     }
 
     /// Runs a plugin's parameterised query (`{"sql", "params"}`), answering `{"rows": [...]}`.
-    pub fn query(&self, plugin_schema: &str, request_json: &str) -> Result<String, String> {
+    pub fn query(&self, plugin_slug: &str, request_json: &str) -> Result<String, String> {
         match &self.pg {
-            Some(pg) => pg.plugin_query(plugin_schema, request_json),
+            Some(pg) => pg.plugin_query(plugin_slug, request_json),
             None => Err("the embedded records engine does not run SQL; use load_dataset".into()),
         }
     }

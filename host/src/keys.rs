@@ -270,3 +270,48 @@ impl KeySource {
         }
     }
 }
+
+/// The key cache together with its store: what the request path and the reload task share.
+pub struct KeyRing {
+    pub cache: KeyCache,
+    pub source: KeySource,
+    last_refresh: tokio::sync::Mutex<(Option<std::time::Instant>, Option<std::time::SystemTime>)>,
+}
+
+impl KeyRing {
+    pub fn new(source: KeySource) -> Self {
+        Self { cache: KeyCache::default(), source, last_refresh: tokio::sync::Mutex::new((None, None)) }
+    }
+
+    /// Reloads from the store when it may have changed: for the file store when its modification time moved
+    /// (a cheap stat), for stores without such a token at most once per `min_interval`.
+    pub async fn refresh_if_due(&self, min_interval: std::time::Duration) -> Result<(), String> {
+        let mut last = self.last_refresh.lock().await;
+        let token = self.source.change_token();
+        let unchanged = match token {
+            Some(t) => last.1 == Some(t),
+            None => last.0.is_some_and(|at| at.elapsed() < min_interval),
+        };
+        if unchanged {
+            return Ok(());
+        }
+        self.source.refresh(&self.cache).await?;
+        *last = (Some(std::time::Instant::now()), token);
+        Ok(())
+    }
+
+    /// Resolves a well-formed key. A key unknown to the cache triggers a bounded reload first, so a key
+    /// issued a moment ago works at once, while a flood of unknown keys costs at most a stat (file store) or
+    /// a few reloads a second (PostgreSQL).
+    pub async fn resolve(&self, key: &str) -> KeyLookup {
+        match self.cache.lookup(key) {
+            KeyLookup::Unknown => {
+                if let Err(e) = self.refresh_if_due(std::time::Duration::from_millis(250)).await {
+                    tracing::warn!(error = %e, "cannot reload API keys");
+                }
+                self.cache.lookup(key)
+            }
+            found => found,
+        }
+    }
+}

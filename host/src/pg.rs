@@ -1,72 +1,626 @@
-//! The PostgreSQL records engine.
+//! The PostgreSQL records engine: connection pool, versioned migrations (the host's, and each plugin's in its
+//! own schema), seed loading, the key table, parameterised plugin queries, and the background task that keeps
+//! keys and datasets fresh (LISTEN/NOTIFY, with a periodic check as the fallback) and tracks engine health.
+//!
+//! Dataset snapshots are stored as text with a SHA-256 checksum, so what a replica serves is byte-for-byte what
+//! the embedded engine serves, and `load-seeds` can tell "unchanged" from "changed" without comparing documents.
 
+use std::collections::HashMap;
+use std::str::FromStr;
 use std::sync::Arc;
+use std::time::Duration;
+
+use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
+use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
+use tokio_postgres::types::{ToSql, Type};
+use tokio_postgres::NoTls;
 
 use crate::app::AppState;
 use crate::config::{redact_url, Config};
 use crate::engine::Engine;
 use crate::keys::{FileKeyStore, KeyRecord, KeySource};
+use datahost_plugin_api::Migration;
 
-pub struct PgEngine {}
+/// Channel the datasets trigger notifies on.
+pub const DATASET_CHANNEL: &str = "datahost_datasets";
+
+/// The host's migrations, applied in order, each once.
+const HOST_MIGRATIONS: &[(i32, &str, &str)] = &[
+    (
+        1,
+        "datasets and api keys",
+        r#"
+        CREATE TABLE IF NOT EXISTS datahost.datasets (
+            name       text PRIMARY KEY,
+            snapshot   text NOT NULL,
+            checksum   text NOT NULL,
+            source     text NOT NULL DEFAULT 'seed',
+            updated_at timestamptz NOT NULL DEFAULT now()
+        );
+        CREATE TABLE IF NOT EXISTS datahost.api_keys (
+            id         text PRIMARY KEY,
+            hash       text NOT NULL UNIQUE,
+            tier       text NOT NULL CHECK (tier IN ('free', 'pro', 'rapidapi', 'owner')),
+            label      text NOT NULL DEFAULT '',
+            created_at timestamptz NOT NULL DEFAULT now(),
+            revoked_at timestamptz
+        );
+        CREATE TABLE IF NOT EXISTS datahost.plugin_migrations (
+            plugin     text NOT NULL,
+            id         integer NOT NULL,
+            name       text NOT NULL,
+            applied_at timestamptz NOT NULL DEFAULT now(),
+            PRIMARY KEY (plugin, id)
+        );
+        "#,
+    ),
+    (
+        2,
+        "notify on dataset change",
+        r#"
+        CREATE OR REPLACE FUNCTION datahost.notify_dataset() RETURNS trigger AS $$
+        BEGIN
+            PERFORM pg_notify('datahost_datasets', NEW.name);
+            RETURN NEW;
+        END;
+        $$ LANGUAGE plpgsql;
+        DROP TRIGGER IF EXISTS datasets_notify ON datahost.datasets;
+        CREATE TRIGGER datasets_notify AFTER INSERT OR UPDATE ON datahost.datasets
+            FOR EACH ROW EXECUTE FUNCTION datahost.notify_dataset();
+        "#,
+    ),
+];
+
+pub struct PgEngine {
+    pool: Pool,
+    pg_config: tokio_postgres::Config,
+    address: String,
+    query_timeout: Duration,
+    connect_timeout: Duration,
+}
+
+fn checksum(text: &str) -> String {
+    hex::encode(Sha256::digest(text.as_bytes()))
+}
+
+/// The schema a plugin's tables live in.
+pub fn plugin_schema(slug: &str) -> String {
+    format!("plugin_{}", slug.replace('-', "_"))
+}
 
 impl PgEngine {
+    /// Builds the pool and checks that the server answers.
     pub async fn connect(config: &Config) -> Result<Self, String> {
-        Err(format!("the PostgreSQL records engine at {} is not available in this build", redact_url(&config.engine.url)))
+        let address = redact_url(&config.engine.url);
+        let connect_timeout = Duration::from_secs(config.engine.connect_timeout_secs.max(1));
+        let mut pg_config = tokio_postgres::Config::from_str(&config.engine.url)
+            .map_err(|e| format!("engine.url {address} is not a valid PostgreSQL URL: {e}"))?;
+        pg_config.connect_timeout(connect_timeout);
+        pg_config.application_name("datahost");
+        let manager =
+            Manager::from_config(pg_config.clone(), NoTls, ManagerConfig { recycling_method: RecyclingMethod::Fast });
+        let pool = Pool::builder(manager)
+            .max_size(config.engine.pool_size)
+            .runtime(Runtime::Tokio1)
+            .wait_timeout(Some(connect_timeout))
+            .create_timeout(Some(connect_timeout))
+            .recycle_timeout(Some(connect_timeout))
+            .build()
+            .map_err(|e| format!("cannot build the PostgreSQL pool for {address}: {e}"))?;
+        let engine = Self {
+            pool,
+            pg_config,
+            address: address.clone(),
+            query_timeout: Duration::from_secs(config.engine.query_timeout_secs.max(1)),
+            connect_timeout,
+        };
+        Ok(engine)
     }
 
-    pub async fn prepare(&self, _config: &Config, _engine: &Arc<Engine>) -> Result<(), String> {
+    pub fn address(&self) -> &str {
+        &self.address
+    }
+
+    async fn client(&self) -> Result<deadpool_postgres::Object, String> {
+        self.pool.get().await.map_err(|e| format!("records engine at {} is unreachable: {e}", self.address))
+    }
+
+    /// Runs a future under the query timeout.
+    async fn timed<T>(&self, what: &str, fut: impl std::future::Future<Output = Result<T, String>>) -> Result<T, String> {
+        match tokio::time::timeout(self.query_timeout, fut).await {
+            Ok(r) => r,
+            Err(_) => Err(format!("{what}: the records engine at {} did not answer within {:?}", self.address, self.query_timeout)),
+        }
+    }
+
+    /// Checks that the engine answers.
+    pub async fn ping(&self) -> Result<(), String> {
+        self.timed("ping", async {
+            let c = self.client().await?;
+            c.simple_query("SELECT 1").await.map_err(|e| e.to_string())?;
+            Ok(())
+        })
+        .await
+    }
+
+    /// Applies the host migrations that have not run yet. Safe to run concurrently from several replicas:
+    /// a transaction-level advisory lock serialises them.
+    pub async fn migrate(&self) -> Result<Vec<String>, String> {
+        let mut client = self.client().await?;
+        let tx = client.transaction().await.map_err(|e| e.to_string())?;
+        tx.batch_execute(
+            "SELECT pg_advisory_xact_lock(727172);
+             CREATE SCHEMA IF NOT EXISTS datahost;
+             CREATE TABLE IF NOT EXISTS datahost.migrations (
+                 id integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now());",
+        )
+        .await
+        .map_err(|e| format!("migration bookkeeping failed: {e}"))?;
+        let applied: Vec<i32> = tx
+            .query("SELECT id FROM datahost.migrations", &[])
+            .await
+            .map_err(|e| e.to_string())?
+            .iter()
+            .map(|r| r.get(0))
+            .collect();
+        let mut done = Vec::new();
+        for (id, name, sql) in HOST_MIGRATIONS {
+            if applied.contains(id) {
+                continue;
+            }
+            tx.batch_execute(sql).await.map_err(|e| format!("host migration {id} ({name}) failed: {e}"))?;
+            tx.execute("INSERT INTO datahost.migrations (id, name) VALUES ($1, $2)", &[id, name])
+                .await
+                .map_err(|e| e.to_string())?;
+            done.push(format!("host {id}: {name}"));
+        }
+        tx.commit().await.map_err(|e| e.to_string())?;
+        Ok(done)
+    }
+
+    /// Applies one plugin's migrations in its own schema.
+    pub async fn migrate_plugin(&self, slug: &str, migrations: &[Migration]) -> Result<Vec<String>, String> {
+        if migrations.is_empty() {
+            return Ok(Vec::new());
+        }
+        let schema = plugin_schema(slug);
+        let mut client = self.client().await?;
+        let tx = client.transaction().await.map_err(|e| e.to_string())?;
+        tx.batch_execute(&format!("SELECT pg_advisory_xact_lock(727173); CREATE SCHEMA IF NOT EXISTS \"{schema}\";"))
+            .await
+            .map_err(|e| e.to_string())?;
+        let applied: Vec<i32> = tx
+            .query("SELECT id FROM datahost.plugin_migrations WHERE plugin = $1", &[&slug])
+            .await
+            .map_err(|e| e.to_string())?
+            .iter()
+            .map(|r| r.get(0))
+            .collect();
+        let mut done = Vec::new();
+        let mut sorted = migrations.to_vec();
+        sorted.sort_by_key(|m| m.id);
+        for m in sorted {
+            if applied.contains(&m.id) {
+                continue;
+            }
+            tx.batch_execute(&format!("SET LOCAL search_path TO \"{schema}\", public; {}", m.sql))
+                .await
+                .map_err(|e| format!("plugin {slug} migration {} ({}) failed: {e}", m.id, m.name))?;
+            tx.execute("INSERT INTO datahost.plugin_migrations (plugin, id, name) VALUES ($1, $2, $3)", &[&slug, &m.id, &m.name])
+                .await
+                .map_err(|e| e.to_string())?;
+            done.push(format!("{slug} {}: {}", m.id, m.name));
+        }
+        tx.commit().await.map_err(|e| e.to_string())?;
+        Ok(done)
+    }
+
+    /// Writes a dataset snapshot unless the stored one is identical. Returns whether it changed.
+    pub async fn put_dataset(&self, name: &str, snapshot: &str, source: &str) -> Result<bool, String> {
+        let sum = checksum(snapshot);
+        let client = self.client().await?;
+        let n = client
+            .execute(
+                "INSERT INTO datahost.datasets (name, snapshot, checksum, source) VALUES ($1, $2, $3, $4)
+                 ON CONFLICT (name) DO UPDATE SET snapshot = EXCLUDED.snapshot, checksum = EXCLUDED.checksum,
+                     source = EXCLUDED.source, updated_at = now()
+                 WHERE datahost.datasets.checksum <> EXCLUDED.checksum",
+                &[&name, &snapshot, &sum, &source],
+            )
+            .await
+            .map_err(|e| format!("storing dataset {name}: {e}"))?;
+        Ok(n > 0)
+    }
+
+    /// Inserts a dataset only when it is missing (start-up seeding never overwrites operator data).
+    pub async fn put_dataset_if_missing(&self, name: &str, snapshot: &str) -> Result<bool, String> {
+        let client = self.client().await?;
+        let n = client
+            .execute(
+                "INSERT INTO datahost.datasets (name, snapshot, checksum, source) VALUES ($1, $2, $3, 'seed')
+                 ON CONFLICT (name) DO NOTHING",
+                &[&name, &snapshot, &checksum(snapshot)],
+            )
+            .await
+            .map_err(|e| format!("seeding dataset {name}: {e}"))?;
+        Ok(n > 0)
+    }
+
+    /// Checksums of every stored dataset.
+    pub async fn dataset_checksums(&self) -> Result<HashMap<String, String>, String> {
+        self.timed("listing datasets", async {
+            let client = self.client().await?;
+            let rows = client
+                .query("SELECT name, checksum FROM datahost.datasets", &[])
+                .await
+                .map_err(|e| format!("listing datasets: {e}"))?;
+            Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
+        })
+        .await
+    }
+
+    /// One stored dataset snapshot.
+    pub async fn fetch_dataset(&self, name: &str) -> Result<Option<String>, String> {
+        self.timed("reading a dataset", async {
+            let client = self.client().await?;
+            let row = client
+                .query_opt("SELECT snapshot FROM datahost.datasets WHERE name = $1", &[&name])
+                .await
+                .map_err(|e| format!("reading dataset {name}: {e}"))?;
+            Ok(row.map(|r| r.get(0)))
+        })
+        .await
+    }
+
+    /// Runs a plugin's parameterised query. `{schema}` in the SQL is replaced by the plugin's schema.
+    /// Parameters are bound as text, int8, float8, bool or NULL by their JSON type; cast in SQL where needed.
+    pub fn plugin_query(&self, slug: &str, request_json: &str) -> Result<String, String> {
+        #[derive(serde::Deserialize)]
+        struct QueryRequest {
+            sql: String,
+            #[serde(default)]
+            params: Vec<Value>,
+        }
+        let req: QueryRequest = serde_json::from_str(request_json).map_err(|e| format!("query request is not valid: {e}"))?;
+        let sql = req.sql.replace("{schema}", &format!("\"{}\"", plugin_schema(slug)));
+        let fut = async {
+            self.timed("plugin query", async {
+                let client = self.client().await?;
+                let params = bind_params(&req.params);
+                let refs: Vec<(&(dyn ToSql + Sync), Type)> = params.iter().map(|(v, t)| (v.as_ref() as &(dyn ToSql + Sync), t.clone())).collect();
+                let rows = client.query_typed(&sql, &refs).await.map_err(|e| format!("query failed: {e}"))?;
+                let mut out = Vec::with_capacity(rows.len());
+                for row in &rows {
+                    out.push(row_to_json(row)?);
+                }
+                Ok(json!({ "rows": out }).to_string())
+            })
+            .await
+        };
+        block_on(fut)
+    }
+
+    pub fn keys(&self) -> PgKeys {
+        PgKeys { pool: self.pool.clone(), address: self.address.clone() }
+    }
+
+    /// `datahost engine migrate`: host migrations, then every plugin's.
+    pub async fn migrate_cli(&self, config: &Config, engine: &Arc<Engine>) -> Result<(), String> {
+        for line in self.migrate().await? {
+            println!("applied {line}");
+        }
+        let opened = crate::server::open_plugins(config, engine).await?;
+        for line in self.migrate_plugins(&opened.migrations()).await? {
+            println!("applied {line}");
+        }
+        println!("migrations up to date");
         Ok(())
     }
 
-    pub fn plugin_query(&self, _schema: &str, _request_json: &str) -> Result<String, String> {
-        Err("not implemented".into())
+    /// `datahost engine load-seeds`: copies every plugin's seed snapshots into the engine. Idempotent: an
+    /// unchanged snapshot is not rewritten (and so wakes no replica).
+    pub async fn load_seeds_cli(&self, config: &Config, engine: &Arc<Engine>) -> Result<(), String> {
+        self.migrate().await?;
+        let opened = crate::server::open_plugins(config, engine).await?;
+        self.migrate_plugins(&opened.migrations()).await?;
+        let mut changed = 0;
+        for (name, snapshot) in engine.seeds() {
+            let did = self.put_dataset(&name, &snapshot, "seed").await?;
+            changed += did as usize;
+            println!("{name}: {}", if did { "loaded" } else { "unchanged" });
+        }
+        println!("{changed} dataset(s) changed");
+        Ok(())
+    }
+
+    /// Applies each plugin's own-table migrations in its schema.
+    pub async fn migrate_plugins(&self, plugins: &[(String, Vec<Migration>)]) -> Result<Vec<String>, String> {
+        let mut done = Vec::new();
+        for (slug, migrations) in plugins {
+            done.extend(self.migrate_plugin(slug, migrations).await?);
+        }
+        Ok(done)
+    }
+
+    /// Brings the engine's dataset cache in line with PostgreSQL: seeds datasets that are missing (when
+    /// `engine.seed_on_start`), then loads every stored snapshot. Runs before any plugin `init`.
+    pub async fn sync_datasets(&self, config: &Config, engine: &Engine) -> Result<(), String> {
+        if config.engine.seed_on_start {
+            for (name, snapshot) in engine.seeds() {
+                if self.put_dataset_if_missing(&name, &snapshot).await? {
+                    tracing::info!(dataset = %name, "seeded missing dataset into the records engine");
+                }
+            }
+        }
+        let sums = self.dataset_checksums().await?;
+        for name in sums.keys() {
+            if let Some(snapshot) = self.fetch_dataset(name).await? {
+                engine.set_dataset_with_checksum(name, Arc::from(snapshot.as_str()), sums[name].clone());
+            }
+        }
+        Ok(())
+    }
+
+    /// Opens a dedicated connection that LISTENs for dataset changes and wakes `notify` on each one.
+    async fn listen(&self, notify: Arc<tokio::sync::Notify>) -> Result<(), String> {
+        let (client, mut connection) =
+            self.pg_config.connect(NoTls).await.map_err(|e| format!("LISTEN connection to {}: {e}", self.address))?;
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let driver = tokio::spawn(async move {
+            let mut stream = futures_util::stream::poll_fn(move |cx| connection.poll_message(cx));
+            use futures_util::StreamExt;
+            while let Some(msg) = stream.next().await {
+                match msg {
+                    Ok(tokio_postgres::AsyncMessage::Notification(_)) => {
+                        let _ = tx.send(());
+                    }
+                    Ok(_) => {}
+                    Err(_) => break,
+                }
+            }
+        });
+        client.batch_execute(&format!("LISTEN {DATASET_CHANNEL}")).await.map_err(|e| e.to_string())?;
+        while rx.recv().await.is_some() {
+            notify.notify_one();
+        }
+        driver.abort();
+        drop(client);
+        Err("LISTEN connection closed".into())
+    }
+
+    pub fn connect_timeout(&self) -> Duration {
+        self.connect_timeout
     }
 }
 
-pub struct PgKeys {}
+/// Runs a future to completion from synchronous code that may sit on a runtime worker thread (a plugin's
+/// `handle`) or on a blocking thread (plugin `init` at start).
+fn block_on<T>(fut: impl std::future::Future<Output = T>) -> T {
+    match tokio::runtime::Handle::try_current() {
+        Ok(handle) => tokio::task::block_in_place(|| handle.block_on(fut)),
+        Err(_) => tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime").block_on(fut),
+    }
+}
+
+fn bind_params(params: &[Value]) -> Vec<(Box<dyn ToSql + Sync + Send>, Type)> {
+    params
+        .iter()
+        .map(|v| -> (Box<dyn ToSql + Sync + Send>, Type) {
+            match v {
+                Value::Null => (Box::new(Option::<String>::None), Type::TEXT),
+                Value::Bool(b) => (Box::new(*b), Type::BOOL),
+                Value::Number(n) => match n.as_i64() {
+                    Some(i) => (Box::new(i), Type::INT8),
+                    None => (Box::new(n.as_f64().unwrap_or(0.0)), Type::FLOAT8),
+                },
+                Value::String(s) => (Box::new(s.clone()), Type::TEXT),
+                other => (Box::new(other.to_string()), Type::TEXT),
+            }
+        })
+        .collect()
+}
+
+fn row_to_json(row: &tokio_postgres::Row) -> Result<Value, String> {
+    let mut obj = serde_json::Map::new();
+    for (i, col) in row.columns().iter().enumerate() {
+        let t = col.type_();
+        let v = match *t {
+            Type::BOOL => json!(row.try_get::<_, Option<bool>>(i).map_err(|e| e.to_string())?),
+            Type::INT2 => json!(row.try_get::<_, Option<i16>>(i).map_err(|e| e.to_string())?),
+            Type::INT4 => json!(row.try_get::<_, Option<i32>>(i).map_err(|e| e.to_string())?),
+            Type::INT8 => json!(row.try_get::<_, Option<i64>>(i).map_err(|e| e.to_string())?),
+            Type::FLOAT4 => json!(row.try_get::<_, Option<f32>>(i).map_err(|e| e.to_string())?),
+            Type::FLOAT8 => json!(row.try_get::<_, Option<f64>>(i).map_err(|e| e.to_string())?),
+            Type::TEXT | Type::VARCHAR | Type::BPCHAR | Type::NAME => {
+                json!(row.try_get::<_, Option<String>>(i).map_err(|e| e.to_string())?)
+            }
+            Type::JSON | Type::JSONB => row.try_get::<_, Option<Value>>(i).map_err(|e| e.to_string())?.unwrap_or(Value::Null),
+            Type::DATE => json!(row
+                .try_get::<_, Option<chrono::NaiveDate>>(i)
+                .map_err(|e| e.to_string())?
+                .map(|d| d.format("%Y-%m-%d").to_string())),
+            Type::TIMESTAMPTZ => json!(row
+                .try_get::<_, Option<chrono::DateTime<chrono::Utc>>>(i)
+                .map_err(|e| e.to_string())?
+                .map(|d| d.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))),
+            Type::TEXT_ARRAY | Type::VARCHAR_ARRAY => {
+                json!(row.try_get::<_, Option<Vec<String>>>(i).map_err(|e| e.to_string())?)
+            }
+            ref other => {
+                return Err(format!("column `{}` has type {other}, which queries cannot return; cast it to text", col.name()))
+            }
+        };
+        obj.insert(col.name().to_string(), v);
+    }
+    Ok(Value::Object(obj))
+}
+
+/// API keys in PostgreSQL (engine mode): hashes only.
+pub struct PgKeys {
+    pool: Pool,
+    address: String,
+}
 
 impl PgKeys {
+    async fn client(&self) -> Result<deadpool_postgres::Object, String> {
+        self.pool.get().await.map_err(|e| format!("records engine at {} is unreachable: {e}", self.address))
+    }
+
     pub async fn load(&self) -> Result<Vec<KeyRecord>, String> {
-        Err("not implemented".into())
+        let client = self.client().await?;
+        let rows = client
+            .query(
+                "SELECT id, hash, tier, label, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'),
+                        to_char(revoked_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')
+                 FROM datahost.api_keys ORDER BY created_at, id",
+                &[],
+            )
+            .await
+            .map_err(|e| format!("reading API keys: {e}"))?;
+        rows.iter()
+            .map(|r| {
+                let tier: String = r.get(2);
+                Ok(KeyRecord {
+                    id: r.get(0),
+                    hash: r.get(1),
+                    tier: datahost_plugin_api::Tier::parse(&tier).ok_or_else(|| format!("unknown tier {tier} in api_keys"))?,
+                    label: r.get(3),
+                    created_at: r.get(4),
+                    revoked_at: r.get(5),
+                })
+            })
+            .collect()
     }
-    pub async fn insert(&self, _r: KeyRecord) -> Result<(), String> {
-        Err("not implemented".into())
+
+    pub async fn insert(&self, r: KeyRecord) -> Result<(), String> {
+        let client = self.client().await?;
+        client
+            .execute(
+                "INSERT INTO datahost.api_keys (id, hash, tier, label) VALUES ($1, $2, $3, $4)",
+                &[&r.id, &r.hash, &r.tier.as_str(), &r.label],
+            )
+            .await
+            .map_err(|e| format!("storing the API key: {e}"))?;
+        Ok(())
     }
-    pub async fn revoke(&self, _id: &str) -> Result<bool, String> {
-        Err("not implemented".into())
+
+    pub async fn revoke(&self, id: &str) -> Result<bool, String> {
+        let client = self.client().await?;
+        let exists = client
+            .query_opt("SELECT 1 FROM datahost.api_keys WHERE id = $1", &[&id])
+            .await
+            .map_err(|e| e.to_string())?
+            .is_some();
+        if exists {
+            client
+                .execute("UPDATE datahost.api_keys SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL", &[&id])
+                .await
+                .map_err(|e| e.to_string())?;
+        }
+        Ok(exists)
     }
 }
 
-/// The key store for this config.
-pub fn key_source(config: &Config, _engine: &Arc<Engine>) -> KeySource {
-    KeySource::File(FileKeyStore::new(config.keys.file.clone()))
+/// The key store for this config: the JSON file on the embedded engine, the key table in engine mode.
+pub fn key_source(config: &Config, engine: &Arc<Engine>) -> KeySource {
+    match engine.pg() {
+        Some(pg) => KeySource::Postgres(pg.keys()),
+        None => KeySource::File(FileKeyStore::new(config.keys.file.clone())),
+    }
 }
 
-/// Background upkeep: reloads keys when the store changes.
+/// Background upkeep: reloads keys when the store changes; in engine mode also watches engine health and
+/// dataset changes (LISTEN/NOTIFY plus a periodic check) and re-initialises the plugins that read a changed
+/// dataset.
 pub fn spawn_background(state: Arc<AppState>) {
-    let source = key_source(&state.config, &state.engine);
-    let interval = std::time::Duration::from_secs(state.config.engine.reload_interval_secs.max(1));
+    let interval = Duration::from_secs(state.config.engine.reload_interval_secs.max(1));
+    let keys_state = state.clone();
     tokio::spawn(async move {
-        let mut last = source.change_token();
         loop {
             tokio::time::sleep(interval).await;
-            let token = source.change_token();
-            if token.is_some() && token == last {
-                continue;
+            if let Err(e) = keys_state.keys.refresh_if_due(interval / 2).await {
+                tracing::warn!(error = %e, "cannot reload API keys; keeping the previous set");
             }
-            match source.refresh(&state.keys).await {
-                Ok(()) => last = token,
-                Err(e) => tracing::warn!(error = %e, "cannot reload API keys; keeping the previous set"),
+        }
+    });
+    if state.engine.pg().is_none() {
+        return;
+    }
+    let wake = Arc::new(tokio::sync::Notify::new());
+    let listen_state = state.clone();
+    let listen_wake = wake.clone();
+    tokio::spawn(async move {
+        loop {
+            if let Some(pg) = listen_state.engine.pg() {
+                if let Err(e) = pg.listen(listen_wake.clone()).await {
+                    tracing::debug!(error = %e, "dataset LISTEN ended; retrying");
+                }
             }
+            tokio::time::sleep(interval).await;
+        }
+    });
+    tokio::spawn(async move {
+        loop {
+            tokio::select! {
+                _ = tokio::time::sleep(interval) => {},
+                _ = wake.notified() => {},
+            }
+            check_engine(&state).await;
         }
     });
 }
 
-impl PgEngine {
-    pub async fn migrate_cli(&self, _config: &Config, _engine: &Arc<Engine>) -> Result<(), String> {
-        Err("not implemented".into())
+/// One round of the engine watch: health, then changed datasets.
+pub async fn check_engine(state: &Arc<AppState>) {
+    let Some(pg) = state.engine.pg() else { return };
+    let sums = match pg.dataset_checksums().await {
+        Ok(s) => s,
+        Err(e) => {
+            if state.engine.is_healthy() {
+                tracing::error!(error = %e, "records engine lost; serving the datasets already loaded");
+            }
+            state.engine.set_healthy(false);
+            metrics::gauge!("datahost_records_engine_up").set(0.0);
+            return;
+        }
+    };
+    if !state.engine.is_healthy() {
+        tracing::info!(engine = pg.address(), "records engine reachable again");
     }
-    pub async fn load_seeds_cli(&self, _config: &Config, _engine: &Arc<Engine>) -> Result<(), String> {
-        Err("not implemented".into())
+    state.engine.set_healthy(true);
+    metrics::gauge!("datahost_records_engine_up").set(1.0);
+    let mut changed = Vec::new();
+    for (name, sum) in &sums {
+        if state.engine.checksum(name).as_deref() == Some(sum.as_str()) {
+            continue;
+        }
+        match pg.fetch_dataset(name).await {
+            Ok(Some(snapshot)) => {
+                state.engine.set_dataset_with_checksum(name, Arc::from(snapshot.as_str()), sum.clone());
+                changed.push(name.clone());
+            }
+            Ok(None) => {}
+            Err(e) => tracing::warn!(dataset = %name, error = %e, "cannot read changed dataset"),
+        }
+    }
+    if changed.is_empty() {
+        return;
+    }
+    let plugins: Vec<_> = state
+        .registry
+        .plugins
+        .iter()
+        .filter(|p| p.reads().any(|d| changed.iter().any(|c| c == d)))
+        .cloned()
+        .collect();
+    for plugin in plugins {
+        let slug = plugin.slug().to_string();
+        let result = tokio::task::spawn_blocking(move || plugin.reinit()).await;
+        match result {
+            Ok(Ok(())) => tracing::info!(plugin = %slug, datasets = ?changed, "reloaded after a dataset change"),
+            Ok(Err(e)) => tracing::error!(plugin = %slug, error = %e, "reload failed; still serving the previous data"),
+            Err(e) => tracing::error!(plugin = %slug, error = %e, "reload crashed; still serving the previous data"),
+        }
     }
 }

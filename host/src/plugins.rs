@@ -15,7 +15,7 @@ use abi_stable::library::lib_header_from_path;
 use abi_stable::std_types::RStr;
 use datahost_plugin_api::abi::{FfiReply, FfiResponse, HostServices, PluginModuleRef, ABI_MAJOR, OUTCOME_OK, OUTCOME_PANIC};
 use datahost_plugin_api::manifest::validate;
-use datahost_plugin_api::{BuildInfo, Manifest, Maturity};
+use datahost_plugin_api::{BuildInfo, Manifest, Maturity, Migration};
 use serde::Serialize;
 use serde_json::value::RawValue;
 
@@ -26,6 +26,7 @@ pub struct LoadedPlugin {
     pub token: u64,
     pub file: PathBuf,
     pub manifest: Manifest,
+    pub migrations: Vec<Migration>,
     pub build: BuildInfo,
     module: PluginModuleRef,
     config_json: String,
@@ -118,6 +119,7 @@ impl PluginRegistry {
 struct Candidate {
     file: PathBuf,
     manifest: Manifest,
+    migrations: Vec<Migration>,
     build: BuildInfo,
     module: PluginModuleRef,
     seeds: Vec<(String, Arc<str>)>,
@@ -171,6 +173,13 @@ fn open(path: &Path) -> Result<Candidate, LoadFailure> {
         (module.manifest())().into_result().map_err(|e| fail(&name, "manifest", format!("manifest() failed: {e}")))?;
     let manifest: Manifest = serde_json::from_str(&manifest_json)
         .map_err(|e| fail(&name, "manifest", format!("invalid manifest: {e}")))?;
+    #[derive(serde::Deserialize)]
+    struct Extras {
+        #[serde(default)]
+        migrations: Vec<Migration>,
+    }
+    let extras: Extras = serde_json::from_str(&manifest_json)
+        .map_err(|e| fail(&manifest.slug, "manifest", format!("invalid migrations: {e}")))?;
     let problems = validate(&manifest);
     if !problems.is_empty() {
         return Err(fail(&manifest.slug, "manifest", format!("invalid manifest: {}", problems.join("; "))));
@@ -188,7 +197,7 @@ fn open(path: &Path) -> Result<Candidate, LoadFailure> {
         .map_err(|e| fail(&manifest.slug, "seeds", format!("seeds are not valid JSON: {e}")))?;
     let seeds = seed_docs.into_iter().map(|s| (s.dataset, Arc::from(s.snapshot.get()))).collect();
 
-    Ok(Candidate { file: path.to_path_buf(), manifest, build, module, seeds })
+    Ok(Candidate { file: path.to_path_buf(), manifest, migrations: extras.migrations, build, module, seeds })
 }
 
 fn first_line(s: &str) -> String {
@@ -199,6 +208,19 @@ fn first_lines(s: &str, n: usize) -> String {
     s.lines().filter(|l| !l.trim().is_empty()).take(n).collect::<Vec<_>>().join(" ").chars().take(600).collect()
 }
 
+/// Plugins opened and checked, their seeds registered with the engine, not yet initialised.
+pub struct OpenedPlugins {
+    candidates: Vec<Candidate>,
+    failures: Vec<LoadFailure>,
+}
+
+impl OpenedPlugins {
+    /// Each plugin's slug and its own-table migrations (for the PostgreSQL engine).
+    pub fn migrations(&self) -> Vec<(String, Vec<Migration>)> {
+        self.candidates.iter().map(|c| (c.manifest.slug.clone(), c.migrations.clone())).collect()
+    }
+}
+
 /// Loads every plugin in `dir`: opens them all, registers their seeds with the engine, then runs each
 /// plugin's `init` (so a plugin that reads another plugin's dataset finds it).
 pub fn load_all(
@@ -207,6 +229,11 @@ pub fn load_all(
     disabled: &[String],
     settings: &BTreeMap<String, serde_json::Value>,
 ) -> Result<PluginRegistry, String> {
+    Ok(init_all(open_all(dir, engine, disabled)?, engine, settings))
+}
+
+/// Opens and validates every plugin library in `dir` and registers their seeds. Runs no plugin `init`.
+pub fn open_all(dir: &Path, engine: &Arc<Engine>, disabled: &[String]) -> Result<OpenedPlugins, String> {
     let files = plugin_files(dir)?;
     let mut failures = Vec::new();
     let mut candidates: Vec<Candidate> = Vec::new();
@@ -269,7 +296,16 @@ pub fn load_all(
         }
         candidates.push(candidate);
     }
+    Ok(OpenedPlugins { candidates, failures })
+}
 
+/// Runs `init` of every opened plugin; those that fail join the failures.
+pub fn init_all(
+    opened: OpenedPlugins,
+    engine: &Arc<Engine>,
+    settings: &BTreeMap<String, serde_json::Value>,
+) -> PluginRegistry {
+    let OpenedPlugins { candidates, mut failures } = opened;
     let mut plugins = Vec::new();
     for c in candidates {
         let token = register_token(engine.clone(), &c.manifest.slug);
@@ -286,6 +322,7 @@ pub fn load_all(
                     token,
                     file: c.file,
                     manifest: c.manifest,
+                    migrations: c.migrations,
                     build: c.build,
                     module: c.module,
                     config_json,
@@ -302,7 +339,7 @@ pub fn load_all(
     for f in &failures {
         tracing::error!(plugin = %f.plugin, file = %f.file, stage = f.stage, error = %f.error, "plugin not loaded");
     }
-    Ok(PluginRegistry { plugins, failures })
+    PluginRegistry { plugins, failures }
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -385,8 +422,7 @@ extern "C" fn svc_load_dataset(token: u64, dataset: RStr<'_>) -> FfiReply {
 extern "C" fn svc_query(token: u64, request_json: RStr<'_>) -> FfiReply {
     shielded(|| {
         let ctx = context(token).ok_or("unknown plugin token")?;
-        let schema = ctx.slug.replace('-', "_");
-        ctx.engine.query(&schema, request_json.as_str())
+        ctx.engine.query(&ctx.slug, request_json.as_str())
     })
 }
 

@@ -10,20 +10,37 @@ use tokio::net::TcpListener;
 use crate::app::{app, AppState};
 use crate::config::Config;
 use crate::engine::Engine;
-use crate::keys::KeyCache;
-use crate::plugins::{load_all, PluginRegistry};
+use crate::keys::KeyRing;
+use crate::plugins::{init_all, open_all, OpenedPlugins, PluginRegistry};
 use crate::ratelimit::{Limiter, LocalLimiter, SystemClock};
 use crate::redis_limiter::RedisLimiter;
 
-/// Loads the plugins on a blocking thread (dlopen and plugin init are synchronous and may take a while).
-pub async fn load_plugins(config: &Config, engine: &Arc<Engine>) -> Result<Arc<PluginRegistry>, String> {
+/// Opens every plugin library on a blocking thread (dlopen is synchronous) and registers their seeds.
+pub async fn open_plugins(config: &Config, engine: &Arc<Engine>) -> Result<OpenedPlugins, String> {
     let dir = config.plugins_dir();
     let engine = engine.clone();
     let disabled = config.plugins.disabled.clone();
-    let settings = config.plugins.settings.clone();
-    let registry = tokio::task::spawn_blocking(move || load_all(&dir, &engine, &disabled, &settings))
+    tokio::task::spawn_blocking(move || open_all(&dir, &engine, &disabled))
         .await
-        .map_err(|e| format!("plugin loader crashed: {e}"))??;
+        .map_err(|e| format!("plugin loader crashed: {e}"))?
+}
+
+/// Loads the plugins: open them, prepare the PostgreSQL engine for them (their migrations, missing seeds,
+/// the dataset cache), then run their `init` on a blocking thread.
+pub async fn load_plugins(config: &Config, engine: &Arc<Engine>) -> Result<Arc<PluginRegistry>, String> {
+    let opened = open_plugins(config, engine).await?;
+    if let (Some(pg), false) = (engine.pg(), engine.is_degraded()) {
+        if config.engine.migrate_on_start {
+            pg.migrate().await?;
+            pg.migrate_plugins(&opened.migrations()).await?;
+        }
+        pg.sync_datasets(config, engine).await?;
+    }
+    let engine = engine.clone();
+    let settings = config.plugins.settings.clone();
+    let registry = tokio::task::spawn_blocking(move || init_all(opened, &engine, &settings))
+        .await
+        .map_err(|e| format!("plugin loader crashed: {e}"))?;
     for p in &registry.plugins {
         metrics::gauge!("datahost_plugin_loaded", "plugin" => p.slug().to_string()).set(1.0);
     }
@@ -49,12 +66,9 @@ pub fn limiter(config: &Config) -> Result<Limiter, String> {
 pub async fn build_state(config: Config) -> Result<Arc<AppState>, String> {
     let config = Arc::new(config);
     let engine = Engine::from_config(&config).await?;
-    if let Some(pg) = engine.pg() {
-        pg.prepare(&config, &engine).await?;
-    }
     let registry = load_plugins(&config, &engine).await?;
-    let keys = Arc::new(KeyCache::default());
-    crate::pg::key_source(&config, &engine).refresh(&keys).await?;
+    let keys = Arc::new(KeyRing::new(crate::pg::key_source(&config, &engine)));
+    keys.refresh_if_due(Duration::ZERO).await?;
     let limiter = Arc::new(limiter(&config)?);
     Ok(Arc::new(AppState::new(config, registry, engine, keys, limiter)))
 }
@@ -71,7 +85,7 @@ pub async fn serve(config: Config) -> Result<(), String> {
         .map_err(|e| format!("cannot listen on metrics.listen {}: {e}", config.metrics.listen))?;
 
     let state = build_state(config).await?;
-    if state.keys.is_empty() {
+    if state.keys.cache.is_empty() {
         tracing::warn!("no API keys issued yet: run `datahost keys issue --tier owner`");
     }
     crate::pg::spawn_background(state.clone());

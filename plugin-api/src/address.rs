@@ -222,12 +222,17 @@ impl TokenQuery {
     }
 }
 
+/// Whether text holds any letter or digit (`#` alone canonicalises to `UNIT`, yet names nothing).
+pub fn has_alphanumeric(text: &str) -> bool {
+    text.chars().any(char::is_alphanumeric)
+}
+
 /// Parses a search text parameter into a [`TokenQuery`]: required (SPEC wording when missing), at most
 /// `max_chars` characters, and holding at least one letter or digit.
 pub fn token_query_param(q: &Query<'_>, name: &str, max_chars: usize) -> Result<(String, TokenQuery), ApiError> {
     let text = q.str_max(name, max_chars)?.ok_or_else(|| ApiError::missing(name))?;
     let query = TokenQuery::new(text);
-    if query.is_empty() {
+    if !has_alphanumeric(text) {
         return Err(ApiError::bad_request(format!("{name} must contain at least one letter or digit")));
     }
     Ok((text.to_string(), query))
@@ -303,12 +308,15 @@ mod tests {
 
     #[test]
     fn token_parameter() {
-        let pairs = vec![("query".to_string(), "?!".to_string())];
+        let pairs = vec![("query".to_string(), "#?!".to_string())];
         let q = Query::new(&pairs);
         assert_eq!(
             token_query_param(&q, "query", 200).unwrap_err().message,
             "query must contain at least one letter or digit"
         );
-        assert_eq!(token_query_param(&q, "missing", 200).unwrap_err().message, "the missing query parameter is required");
+        assert_eq!(
+            token_query_param(&q, "missing", 200).unwrap_err().message,
+            "the missing query parameter is required"
+        );
     }
 }

@@ -27,6 +27,33 @@ impl CompaniesMeta {
     }
 }
 
+/// The usual snapshot document of a company dataset: `{meta, companies: [...]}` with a plugin-specific record.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Snapshot<C> {
+    pub meta: CompaniesMeta,
+    pub companies: Vec<C>,
+}
+
+/// A loaded company dataset: its `meta` and the per-company entries a plugin derived from the snapshot.
+#[derive(Debug, Clone)]
+pub struct Dataset<E> {
+    pub meta: CompaniesMeta,
+    pub companies: Companies<E>,
+}
+
+impl<E> Dataset<E> {
+    /// Derives one entry per snapshot record (`entry` may reject a record, which fails `init`) and orders
+    /// them by `ticker`.
+    pub fn build<C>(
+        snapshot: Snapshot<C>,
+        entry: impl FnMut(C) -> Result<E, String>,
+        ticker: impl Fn(&E) -> &str,
+    ) -> Result<Self, String> {
+        let entries = snapshot.companies.into_iter().map(entry).collect::<Result<Vec<_>, _>>()?;
+        Ok(Self { meta: snapshot.meta, companies: Companies::new(entries, ticker) })
+    }
+}
+
 /// Company records in a stable order (by ticker), each with its ticker normalised once at load.
 #[derive(Debug, Clone)]
 pub struct Companies<T> {
@@ -88,6 +115,16 @@ pub fn route_spec(path: &str) -> RouteSpec {
     RouteSpec { path: path.into(), min_tier: Tier::Free, params: vec![ticker] }
 }
 
+/// The schema of one company whose first fields are `name` and `ticker`, followed by `fields`; all required.
+pub fn company_schema(fields: &[(&str, Value)]) -> Value {
+    let mut all = vec![
+        ("name", schema::describe(schema::string(), "Company name.")),
+        ("ticker", schema::describe(schema::string(), "Stock ticker.")),
+    ];
+    all.extend(fields.iter().cloned());
+    schema::object(&all)
+}
+
 /// Everything that differs between the OpenAPI fragments of two company datasets.
 pub struct CompaniesDoc<'a> {
     pub route: &'a RouteSpec,
@@ -145,6 +182,15 @@ impl CompaniesDoc<'_> {
         schemas.extend(self.extra_schemas);
         crate::openapi::fragment(vec![(self.route.path.as_str(), op.path_item())], schemas)
     }
+}
+
+/// Test helper: the one company `ticker` selects on the plugin's own seeds (panics unless the answer is 200
+/// with exactly one company).
+pub fn fetch_company<P: Plugin>(route: &str, ticker: &str) -> Value {
+    let (status, body) =
+        crate::testing::get(&crate::testing::plugin_with_own_seeds::<P>(), route, &[("ticker", ticker)]);
+    assert_eq!((status, &body["count"]), (200, &Value::from(1)), "{body}");
+    body["companies"][0].clone()
 }
 
 /// Test helper: checks the behaviour every company dataset shares on the plugin's own seeds (envelope

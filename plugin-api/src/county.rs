@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::address::{token_query_param, TokenQuery, TokenSet};
 use crate::params::Query;
-use crate::ApiError;
+use crate::{ApiError, ParamSpec};
 
 /// USPS codes and names of the states, the District of Columbia and the territories with county equivalents.
 #[rustfmt::skip]
@@ -101,7 +101,42 @@ pub struct ClerkSearch {
 /// Longest accepted `query`, so a client cannot make the server tokenise a megabyte.
 pub const MAX_QUERY_CHARS: usize = 200;
 
+/// The `county` parameter of a county-records route (optional unless `.required()` is chained); `note` says
+/// what a county that is not yet onboarded gives.
+pub fn county_param_spec(note: &str) -> ParamSpec {
+    ParamSpec::string(
+        "county",
+        &format!(
+            "County slug (county name in lowercase words joined by '-', then the state code), for example \
+             `travis-tx`. {note}"
+        ),
+    )
+    .example("travis-tx")
+}
+
 impl ClerkSearch {
+    /// The parameters [`ClerkSearch::parse`] reads: required `county` and `query` (described by the caller,
+    /// which knows what its records hold), and `limit` over `what`.
+    pub fn param_specs(
+        query_description: &str,
+        query_example: &str,
+        what: &str,
+        default_limit: usize,
+        max_limit: usize,
+    ) -> Vec<ParamSpec> {
+        vec![
+            county_param_spec("A county not yet onboarded gives an empty result.").required(),
+            ParamSpec::string(
+                "query",
+                &format!("{query_description} At most {MAX_QUERY_CHARS} characters, with a letter or digit."),
+            )
+            .required()
+            .example(query_example)
+            .schema(serde_json::json!({ "maxLength": MAX_QUERY_CHARS })),
+            ParamSpec::limit(default_limit, max_limit, what),
+        ]
+    }
+
     pub fn parse(q: &Query<'_>, default_limit: usize, max_limit: usize) -> Result<Self, ApiError> {
         let county = county_param(q, "county")?.ok_or_else(|| ApiError::missing("county"))?;
         let (query, tokens) = token_query_param(q, "query", MAX_QUERY_CHARS)?;
@@ -157,13 +192,24 @@ impl<T> CountyIndex<T> {
     /// Every record of `county` whose tokens hold all query tokens, newest first, capped at `limit`.
     /// A county that is not onboarded yields nothing (records outside the coverage list are ignored).
     pub fn search(&self, county: &str, query: &TokenQuery, limit: usize) -> SearchResult<'_, T> {
+        self.search_where(county, query, limit, |_| true)
+    }
+
+    /// [`Self::search`] restricted to the records `keep` accepts (a dataset's own filters).
+    pub fn search_where(
+        &self,
+        county: &str,
+        query: &TokenQuery,
+        limit: usize,
+        keep: impl Fn(&T) -> bool,
+    ) -> SearchResult<'_, T> {
         if !self.is_onboarded(county) {
             return SearchResult { onboarded: false, total: 0, records: Vec::new() };
         }
         let mut total = 0;
         let mut records = Vec::new();
         for (record, tokens) in self.by_county.get(county).into_iter().flatten() {
-            if query.matches(tokens) {
+            if query.matches(tokens) && keep(record) {
                 total += 1;
                 if records.len() < limit {
                     records.push(record);
@@ -226,7 +272,10 @@ mod tests {
         }
         let long = "a ".repeat(101);
         let p = q(&[("county", "king-wa"), ("query", &long)]);
-        assert_eq!(ClerkSearch::parse(&Query::new(&p), 100, 1000).unwrap_err().message, "query must be at most 200 characters");
+        assert_eq!(
+            ClerkSearch::parse(&Query::new(&p), 100, 1000).unwrap_err().message,
+            "query must be at most 200 characters"
+        );
     }
 
     #[test]
@@ -255,5 +304,7 @@ mod tests {
         assert!(!other.onboarded, "records of a county missing from the coverage list are not served");
         assert_eq!(other.total, 0);
         assert_eq!(index.onboarded().collect::<Vec<_>>(), ["king-wa"]);
+        let filtered = index.search_where("king-wa", &TokenQuery::new("halvorsen"), 10, |r| r.1 < "2021");
+        assert_eq!(filtered.records.iter().map(|r| r.1).collect::<Vec<_>>(), ["2020-01-01"]);
     }
 }

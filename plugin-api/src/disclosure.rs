@@ -7,14 +7,28 @@
 //! filings with a trade in that ticker and, inside each, only those trades; filings come newest first
 //! (`filedDate`, then `docId`, descending); `limit` caps the number of filings.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
+use crate::openapi::schema::{date, datetime, describe, nullable, number, string, uri};
 use crate::params::{normalize_ticker, Query, TickerFilter};
 use crate::text::amount_range_bounds;
 use crate::{ApiError, ParamSpec};
 
 /// Longest `member` pattern accepted, so a client cannot make the server scan with a huge needle.
 pub const MEMBER_MAX_CHARS: usize = 100;
+
+/// One transaction line of a report, as both chambers disclose it. The House adds `bundled` by flattening this.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DisclosureTrade {
+    pub ticker: String,
+    pub asset: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub amount_range: String,
+    pub date: String,
+}
 
 /// A disclosure filing: one report by one member, holding its trade lines.
 pub trait Disclosure {
@@ -31,7 +45,9 @@ pub trait Disclosure {
 pub fn params(default_limit: usize, max_limit: usize, member_example: &str) -> Vec<ParamSpec> {
     vec![
         ParamSpec::ticker(),
-        ParamSpec::string("member", "Case-insensitive substring of the member's name.").example(member_example),
+        ParamSpec::string("member", "Case-insensitive substring of the member's name.")
+            .example(member_example)
+            .schema(serde_json::json!({ "maxLength": MEMBER_MAX_CHARS })),
         ParamSpec::limit(default_limit, max_limit, "filings"),
     ]
 }
@@ -150,11 +166,33 @@ impl<'a, T: Serialize> WithAmountBounds<'a, T> {
 }
 
 /// The OpenAPI properties of the additive `amountMin` / `amountMax` fields, for a trade schema's optional list.
-pub fn amount_bound_schemas() -> [(&'static str, serde_json::Value); 2] {
-    use crate::openapi::schema::{describe, nullable, number};
+pub fn amount_bound_schemas() -> [(&'static str, Value); 2] {
     [
         ("amountMin", describe(nullable(number()), "Lower bound of amountRange in USD.")),
         ("amountMax", describe(nullable(number()), "Upper bound of amountRange in USD; null when open-ended.")),
+    ]
+}
+
+/// The OpenAPI properties of a [`DisclosureTrade`]; `type_description` names the dataset's transaction types.
+pub fn trade_schemas(type_description: &str) -> Vec<(&'static str, Value)> {
+    vec![
+        ("ticker", describe(string(), "Ticker of the traded security (share classes as `BRK.B`).")),
+        ("asset", describe(string(), "Asset name as disclosed.")),
+        ("type", describe(string(), type_description)),
+        ("amountRange", describe(string(), "Bucketed amount range as disclosed, not an exact amount.")),
+        ("date", describe(date(), "Transaction date.")),
+    ]
+}
+
+/// The OpenAPI properties of a disclosure dataset's [`SnapshotMeta`](crate::snapshot::SnapshotMeta) (both
+/// chambers use it; the House flattens it beside `filingsScanned`).
+pub fn meta_schemas() -> Vec<(&'static str, Value)> {
+    vec![
+        ("source", describe(string(), "Where the snapshot comes from; says so when it is demo data.")),
+        ("sourceUrl", describe(uri(), "The public source of the filings.")),
+        ("method", describe(string(), "How the filings were read.")),
+        ("caveat", string()),
+        ("generatedAt", describe(datetime(), "When the snapshot was generated.")),
     ]
 }
 
@@ -195,7 +233,11 @@ mod tests {
     fn run(pairs: &[(&str, &str)]) -> Vec<(String, Vec<&'static str>)> {
         let pairs: Vec<(String, String)> = pairs.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect();
         let query = DisclosureQuery::parse(&Query::new(&pairs), 10, 1000).unwrap();
-        index().select(&query).into_iter().map(|s| (s.filing.1.to_string(), s.trades.into_iter().copied().collect())).collect()
+        index()
+            .select(&query)
+            .into_iter()
+            .map(|s| (s.filing.1.to_string(), s.trades.into_iter().copied().collect()))
+            .collect()
     }
 
     #[test]
@@ -229,5 +271,23 @@ mod tests {
         }
         let v = serde_json::to_value(WithAmountBounds::new(&T { ticker: "X" }, "Over $50,000,000")).unwrap();
         assert_eq!(v, serde_json::json!({"ticker": "X", "amountMin": 50_000_000.0, "amountMax": null}));
+    }
+
+    #[test]
+    fn house_trades_extend_the_shared_trade_by_flattening() {
+        #[derive(Serialize, Deserialize)]
+        struct HouseTrade {
+            #[serde(flatten)]
+            base: DisclosureTrade,
+            bundled: bool,
+        }
+        let text = serde_json::json!({"ticker": "NVDA", "asset": "NVIDIA Corporation", "type": "purchase",
+            "amountRange": "$1,001 - $15,000", "date": "2026-09-12", "bundled": true});
+        let trade: HouseTrade = serde_json::from_value(text.clone()).unwrap();
+        assert_eq!((trade.base.kind.as_str(), trade.bundled), ("purchase", true));
+        let out = serde_json::to_value(WithAmountBounds::new(&trade, &trade.base.amount_range)).unwrap();
+        assert_eq!(out["bundled"], true);
+        assert_eq!(out["type"], "purchase");
+        assert_eq!(out["amountMax"], 15000.0);
     }
 }

@@ -166,7 +166,14 @@ pub fn build_info(crate_name: &str, crate_version: &str, panic_strategy: &str) -
 }
 
 pub fn manifest<P: Plugin>() -> FfiReply {
-    guarded(|| serde_json::to_string(&P::manifest()).map_err(|e| e.to_string()))
+    guarded(|| {
+        let mut doc = serde_json::to_value(P::manifest()).map_err(|e| e.to_string())?;
+        let migrations = P::migrations();
+        if !migrations.is_empty() {
+            doc["migrations"] = serde_json::to_value(migrations).map_err(|e| e.to_string())?;
+        }
+        Ok(doc.to_string())
+    })
 }
 
 pub fn seeds<P: Plugin>() -> FfiReply {

@@ -22,12 +22,13 @@ pub mod market;
 pub mod openapi;
 pub mod params;
 pub mod request;
+pub mod snapshot;
 pub mod testing;
 pub mod text;
 
 pub use abi_stable;
 pub use host::{Host, LogLevel};
-pub use manifest::{BuildInfo, Manifest, Maturity, ParamKind, ParamSpec, RouteSpec, Tier};
+pub use manifest::{BuildInfo, Manifest, Maturity, Migration, ParamKind, ParamSpec, RouteSpec, Tier};
 pub use params::{Query, TickerFilter};
 pub use request::{ApiError, RequestEnvelope, Response};
 pub use serde_json;
@@ -62,6 +63,13 @@ pub trait Plugin: Send + Sync + Sized + 'static {
     /// Seed snapshots shipped with the plugin. The host copies them into its records engine before any plugin
     /// is initialised, so plugins that read other plugins' datasets find them.
     fn seeds() -> Vec<Seed> {
+        Vec::new()
+    }
+
+    /// Migrations of the plugin's own tables in the PostgreSQL records engine, applied by the host in the
+    /// plugin's own schema (`plugin_<slug>`, written `{schema}` in queries), each once, in `id` order.
+    /// Datasets served from memory need none.
+    fn migrations() -> Vec<manifest::Migration> {
         Vec::new()
     }
 

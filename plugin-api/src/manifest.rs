@@ -186,6 +186,16 @@ pub struct Manifest {
     pub reads: Vec<String>,
 }
 
+/// One versioned migration of a plugin's own tables in the PostgreSQL records engine (see
+/// [`crate::Plugin::migrations`]). Travels in the manifest JSON as the additive `migrations` array.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Migration {
+    pub id: i32,
+    pub name: String,
+    /// SQL run with `search_path` set to the plugin's schema.
+    pub sql: String,
+}
+
 /// Build facts the host checks before trusting a plugin.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

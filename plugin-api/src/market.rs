@@ -119,7 +119,12 @@ impl PriceSnapshot {
                 problems.push(format!("ticker `{}` appears twice", a.ticker));
             }
             if !a.calendar.trades_on(a.start) {
-                problems.push(format!("`{}` starts on {}, not a {} trading day", a.ticker, a.start, a.calendar.as_str()));
+                problems.push(format!(
+                    "`{}` starts on {}, not a {} trading day",
+                    a.ticker,
+                    a.start,
+                    a.calendar.as_str()
+                ));
             }
             if let Some(i) = a.closes.iter().position(|c| !c.is_finite() || *c <= 0.0) {
                 problems.push(format!("`{}` has a non-positive close at index {i}", a.ticker));

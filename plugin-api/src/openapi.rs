@@ -50,6 +50,10 @@ pub mod schema {
             Value::Object(mut m) if m.get("type").is_some_and(Value::is_string) => {
                 let t = m.remove("type").unwrap();
                 m.insert("type".into(), json!([t, "null"]));
+                // An enum restricts values on its own: without null in it, `null` would still be refused.
+                if let Some(Value::Array(values)) = m.get_mut("enum") {
+                    values.push(Value::Null);
+                }
                 Value::Object(m)
             }
             other => json!({"anyOf": [other, {"type": "null"}]}),
@@ -90,7 +94,9 @@ pub mod schema {
 /// The OpenAPI parameter object for one query parameter.
 pub fn parameter(p: &ParamSpec) -> Value {
     let mut s = match p.kind {
-        ParamKind::String => json!({"type": "string", "minLength": 1}),
+        // Only a required string must be non-empty: an empty optional parameter counts as absent.
+        ParamKind::String if p.required => json!({"type": "string", "minLength": 1}),
+        ParamKind::String => json!({"type": "string"}),
         ParamKind::Integer => json!({"type": "integer", "minimum": 1}),
         ParamKind::Boolean => json!({"type": "boolean"}),
         ParamKind::Date => json!({"type": "string", "format": "date"}),
@@ -181,6 +187,10 @@ mod tests {
         assert_eq!(
             schema::nullable(schema::reference("X")),
             json!({"anyOf": [{"$ref": "#/components/schemas/X"}, {"type": "null"}]})
+        );
+        assert_eq!(
+            schema::nullable(schema::string_enum(&["Put", "Call"])),
+            json!({"type": ["string", "null"], "enum": ["Put", "Call", null]})
         );
     }
 

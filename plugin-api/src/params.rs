@@ -95,6 +95,19 @@ impl<'a> Query<'a> {
         Ok(DateRange { from, to })
     }
 
+    /// A numeric identifier of 1 to `width` digits with leading zeros optional (such as an SEC CIK),
+    /// returned zero-padded to `width` digits.
+    pub fn padded_digits(&self, name: &str, width: usize) -> Result<Option<String>, ApiError> {
+        let Some(v) = self.str(name) else { return Ok(None) };
+        if v.is_empty() || v.len() > width || !v.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(ApiError::bad_request(format!(
+                "{name} must be 1 to {width} digits (leading zeros optional), got `{}`",
+                clip(v)
+            )));
+        }
+        Ok(Some(format!("{v:0>width$}")))
+    }
+
     /// The optional `ticker` filter.
     pub fn ticker(&self) -> Result<TickerFilter, ApiError> {
         match self.str_max("ticker", 16)? {
@@ -223,6 +236,20 @@ mod tests {
         assert_eq!(err.message, "from (2024-03-01) must not be after to (2024-02-01)");
         let p = q(&[("from", "yesterday")]);
         assert!(Query::new(&p).date_range().unwrap_err().message.starts_with("from must be a date in YYYY-MM-DD"));
+    }
+
+    #[test]
+    fn padded_digits_accepts_optional_leading_zeros() {
+        let p = q(&[("cik", "1811234")]);
+        assert_eq!(Query::new(&p).padded_digits("cik", 10).unwrap().as_deref(), Some("0001811234"));
+        let p = q(&[("cik", "0001811234")]);
+        assert_eq!(Query::new(&p).padded_digits("cik", 10).unwrap().as_deref(), Some("0001811234"));
+        for bad in ["12345678901", "12a", "-1", "1.0"] {
+            let p = q(&[("cik", bad)]);
+            let err = Query::new(&p).padded_digits("cik", 10).unwrap_err();
+            assert_eq!(err.message, format!("cik must be 1 to 10 digits (leading zeros optional), got `{bad}`"));
+        }
+        assert_eq!(Query::new(&q(&[])).padded_digits("cik", 10).unwrap(), None);
     }
 
     #[test]

@@ -263,3 +263,41 @@ pub fn assert_envelope(status: u16, body: &Value, expected_status: u16) {
     assert!(body["error"].as_str().is_some_and(|s| !s.is_empty()), "no error message: {body}");
     assert_eq!(body["code"], expected_status, "body: {body}");
 }
+
+/// Builds the fixture plugins (a separate Cargo project under `tests/fixtures`, with its own target dir)
+/// once per test process and returns the folder holding their libraries.
+pub fn fixture_plugins() -> PathBuf {
+    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let root = workspace_root().join("tests/fixtures");
+            let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+            let out = Command::new(cargo)
+                .args(["build", "--quiet", "--manifest-path"])
+                .arg(root.join("Cargo.toml"))
+                .arg("--target-dir")
+                .arg(root.join("target"))
+                .output()
+                .expect("run cargo for the fixture plugins");
+            assert!(out.status.success(), "building fixture plugins failed:\n{}", String::from_utf8_lossy(&out.stderr));
+            root.join("target/debug")
+        })
+        .clone()
+}
+
+/// The path of one fixture plugin library, e.g. `fixture("panics")`.
+pub fn fixture(name: &str) -> PathBuf {
+    fixture_plugins().join(format!("libfixture_{}.so", name.replace('-', "_")))
+}
+
+/// Waits until the current UTC minute has at least `secs` seconds left, so a burst of requests lands in one
+/// rate-limit window. This only schedules the test; nothing is asserted about time.
+pub fn wait_for_window_with(secs: u64) {
+    loop {
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs();
+        if 60 - now % 60 >= secs {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}

@@ -1,39 +1,65 @@
-//! The dataset's records as stored in the records engine, and the in-memory index built from them.
+//! The dataset's records as stored in the records engine. The index (newest first, match keys) is the SDK's
+//! [`DisclosureIndex`](datahost_plugin_api::disclosure::DisclosureIndex), shared with the Senate dataset; only
+//! what the House discloses beyond it lives here (`bundled` trades, `filingsScanned`).
 
-use datahost_plugin_api::params::normalize_ticker;
+use datahost_plugin_api::disclosure::{Disclosure, DisclosureTrade};
+use datahost_plugin_api::snapshot::SnapshotMeta;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Meta {
-    pub source: String,
-    pub source_url: String,
-    pub method: String,
-    pub caveat: String,
+    #[serde(flatten)]
+    pub snapshot: SnapshotMeta,
+    /// Periodic Transaction Reports read from the Clerk's index, including those that yielded no trade rows.
     pub filings_scanned: u64,
-    pub generated_at: String,
 }
 
+/// A House trade line: the shared disclosure trade plus the House-only `bundled` flag.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
 pub struct Trade {
-    pub ticker: String,
-    pub asset: String,
-    #[serde(rename = "type")]
-    pub kind: String,
-    pub amount_range: String,
-    pub date: String,
+    #[serde(flatten)]
+    pub base: DisclosureTrade,
+    /// The filer reported several transactions as one line.
     pub bundled: bool,
 }
 
+/// A filing: its header, then its trade lines. The header is its own type so a response can re-serialise it
+/// unchanged beside the trades a request keeps.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Filing {
+    #[serde(flatten)]
+    pub head: FilingHead,
+    pub trades: Vec<Trade>,
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Filing {
+pub struct FilingHead {
     pub member: String,
     pub doc_id: String,
     pub year: i32,
+    /// `YYYY-MM-DD`.
     pub filed_date: String,
-    pub trades: Vec<Trade>,
+}
+
+impl Disclosure for Filing {
+    type Trade = Trade;
+    fn member(&self) -> &str {
+        &self.head.member
+    }
+    fn doc_id(&self) -> &str {
+        &self.head.doc_id
+    }
+    fn filed_date(&self) -> &str {
+        &self.head.filed_date
+    }
+    fn trades(&self) -> &[Trade] {
+        &self.trades
+    }
+    fn trade_ticker(trade: &Trade) -> &str {
+        &trade.base.ticker
+    }
 }
 
 /// The snapshot document: `{meta, filings}`.
@@ -41,34 +67,4 @@ pub struct Filing {
 pub struct Snapshot {
     pub meta: Meta,
     pub filings: Vec<Filing>,
-}
-
-/// Filings newest first, with match keys computed once at load instead of on every request.
-pub struct Index {
-    pub meta: Meta,
-    pub filings: Vec<IndexedFiling>,
-    pub filings_with_trades: usize,
-}
-
-pub struct IndexedFiling {
-    pub filing: Filing,
-    pub member_lower: String,
-    pub tickers: Vec<String>,
-}
-
-impl Index {
-    pub fn new(snapshot: Snapshot) -> Self {
-        let mut filings: Vec<IndexedFiling> = snapshot
-            .filings
-            .into_iter()
-            .map(|filing| IndexedFiling {
-                member_lower: filing.member.to_lowercase(),
-                tickers: filing.trades.iter().map(|t| normalize_ticker(&t.ticker)).collect(),
-                filing,
-            })
-            .collect();
-        filings.sort_by(|a, b| (&b.filing.filed_date, &b.filing.doc_id).cmp(&(&a.filing.filed_date, &a.filing.doc_id)));
-        let filings_with_trades = filings.iter().filter(|f| !f.filing.trades.is_empty()).count();
-        Self { meta: snapshot.meta, filings, filings_with_trades }
-    }
 }

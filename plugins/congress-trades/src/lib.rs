@@ -9,6 +9,7 @@ mod schema;
 #[cfg(test)]
 mod tests;
 
+use datahost_plugin_api::disclosure::DisclosureIndex;
 use datahost_plugin_api::{
     export_plugin, ApiError, InitContext, Manifest, Maturity, Plugin, RequestEnvelope, Response, Seed,
 };
@@ -18,7 +19,10 @@ pub const ROUTE: &str = "/v1/congress-trades";
 
 /// The plugin: an immutable index over one snapshot of the dataset.
 pub struct CongressTrades {
-    index: data::Index,
+    meta: data::Meta,
+    index: DisclosureIndex<data::Filing>,
+    /// Counted once at load: it is the same for every request.
+    filings_with_trades: usize,
 }
 
 impl Plugin for CongressTrades {
@@ -42,11 +46,12 @@ impl Plugin for CongressTrades {
 
     fn init(ctx: InitContext) -> Result<Self, String> {
         let snapshot: data::Snapshot = ctx.host.load_dataset(SLUG)?;
-        Ok(Self { index: data::Index::new(snapshot) })
+        let index = DisclosureIndex::new(snapshot.filings);
+        Ok(Self { meta: snapshot.meta, filings_with_trades: index.with_trades(), index })
     }
 
     fn handle(&self, request: &RequestEnvelope) -> Result<Response, ApiError> {
-        routes::handle(&self.index, request)
+        routes::handle(self, request)
     }
 }
 

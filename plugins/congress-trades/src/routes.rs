@@ -1,12 +1,14 @@
-//! `GET /v1/congress-trades`: filters by ticker (trades of other tickers are left out of each filing),
-//! member name substring, and caps the number of filings.
+//! `GET /v1/congress-trades`: the shared disclosure parameters and selection rules (ticker filter that trims
+//! each filing's trades, member substring, limit on filings), applied by the SDK's disclosure index. The House
+//! response adds `filingsWithTrades` to the snapshot's meta.
 
+use datahost_plugin_api::disclosure::{self, DisclosureQuery, WithAmountBounds};
 use datahost_plugin_api::params::DEFAULT_MAX_LIMIT;
-use datahost_plugin_api::text::amount_range_bounds;
-use datahost_plugin_api::{ApiError, ParamSpec, RequestEnvelope, Response, RouteSpec, Tier};
+use datahost_plugin_api::{ApiError, RequestEnvelope, Response, RouteSpec, Tier};
 use serde::Serialize;
 
-use crate::data::{Filing, Index, Meta, Trade};
+use crate::data::{FilingHead, Meta, Trade};
+use crate::CongressTrades;
 
 pub const DEFAULT_LIMIT: usize = 100;
 
@@ -14,11 +16,7 @@ pub fn route_spec() -> RouteSpec {
     RouteSpec {
         path: crate::ROUTE.into(),
         min_tier: Tier::Free,
-        params: vec![
-            ParamSpec::ticker(),
-            ParamSpec::string("member", "Case-insensitive substring of the member's name.").example("hollister"),
-            ParamSpec::limit(DEFAULT_LIMIT, DEFAULT_MAX_LIMIT, "filings"),
-        ],
+        params: disclosure::params(DEFAULT_LIMIT, DEFAULT_MAX_LIMIT, "hollister"),
     }
 }
 
@@ -30,23 +28,12 @@ struct ResponseMeta<'a> {
     filings_with_trades: usize,
 }
 
+/// A selected filing: its header as stored, and only the trades the request keeps, with their amount bounds.
 #[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct TradeOut<'a> {
-    #[serde(flatten)]
-    trade: &'a Trade,
-    amount_min: Option<f64>,
-    amount_max: Option<f64>,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
 struct FilingOut<'a> {
-    member: &'a str,
-    doc_id: &'a str,
-    year: i32,
-    filed_date: &'a str,
-    trades: Vec<TradeOut<'a>>,
+    #[serde(flatten)]
+    head: &'a FilingHead,
+    trades: Vec<WithAmountBounds<'a, Trade>>,
 }
 
 #[derive(Serialize)]
@@ -56,44 +43,20 @@ struct Body<'a> {
     filings: Vec<FilingOut<'a>>,
 }
 
-pub fn handle(index: &Index, request: &RequestEnvelope) -> Result<Response, ApiError> {
-    let q = request.params();
-    let ticker = q.ticker()?;
-    let member = q.str_max("member", 100)?.map(str::to_lowercase);
-    let limit = q.limit(DEFAULT_LIMIT, DEFAULT_MAX_LIMIT)?;
-
-    let filings: Vec<FilingOut> = index
-        .filings
-        .iter()
-        .filter(|f| member.as_deref().is_none_or(|m| f.member_lower.contains(m)))
-        .filter(|f| !ticker.is_set() || f.tickers.iter().any(|t| Some(t.as_str()) == ticker.value()))
-        .take(limit)
-        .map(|f| filing_out(&f.filing, &f.tickers, ticker.value()))
+pub fn handle(plugin: &CongressTrades, request: &RequestEnvelope) -> Result<Response, ApiError> {
+    let query = DisclosureQuery::parse(&request.params(), DEFAULT_LIMIT, DEFAULT_MAX_LIMIT)?;
+    let filings: Vec<FilingOut> = plugin
+        .index
+        .select(&query)
+        .into_iter()
+        .map(|s| FilingOut {
+            head: &s.filing.head,
+            trades: s.trades.into_iter().map(|t| WithAmountBounds::new(t, &t.base.amount_range)).collect(),
+        })
         .collect();
-
     Response::json(&Body {
-        meta: ResponseMeta { meta: &index.meta, filings_with_trades: index.filings_with_trades },
+        meta: ResponseMeta { meta: &plugin.meta, filings_with_trades: plugin.filings_with_trades },
         count: filings.len(),
         filings,
     })
-}
-
-fn filing_out<'a>(filing: &'a Filing, tickers: &[String], only: Option<&str>) -> FilingOut<'a> {
-    let trades = filing
-        .trades
-        .iter()
-        .zip(tickers)
-        .filter(|(_, t)| only.is_none_or(|want| t.as_str() == want))
-        .map(|(trade, _)| {
-            let (amount_min, amount_max) = amount_range_bounds(&trade.amount_range);
-            TradeOut { trade, amount_min, amount_max }
-        })
-        .collect();
-    FilingOut {
-        member: &filing.member,
-        doc_id: &filing.doc_id,
-        year: filing.year,
-        filed_date: &filing.filed_date,
-        trades,
-    }
 }

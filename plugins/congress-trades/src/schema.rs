@@ -1,41 +1,27 @@
 //! The OpenAPI fragment of `/v1/congress-trades`: full response schema, parameters, example.
 
+use datahost_plugin_api::disclosure::{amount_bound_schemas, meta_schemas, trade_schemas};
 use datahost_plugin_api::openapi::{fragment as build_fragment, schema::*, Operation};
 use serde_json::{json, Value};
 
 use crate::routes::route_spec;
 
 pub fn fragment() -> Value {
-    let trade = object_with_optional(
-        &[
-            ("ticker", string()),
-            ("asset", string()),
-            ("type", describe(string(), "Transaction type; observed values: purchase, sale, exchange.")),
-            ("amountRange", describe(string(), "Bucketed amount range as disclosed, not an exact amount.")),
-            ("date", describe(date(), "Transaction date.")),
-            ("bundled", describe(boolean(), "True when the filer reported several transactions as one line.")),
-        ],
-        &[
-            ("amountMin", describe(nullable(number()), "Lower bound of amountRange in USD.")),
-            ("amountMax", describe(nullable(number()), "Upper bound of amountRange in USD; null when open-ended.")),
-        ],
-    );
+    let mut trade_fields = trade_schemas("Transaction type; observed values: purchase, sale, exchange.");
+    trade_fields
+        .push(("bundled", describe(boolean(), "True when the filer reported several transactions as one line.")));
+    let trade = object_with_optional(&trade_fields, &amount_bound_schemas());
     let filing = object(&[
-        ("member", string()),
-        ("docId", string()),
-        ("year", integer()),
-        ("filedDate", date()),
+        ("member", describe(string(), "House member who filed the report.")),
+        ("docId", describe(string(), "Report identifier in the House Clerk's financial-disclosure system.")),
+        ("year", describe(integer(), "Calendar year the report was filed.")),
+        ("filedDate", describe(date(), "Date the report was filed.")),
         ("trades", array(reference("CongressTrade"))),
     ]);
-    let meta = object(&[
-        ("source", string()),
-        ("sourceUrl", string()),
-        ("method", string()),
-        ("caveat", string()),
-        ("filingsScanned", integer()),
-        ("filingsWithTrades", integer()),
-        ("generatedAt", datetime()),
-    ]);
+    let mut meta_fields = meta_schemas();
+    meta_fields.push(("filingsScanned", describe(integer(), "Periodic Transaction Reports read from the source.")));
+    meta_fields.push(("filingsWithTrades", describe(integer(), "Filings in the snapshot holding at least one trade.")));
+    let meta = object(&meta_fields);
     let body = object(&[
         ("meta", reference("CongressTradesMeta")),
         ("count", describe(integer(), "Number of filings returned.")),

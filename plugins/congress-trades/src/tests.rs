@@ -1,7 +1,7 @@
 //! Handler tests on the shipped seed, through the SDK's in-process test host.
 
 use datahost_plugin_api::testing::{get, manifest_problems, plugin_with_own_seeds};
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use crate::{CongressTrades, ROUTE};
 
@@ -86,4 +86,62 @@ fn bad_parameters_are_400_naming_the_rule() {
         assert_eq!(body["error"], message);
         assert_eq!(body["code"], 400);
     }
+}
+
+#[test]
+fn meta_and_first_filing_are_exact() {
+    let p = plugin_with_own_seeds::<CongressTrades>();
+    let (_, body) = get(&p, ROUTE, &[("limit", "1")]);
+    let meta = body["meta"].as_object().unwrap();
+    let mut keys: Vec<&str> = meta.keys().map(String::as_str).collect();
+    keys.sort_unstable();
+    assert_eq!(keys, ["caveat", "filingsScanned", "filingsWithTrades", "generatedAt", "method", "source", "sourceUrl"]);
+    assert_eq!(meta["sourceUrl"], "https://disclosures-clerk.house.gov/FinancialDisclosure");
+    assert_eq!(meta["generatedAt"], "2026-11-01T06:00:00Z");
+    assert!(meta["source"].as_str().unwrap().contains("demo seed"));
+    assert!(meta["caveat"].as_str().unwrap().starts_with("DEMO DATA"));
+    assert_eq!(
+        body["filings"][0],
+        json!({
+            "member": "Sam Delacroix", "docId": "20025211", "year": 2026, "filedDate": "2026-10-18",
+            "trades": [{
+                "ticker": "AAPL", "asset": "Apple Inc. - Common Stock", "type": "sale",
+                "amountRange": "$1,001 - $15,000", "date": "2026-10-02", "bundled": false,
+                "amountMin": 1001.0, "amountMax": 15000.0
+            }]
+        })
+    );
+}
+
+#[test]
+fn counts_are_hand_checked() {
+    let p = plugin_with_own_seeds::<CongressTrades>();
+    let (_, all) = get(&p, ROUTE, &[("limit", "1000")]);
+    let trades = all_trades(&all);
+    assert_eq!(trades.len(), 237);
+    assert_eq!(trades.iter().filter(|t| t["bundled"] == true).count(), 64);
+    // 9 filings hold an NVDA trade; among their 32 trades only the 11 NVDA lines are kept.
+    let (_, nvda) = get(&p, ROUTE, &[("ticker", "NVDA")]);
+    assert_eq!(nvda["count"], 9);
+    assert_eq!(all_trades(&nvda).len(), 11);
+    let (_, brk) = get(&p, ROUTE, &[("ticker", "BRK.B")]);
+    assert_eq!(brk["count"], 5);
+    let (_, hollister) = get(&p, ROUTE, &[("member", "hollister")]);
+    assert_eq!(hollister["count"], 7);
+    let (_, both) = get(&p, ROUTE, &[("member", "hollister"), ("ticker", "NVDA")]);
+    assert_eq!(both["count"], 0);
+    let (_, tremaine) = get(&p, ROUTE, &[("member", "tremaine"), ("ticker", "brk-b")]);
+    assert!(tremaine["filings"].as_array().unwrap().iter().any(|f| f["docId"] == "20025636"));
+    assert!(all_trades(&tremaine).iter().all(|t| t["ticker"] == "BRK.B"));
+}
+
+#[test]
+fn over_long_member_is_400() {
+    let p = plugin_with_own_seeds::<CongressTrades>();
+    let long = "x".repeat(101);
+    let (status, body) = get(&p, ROUTE, &[("member", long.as_str())]);
+    assert_eq!(status, 400);
+    assert_eq!(body["error"], "member must be at most 100 characters");
+    let (status, _) = get(&p, ROUTE, &[("member", &long[..100])]);
+    assert_eq!(status, 200);
 }

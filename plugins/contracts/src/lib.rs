@@ -1,0 +1,54 @@
+//! contracts: federal contract obligations per company, fiscal year 2024 to present, award types A-D.
+//!
+//! File roles (the same in every plugin): `lib.rs` manifest and export, `routes.rs` request handling,
+//! `schema.rs` OpenAPI fragment, `data.rs` records and index, `seed/` the shipped snapshot, `tests.rs`.
+
+mod data;
+mod routes;
+mod schema;
+#[cfg(test)]
+mod tests;
+
+use datahost_plugin_api::{
+    export_plugin, ApiError, InitContext, Manifest, Maturity, Plugin, RequestEnvelope, Response, Seed,
+};
+
+pub const SLUG: &str = "contracts";
+pub const ROUTE: &str = "/v1/contracts";
+
+/// The plugin: per-company obligations computed once from the in-window awards.
+pub struct Contracts {
+    index: data::Index,
+}
+
+impl Plugin for Contracts {
+    fn manifest() -> Manifest {
+        Manifest {
+            slug: SLUG.into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+            maturity: Maturity::Stable,
+            description: "Federal contract obligations per company (fiscal year 2024 to present, award types A-D)."
+                .into(),
+            routes: vec![routes::route_spec()],
+            openapi: schema::fragment(),
+            capabilities: vec![],
+            datasets: vec![SLUG.into()],
+            reads: vec![],
+        }
+    }
+
+    fn seeds() -> Vec<Seed> {
+        vec![Seed::new(SLUG, include_str!("../seed/contracts.json"))]
+    }
+
+    fn init(ctx: InitContext) -> Result<Self, String> {
+        let snapshot: data::Snapshot = ctx.host.load_dataset(SLUG)?;
+        Ok(Self { index: data::index(snapshot)? })
+    }
+
+    fn handle(&self, request: &RequestEnvelope) -> Result<Response, ApiError> {
+        routes::handle(&self.index, request)
+    }
+}
+
+export_plugin!(Contracts);

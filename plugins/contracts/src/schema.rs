@@ -1,0 +1,82 @@
+//! The OpenAPI fragment of `/v1/contracts`: full response schema, parameter, example.
+
+use datahost_plugin_api::companies::{company_schema, CompaniesDoc};
+use datahost_plugin_api::openapi::schema::*;
+use serde_json::{json, Value};
+
+use crate::routes::route_spec;
+
+pub fn fragment() -> Value {
+    let award = object(&[
+        ("amount", describe(number(), "Obligated amount of the award, USD.")),
+        ("agency", describe(string(), "Awarding agency.")),
+        ("description", describe(string(), "Award description as reported.")),
+        ("date", describe(date(), "Action date of the award.")),
+        ("awardId", describe(string(), "Procurement instrument identifier (PIID).")),
+        ("awardType", describe(string_enum(&["A", "B", "C", "D"]), "Contract award type code.")),
+    ]);
+    let company = company_schema(&[
+        (
+            "totalObligatedUsd",
+            describe(number(), "Sum of the obligations of every in-window award (not only topAwards), USD."),
+        ),
+        ("awardCount", describe(integer(), "Number of in-window awards.")),
+        (
+            "topAwards",
+            describe(
+                with(array(reference("ContractsAward")), "maxItems", json!(5)),
+                "The largest in-window awards, sorted by amount descending; at most 5.",
+            ),
+        ),
+    ]);
+    let window = object(&[
+        ("fiscalYearFrom", describe(integer(), "First fiscal year covered (2024).")),
+        ("startDate", describe(date(), "First action date counted: 2023-10-01, the start of fiscal year 2024.")),
+        ("awardTypeCodes", describe(array(string()), "Award type codes counted: A, B, C and D.")),
+        ("topAwardsCap", describe(integer(), "Most awards listed in topAwards per company.")),
+    ]);
+    let route = route_spec();
+    CompaniesDoc {
+        route: &route,
+        prefix: "Contracts",
+        operation_id: "getContracts",
+        summary: "Federal contract obligations per company",
+        description: "Per company: total obligations, award count and the five largest awards, over federal \
+            contract awards from fiscal year 2024 to present (action dates from 2023-10-01) with award type codes \
+            A, B, C and D (BPA calls, purchase orders, delivery orders, definitive contracts). IDVs, assistance \
+            awards and earlier awards are not counted.",
+        generated_at: datetime(),
+        caveat: "States the window: fiscal year 2024 to present, award type codes A, B, C and D.",
+        extra_meta: vec![("window", reference("ContractsWindow"))],
+        company,
+        extra_schemas: vec![("ContractsAward", award), ("ContractsWindow", window)],
+        example: example(),
+    }
+    .fragment()
+}
+
+pub fn example() -> Value {
+    json!({
+        "meta": {
+            "generatedAt": "2026-11-01T06:00:00Z",
+            "source": "datahost demo seed: federal contract awards with invented amounts, generated for development (not real USAspending records)",
+            "sourceUrl": "https://www.usaspending.gov/search",
+            "caveat": "DEMO DATA: award ids, amounts and dates are invented. Figures cover fiscal year 2024 to present for contract award type codes A, B, C and D.",
+            "window": {"fiscalYearFrom": 2024, "startDate": "2023-10-01", "awardTypeCodes": ["A", "B", "C", "D"], "topAwardsCap": 5}
+        },
+        "count": 1,
+        "companies": [{
+            "name": "Amazon.com, Inc.",
+            "ticker": "AMZN",
+            "totalObligatedUsd": 806747507.75,
+            "awardCount": 5,
+            "topAwards": [
+                {"amount": 707605780.63, "agency": "General Services Administration", "description": "IT PROFESSIONAL SERVICES", "date": "2026-03-17", "awardId": "47QTCA26C3665", "awardType": "A"},
+                {"amount": 67537766.87, "agency": "Department of Health and Human Services", "description": "CLINICAL RESEARCH IT SERVICES", "date": "2026-10-23", "awardId": "75D30127C2407", "awardType": "D"},
+                {"amount": 15772868.59, "agency": "General Services Administration", "description": "IT PROFESSIONAL SERVICES", "date": "2025-07-24", "awardId": "47QTCA25C4427", "awardType": "B"},
+                {"amount": 8842289.09, "agency": "Department of Defense", "description": "ENGINEERING AND MANUFACTURING DEVELOPMENT", "date": "2024-11-15", "awardId": "W58RGZ25C9036", "awardType": "A"},
+                {"amount": 6988802.57, "agency": "General Services Administration", "description": "ENTERPRISE SOFTWARE LICENSES", "date": "2026-10-07", "awardId": "47QTCA27C6629", "awardType": "C"}
+            ]
+        }]
+    })
+}

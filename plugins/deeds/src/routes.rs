@@ -1,0 +1,49 @@
+//! `GET /v1/deeds`: token search of one county's grantor/grantee index, newest recording first.
+
+use datahost_plugin_api::county::{ClerkSearch, CountyIndex};
+use datahost_plugin_api::params::DEFAULT_MAX_LIMIT;
+use datahost_plugin_api::{ApiError, RequestEnvelope, Response, RouteSpec, Tier};
+use serde::Serialize;
+
+use crate::data::Deed;
+
+pub const DEFAULT_LIMIT: usize = 100;
+
+pub fn route_spec() -> RouteSpec {
+    RouteSpec {
+        path: crate::ROUTE.into(),
+        min_tier: Tier::Free,
+        params: ClerkSearch::param_specs(
+            "Grantor or grantee name, or a property address. Case-insensitive; every word must appear among the \
+             deed's grantor, grantee and address words (St/Street, N/North... compare equal).",
+            "O'Brien",
+            "deeds",
+            DEFAULT_LIMIT,
+            DEFAULT_MAX_LIMIT,
+        ),
+    }
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Body<'a> {
+    county: &'a str,
+    query: &'a str,
+    count: usize,
+    deeds: Vec<&'a Deed>,
+    total: usize,
+    county_onboarded: bool,
+}
+
+pub fn handle(index: &CountyIndex<Deed>, request: &RequestEnvelope) -> Result<Response, ApiError> {
+    let search = ClerkSearch::parse(&request.params(), DEFAULT_LIMIT, DEFAULT_MAX_LIMIT)?;
+    let found = index.search(&search.county, &search.tokens, search.limit);
+    Response::json(&Body {
+        county: &search.county,
+        query: &search.query,
+        count: found.records.len(),
+        deeds: found.records,
+        total: found.total,
+        county_onboarded: found.onboarded,
+    })
+}

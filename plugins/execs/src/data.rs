@@ -1,0 +1,146 @@
+//! The part of the `insiders` snapshot this plugin reads (its record fields `ticker`, `owner`, `titles`,
+//! `code`, `date`, `filedDate`, `accessionNumber`; everything else is ignored), and the rosters derived from it.
+//!
+//! Roster rules, per company and person (the owner name as filed):
+//! - `titles`: the person's distinct titles, newest filing first, joined with `, ` (a promoted officer lists the
+//!   current title before the earlier one);
+//! - `filingCount`: distinct accession numbers (one Form 4 may hold several transaction rows);
+//! - `lastFilingDate`: the latest filing date; `lastCode`: the code of the person's latest transaction row
+//!   (latest filing, then latest transaction date, then the last row of that filing);
+//! - people ordered by `lastFilingDate` descending, then name.
+
+use std::collections::HashMap;
+
+use datahost_plugin_api::companies::{Companies, CompaniesMeta};
+use datahost_plugin_api::params::normalize_ticker;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct SourceCompany {
+    pub ticker: String,
+    pub company: String,
+    pub ceo: String,
+}
+
+/// A Form 4 transaction row, reduced to its reporting-owner metadata.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OwnerRecord {
+    pub ticker: String,
+    pub owner: String,
+    pub titles: Vec<String>,
+    pub code: String,
+    pub date: String,
+    /// Older ingests may lack it; the transaction date stands in.
+    #[serde(default)]
+    pub filed_date: Option<String>,
+    pub accession_number: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct InsidersSnapshot {
+    pub meta: CompaniesMeta,
+    pub companies: Vec<SourceCompany>,
+    pub filings: Vec<OwnerRecord>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Exec {
+    pub name: String,
+    pub titles: String,
+    pub filing_count: u64,
+    pub last_filing_date: String,
+    pub last_code: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct CompanyRoster {
+    pub ticker: String,
+    pub company: String,
+    pub ceo: String,
+    pub execs: Vec<Exec>,
+}
+
+/// The shared company-dataset meta, plus the dataset the rosters are derived from.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Meta {
+    #[serde(flatten)]
+    pub common: CompaniesMeta,
+    pub derived_from: &'static str,
+}
+
+/// Every company's roster, in ticker order.
+pub struct Rosters {
+    pub meta: Meta,
+    pub companies: Companies<CompanyRoster>,
+}
+
+impl Rosters {
+    pub fn new(snapshot: InsidersSnapshot) -> Self {
+        // Rows per (company, person), remembering each row's position so rows of one filing keep their order.
+        let mut rows: HashMap<(String, &str), Vec<(usize, &OwnerRecord)>> = HashMap::new();
+        for (pos, r) in snapshot.filings.iter().enumerate() {
+            rows.entry((normalize_ticker(&r.ticker), r.owner.as_str())).or_default().push((pos, r));
+        }
+        let mut by_company: HashMap<String, Vec<Exec>> = HashMap::new();
+        for ((key, name), mut person_rows) in rows {
+            person_rows.sort_by(|(pa, a), (pb, b)| {
+                (filed(b), &b.date, &b.accession_number, pb).cmp(&(filed(a), &a.date, &a.accession_number, pa))
+            });
+            by_company.entry(key).or_default().push(exec(name, &person_rows));
+        }
+        let companies: Vec<CompanyRoster> = snapshot
+            .companies
+            .into_iter()
+            .map(|c| {
+                let mut execs = by_company.remove(&normalize_ticker(&c.ticker)).unwrap_or_default();
+                execs.sort_by(|a, b| b.last_filing_date.cmp(&a.last_filing_date).then_with(|| a.name.cmp(&b.name)));
+                CompanyRoster { ticker: c.ticker, company: c.company, ceo: c.ceo, execs }
+            })
+            .collect();
+        let source = snapshot.meta;
+        let meta = Meta {
+            common: CompaniesMeta {
+                source: format!("Derived from the insiders dataset ({})", source.source),
+                caveat: format!(
+                    "Rosters list the reporting owners of Form 4 filings in the insiders dataset, so people who \
+                     filed no Form 4 in its window are missing. {}",
+                    source.caveat
+                ),
+                ..source
+            },
+            derived_from: crate::SOURCE_DATASET,
+        };
+        Self { meta, companies: Companies::new(companies, |c| &c.ticker) }
+    }
+}
+
+fn filed(r: &OwnerRecord) -> &str {
+    r.filed_date.as_deref().unwrap_or(&r.date)
+}
+
+/// One person's roster entry from their rows, newest first.
+fn exec(name: &str, newest_first: &[(usize, &OwnerRecord)]) -> Exec {
+    let mut titles: Vec<&str> = Vec::new();
+    let mut accessions: Vec<&str> = Vec::new();
+    for (_, r) in newest_first {
+        for t in &r.titles {
+            if !titles.contains(&t.as_str()) {
+                titles.push(t);
+            }
+        }
+        if !accessions.contains(&r.accession_number.as_str()) {
+            accessions.push(&r.accession_number);
+        }
+    }
+    let latest = newest_first[0].1;
+    Exec {
+        name: name.to_string(),
+        titles: titles.join(", "),
+        filing_count: accessions.len() as u64,
+        last_filing_date: filed(latest).to_string(),
+        last_code: latest.code.clone(),
+    }
+}

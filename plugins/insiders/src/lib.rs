@@ -1,0 +1,59 @@
+//! insiders: SEC Form 4 insider transactions, grouped by company.
+//!
+//! File roles (the same in every plugin): `lib.rs` manifest and export, `routes.rs` request handling,
+//! `schema.rs` OpenAPI fragment, `data.rs` records and index, `seed/` the shipped snapshot, `tests.rs`.
+//! The snapshot's records carry each reporting owner's name and relationship titles, so the `execs` plugin
+//! derives its rosters from this same dataset (keep the record fields it reads stable: see `data.rs`).
+
+mod data;
+mod routes;
+mod schema;
+#[cfg(test)]
+mod tests;
+
+use datahost_plugin_api::{
+    export_plugin, ApiError, InitContext, LogLevel, Manifest, Maturity, Plugin, RequestEnvelope, Response, Seed,
+};
+
+pub const SLUG: &str = "insiders";
+pub const ROUTE: &str = "/v1/insiders";
+
+/// The plugin: an immutable index over one snapshot of the dataset.
+pub struct Insiders {
+    index: data::Index,
+}
+
+impl Plugin for Insiders {
+    fn manifest() -> Manifest {
+        Manifest {
+            slug: SLUG.into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+            maturity: Maturity::Stable,
+            description: "SEC Form 4 insider transactions (officers, directors), grouped by company.".into(),
+            routes: vec![routes::route_spec()],
+            openapi: schema::fragment(),
+            capabilities: vec![],
+            datasets: vec![SLUG.into()],
+            reads: vec![],
+        }
+    }
+
+    fn seeds() -> Vec<Seed> {
+        vec![Seed::new(SLUG, include_str!("../seed/insiders.json"))]
+    }
+
+    fn init(ctx: InitContext) -> Result<Self, String> {
+        let snapshot: data::Snapshot = ctx.host.load_dataset(SLUG)?;
+        let (index, orphans) = data::Index::new(snapshot);
+        if orphans > 0 {
+            ctx.host.log(LogLevel::Warn, &format!("{orphans} insider records name a ticker with no company entry"));
+        }
+        Ok(Self { index })
+    }
+
+    fn handle(&self, request: &RequestEnvelope) -> Result<Response, ApiError> {
+        routes::handle(&self.index, request)
+    }
+}
+
+export_plugin!(Insiders);

@@ -1,0 +1,114 @@
+//! `GET /v1/institutional-holdings`: the latest 13F filing of one filer, found by `cik` or by name `q`.
+
+use datahost_plugin_api::companies::CompaniesMeta;
+use datahost_plugin_api::params::DEFAULT_MAX_LIMIT;
+use datahost_plugin_api::{ApiError, ParamSpec, RequestEnvelope, Response, RouteSpec, Tier};
+use serde::Serialize;
+
+use crate::data::{Holding, Index, NameMatch};
+
+pub const DEFAULT_LIMIT: usize = 100;
+/// Long enough for any legal fund name; bounds the substring scan.
+pub const MAX_Q_CHARS: usize = 200;
+
+pub fn route_spec() -> RouteSpec {
+    RouteSpec {
+        path: crate::ROUTE.into(),
+        min_tier: Tier::Free,
+        params: vec![
+            ParamSpec::string(
+                "cik",
+                "Filer CIK: 1 to 10 digits, leading zeros optional (`1811234` and `0001811234` are the same filer). \
+                 Takes precedence over `q`. One of `cik` or `q` is required.",
+            )
+            .example("0001811234")
+            .schema(serde_json::json!({"pattern": "^[0-9]{1,10}$"})),
+            ParamSpec::string(
+                "q",
+                "Filer name, case-insensitive; used when `cik` is omitted. Best match: the exact name, else a name \
+                 starting with it, else a name containing it; ties go to the largest filer by total value.",
+            )
+            .example("granite harbor")
+            .schema(serde_json::json!({"maxLength": MAX_Q_CHARS})),
+            ParamSpec::limit(DEFAULT_LIMIT, DEFAULT_MAX_LIMIT, "holdings (largest first)"),
+        ],
+    }
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct HoldingOut<'a> {
+    name_of_issuer: &'a str,
+    cusip: &'a str,
+    value_usd: u64,
+    shares: u64,
+    put_call: Option<&'a str>,
+    title_of_class: &'a str,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Body<'a> {
+    cik: &'a str,
+    filer: &'a str,
+    accession: &'a str,
+    form: &'a str,
+    filed_date: &'a str,
+    period_of_report: &'a str,
+    matched_by: &'static str,
+    count: usize,
+    total_holdings: usize,
+    total_value_usd: u64,
+    truncated: bool,
+    holdings: Vec<HoldingOut<'a>>,
+    meta: &'a CompaniesMeta,
+}
+
+pub fn handle(index: &Index, request: &RequestEnvelope) -> Result<Response, ApiError> {
+    let q = request.params();
+    let limit = q.limit(DEFAULT_LIMIT, DEFAULT_MAX_LIMIT)?;
+    let (filer, matched_by) = if let Some(cik) = q.padded_digits("cik", 10)? {
+        let filer = index.by_cik(&cik).ok_or_else(|| ApiError::not_found(format!("no 13F filer has cik {cik}")))?;
+        (filer, "cik")
+    } else if let Some(name) = q.str_max("q", MAX_Q_CHARS)? {
+        let (filer, how) =
+            index.by_name(name).ok_or_else(|| ApiError::not_found(format!("no 13F filer name matches q `{name}`")))?;
+        let how = match how {
+            NameMatch::Exact => "exact",
+            NameMatch::Prefix => "prefix",
+            NameMatch::Contains => "contains",
+        };
+        (filer, how)
+    } else {
+        return Err(ApiError::bad_request("the cik or q query parameter is required"));
+    };
+
+    let f = &filer.latest;
+    let holdings: Vec<HoldingOut> = f.holdings.iter().take(limit).map(holding_out).collect();
+    Response::json(&Body {
+        cik: &f.cik,
+        filer: &f.filer,
+        accession: &f.accession,
+        form: &f.form,
+        filed_date: &f.filed_date,
+        period_of_report: &f.period_of_report,
+        matched_by,
+        count: holdings.len(),
+        total_holdings: f.holdings.len(),
+        total_value_usd: filer.total_value_usd,
+        truncated: holdings.len() < f.holdings.len(),
+        holdings,
+        meta: &index.meta,
+    })
+}
+
+fn holding_out(h: &Holding) -> HoldingOut<'_> {
+    HoldingOut {
+        name_of_issuer: &h.name_of_issuer,
+        cusip: &h.cusip,
+        value_usd: h.value_usd,
+        shares: h.shares,
+        put_call: h.put_call.as_deref(),
+        title_of_class: &h.title_of_class,
+    }
+}

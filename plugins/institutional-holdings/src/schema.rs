@@ -1,0 +1,103 @@
+//! The OpenAPI fragment of `/v1/institutional-holdings`: full response schema, parameters, example.
+
+use datahost_plugin_api::openapi::{fragment as build_fragment, schema::*, Operation};
+use serde_json::{json, Value};
+
+use crate::routes::route_spec;
+
+pub fn fragment() -> Value {
+    let holding = object(&[
+        ("nameOfIssuer", describe(string(), "Issuer name as reported on the 13F information table.")),
+        ("cusip", with(describe(string(), "CUSIP of the security."), "pattern", json!("^[0-9A-Z]{9}$"))),
+        ("valueUsd", describe(number(), "Reported market value at quarter end, USD.")),
+        ("shares", describe(number(), "Shares or principal amount held (underlying shares for options).")),
+        (
+            "putCall",
+            describe(
+                nullable(string_enum(&["Put", "Call"])),
+                "`Put` or `Call` for an option position; null for the security itself.",
+            ),
+        ),
+        ("titleOfClass", describe(string(), "Title of the class of security, e.g. `COM`.")),
+    ]);
+    let meta = object(&[
+        ("generatedAt", datetime()),
+        ("source", describe(string(), "Where the snapshot comes from; says so when it is demo data.")),
+        ("sourceUrl", uri()),
+        ("caveat", string()),
+    ]);
+    let body = object(&[
+        ("cik", with(describe(string(), "Filer CIK, 10 digits, zero-padded."), "pattern", json!("^[0-9]{10}$"))),
+        ("filer", describe(string(), "Filer (investment manager) name.")),
+        ("accession", describe(string(), "Accession number of the filing.")),
+        ("form", describe(string(), "Form type, `13F-HR`.")),
+        ("filedDate", describe(date(), "Date the filing was made.")),
+        ("periodOfReport", describe(date(), "Quarter end the holdings are reported for (the filer's latest).")),
+        (
+            "matchedBy",
+            describe(
+                string_enum(&["cik", "exact", "prefix", "contains"]),
+                "How the filer was found: by `cik`, or by `q` as the exact name, a name prefix or a substring.",
+            ),
+        ),
+        ("count", describe(integer(), "Number of holdings returned.")),
+        ("totalHoldings", describe(integer(), "Number of holdings in the filing.")),
+        (
+            "totalValueUsd",
+            describe(number(), "Sum of valueUsd over ALL holdings of the filing, also when the list is capped."),
+        ),
+        ("truncated", describe(boolean(), "True when `limit` capped the holdings list (count < totalHoldings).")),
+        (
+            "holdings",
+            describe(array(reference("InstitutionalHolding")), "Holdings, largest valueUsd first, at most `limit`."),
+        ),
+        ("meta", reference("InstitutionalHoldingsMeta")),
+    ]);
+    let route = route_spec();
+    let op = Operation {
+        route: &route,
+        operation_id: "getInstitutionalHoldings",
+        summary: "Latest quarterly 13F holdings of an institutional filer",
+        description: "The latest 13F-HR holdings (by period of report) of the filer matched by `cik` (preferred) or \
+            by name `q`. One of the two is required: without both the answer is 400 saying that cik or q is \
+            required. Holdings are sorted by value, largest first, and capped by `limit`; totalValueUsd always \
+            covers every holding of the filing. An unknown filer is a 404.",
+        response: reference("InstitutionalHoldingsResponse"),
+        example: Some(example()),
+        extra_statuses: &[(404, "No 13F filer matches the cik or q given.")],
+    };
+    build_fragment(
+        vec![(crate::ROUTE, op.path_item())],
+        vec![
+            ("InstitutionalHolding", holding),
+            ("InstitutionalHoldingsMeta", meta),
+            ("InstitutionalHoldingsResponse", body),
+        ],
+    )
+}
+
+pub fn example() -> Value {
+    json!({
+        "cik": "0001633090",
+        "filer": "Meridian Oak Capital",
+        "accession": "0001633090-26-000034",
+        "form": "13F-HR",
+        "filedDate": "2026-08-05",
+        "periodOfReport": "2026-06-30",
+        "matchedBy": "exact",
+        "count": 2,
+        "totalHoldings": 22,
+        "totalValueUsd": 189975745,
+        "truncated": true,
+        "holdings": [
+            {"nameOfIssuer": "CONOCOPHILLIPS", "cusip": "20825C104", "valueUsd": 30983979, "shares": 357370, "putCall": null, "titleOfClass": "COM"},
+            {"nameOfIssuer": "BANK AMERICA CORP", "cusip": "060505104", "valueUsd": 20914807, "shares": 402440, "putCall": null, "titleOfClass": "COM"}
+        ],
+        "meta": {
+            "generatedAt": "2026-11-01T06:00:00Z",
+            "source": "datahost demo seed: 13F-HR information tables of fictional fund managers, generated for development (not real SEC filings)",
+            "sourceUrl": "https://www.sec.gov/cgi-bin/browse-edgar?action=getcompany&type=13F-HR",
+            "caveat": "DEMO DATA: the filers, their CIKs, accession numbers and positions are fictional; issuer names and CUSIPs are real securities used for realism. 13F reports are filed up to 45 days after quarter end and list long positions in 13(f) securities only (no shorts, cash or most non-U.S. holdings)."
+        }
+    })
+}

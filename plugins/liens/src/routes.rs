@@ -1,0 +1,77 @@
+//! `GET /v1/liens`: token search of one county's lien index, newest filing first, optionally narrowed by
+//! lien type and release state.
+
+use datahost_plugin_api::county::{ClerkSearch, CountyIndex};
+use datahost_plugin_api::params::DEFAULT_MAX_LIMIT;
+use datahost_plugin_api::{ApiError, ParamSpec, RequestEnvelope, Response, RouteSpec, Tier};
+use serde::Serialize;
+use serde_json::json;
+
+use crate::data::{Lien, LIEN_TYPES};
+
+pub const DEFAULT_LIMIT: usize = 100;
+
+pub fn route_spec() -> RouteSpec {
+    RouteSpec {
+        path: crate::ROUTE.into(),
+        min_tier: Tier::Free,
+        params: {
+            let mut params = ClerkSearch::param_specs(
+                "Claimant or debtor name, or a property address. Case-insensitive; every word must appear among \
+                 the lien's claimant, debtor and address words (St/Street, N/North... compare equal).",
+                "O'Brien",
+                "liens",
+                DEFAULT_LIMIT,
+                DEFAULT_MAX_LIMIT,
+            );
+            params.extend([
+                ParamSpec::string(
+                    "lienType",
+                    "Only liens of this type (case-insensitive; `mechanics` is accepted too).",
+                )
+                .schema(json!({"enum": LIEN_TYPES})),
+                ParamSpec::boolean("released", "`true` returns only released liens, `false` only liens still open."),
+            ]);
+            params
+        },
+    }
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Body<'a> {
+    county: &'a str,
+    query: &'a str,
+    count: usize,
+    liens: Vec<&'a Lien>,
+    total: usize,
+    county_onboarded: bool,
+}
+
+/// The `lienType` filter in SPEC's spelling.
+fn lien_type(raw: Option<&str>) -> Result<Option<&'static str>, ApiError> {
+    let Some(raw) = raw else { return Ok(None) };
+    let wanted = raw.to_lowercase().replace(['’', '\''], "");
+    LIEN_TYPES.iter().find(|t| t.replace('\'', "") == wanted).map(|t| Some(*t)).ok_or_else(|| {
+        let shown: String = raw.chars().take(40).collect();
+        ApiError::bad_request(format!("lienType must be one of mechanic's, tax or judgment, got `{shown}`"))
+    })
+}
+
+pub fn handle(index: &CountyIndex<Lien>, request: &RequestEnvelope) -> Result<Response, ApiError> {
+    let q = request.params();
+    let search = ClerkSearch::parse(&q, DEFAULT_LIMIT, DEFAULT_MAX_LIMIT)?;
+    let kind = lien_type(q.str("lienType"))?;
+    let released = q.bool("released")?;
+    let found = index.search_where(&search.county, &search.tokens, search.limit, |l| {
+        kind.is_none_or(|k| l.lien_type == k) && released.is_none_or(|r| l.released == r)
+    });
+    Response::json(&Body {
+        county: &search.county,
+        query: &search.query,
+        count: found.records.len(),
+        liens: found.records,
+        total: found.total,
+        county_onboarded: found.onboarded,
+    })
+}

@@ -1,0 +1,81 @@
+//! The OpenAPI fragment of `/v1/lobbying`: full response schema, parameter, example.
+
+use datahost_plugin_api::companies::{company_schema, CompaniesDoc};
+use datahost_plugin_api::openapi::schema::*;
+use serde_json::{json, Value};
+
+use crate::routes::route_spec;
+
+pub fn fragment() -> Value {
+    let quarter = object(&[
+        (
+            "period",
+            with(describe(string(), "Reporting quarter, `<year>-Q<n>`."), "pattern", json!("^[0-9]{4}-Q[1-4]$")),
+        ),
+        ("amount", describe(number(), "Sum of every filing for the client in this quarter, USD.")),
+        ("filingCount", describe(integer(), "Filings behind the amount (the company's own and outside firms').")),
+    ]);
+    let company = company_schema(&[
+        ("clientName", describe(string(), "Client name the filings were matched on.")),
+        ("year", describe(integer(), "The latest filing year among the counted filings.")),
+        (
+            "totalSpendUsd",
+            describe(
+                number(),
+                "Sum of every quarterly filing found for the client in filing years 2025 and 2026, USD.",
+            ),
+        ),
+        ("filingCount", describe(integer(), "Number of quarterly filings counted (filing years 2025 and 2026).")),
+        (
+            "quarters",
+            describe(array(reference("LobbyingQuarter")), "Counted quarters, sorted by period (oldest first)."),
+        ),
+    ]);
+    let route = route_spec();
+    CompaniesDoc {
+        route: &route,
+        prefix: "Lobbying",
+        operation_id: "getLobbying",
+        summary: "Lobbying disclosures per company",
+        description: "Per company: lobbying spend from quarterly LD-2 reports in filing years 2025 and 2026, \
+            summing every filing found for the client (its own and those of outside firms it retained), with \
+            the per-quarter breakdown. Earlier filing years are not counted.",
+        generated_at: datetime(),
+        caveat: "States that totals sum every quarterly filing found for the client in filing years 2025 and 2026.",
+        extra_meta: vec![("filingYears", describe(array(integer()), "Filing years counted: 2025 and 2026."))],
+        company,
+        extra_schemas: vec![("LobbyingQuarter", quarter)],
+        example: example(),
+    }
+    .fragment()
+}
+
+pub fn example() -> Value {
+    json!({
+        "meta": {
+            "generatedAt": "2026-11-01T06:00:00Z",
+            "source": "datahost demo seed: quarterly LD-2 lobbying reports with invented amounts and fictional outside firms, generated for development (not real Senate LDA filings)",
+            "sourceUrl": "https://lda.senate.gov/filings/public/filing/search/",
+            "caveat": "DEMO DATA: amounts, filings and outside lobbying firms are invented. Totals sum every quarterly filing found for the client in filing years 2025 and 2026.",
+            "filingYears": [2025, 2026]
+        },
+        "count": 1,
+        "companies": [{
+            "name": "UnitedHealth Group Incorporated",
+            "ticker": "UNH",
+            "clientName": "UnitedHealth Group Incorporated",
+            "year": 2026,
+            "totalSpendUsd": 10780000.0,
+            "filingCount": 14,
+            "quarters": [
+                {"period": "2025-Q1", "amount": 1560000.0, "filingCount": 2},
+                {"period": "2025-Q2", "amount": 1430000.0, "filingCount": 1},
+                {"period": "2025-Q3", "amount": 1420000.0, "filingCount": 3},
+                {"period": "2025-Q4", "amount": 1650000.0, "filingCount": 2},
+                {"period": "2026-Q1", "amount": 1710000.0, "filingCount": 2},
+                {"period": "2026-Q2", "amount": 1220000.0, "filingCount": 2},
+                {"period": "2026-Q3", "amount": 1790000.0, "filingCount": 2}
+            ]
+        }]
+    })
+}

@@ -1,0 +1,87 @@
+//! Handler tests on the shipped seed, through the SDK's in-process test host.
+
+use datahost_plugin_api::companies::{check_endpoint, fetch_company};
+use datahost_plugin_api::testing::{get, manifest_problems, plugin_with_own_seeds, TestHost};
+
+use crate::{Lobbying, ROUTE};
+
+#[test]
+fn manifest_is_valid() {
+    assert_eq!(manifest_problems::<Lobbying>(), Vec::<String>::new());
+}
+
+#[test]
+fn shared_company_endpoint_behaviour() {
+    let all = check_endpoint::<Lobbying>(ROUTE, "Unh");
+    assert_eq!(all["count"], 16);
+    assert!(all["meta"]["caveat"].as_str().unwrap().contains("filing years 2025 and 2026"));
+    assert_eq!(all["meta"]["filingYears"], serde_json::json!([2025, 2026]));
+}
+
+#[test]
+fn quarters_are_sorted_in_window_and_add_up() {
+    let (_, all) = get(&plugin_with_own_seeds::<Lobbying>(), ROUTE, &[]);
+    for c in all["companies"].as_array().unwrap() {
+        let quarters = c["quarters"].as_array().unwrap();
+        let periods: Vec<&str> = quarters.iter().map(|q| q["period"].as_str().unwrap()).collect();
+        let mut sorted = periods.clone();
+        sorted.sort();
+        sorted.dedup();
+        assert_eq!(periods, sorted, "{c}");
+        for p in &periods {
+            let (year, q) = p.split_once("-Q").unwrap();
+            assert!(["2025", "2026"].contains(&year) && ["1", "2", "3", "4"].contains(&q), "{p}");
+        }
+        let sum: f64 = quarters.iter().map(|q| q["amount"].as_f64().unwrap()).sum();
+        assert_eq!(c["totalSpendUsd"].as_f64().unwrap(), sum);
+        let filings: u64 = quarters.iter().map(|q| q["filingCount"].as_u64().unwrap()).sum();
+        assert_eq!(c["filingCount"].as_u64().unwrap(), filings);
+        assert!(c["year"].is_i64());
+    }
+}
+
+#[test]
+fn hand_checked_unitedhealth_excludes_2024() {
+    // 25 filings in the seed; the 11 of filing year 2024 (6,450,000 USD) are excluded. Per quarter:
+    // 2025-Q1 1,390,000 + 170,000; Q2 1,430,000; Q3 1,080,000 + 170,000 + 170,000; Q4 1,480,000 + 170,000;
+    // 2026-Q1 1,550,000 + 160,000; Q2 1,090,000 + 130,000; Q3 1,560,000 + 230,000. Total 10,780,000.
+    let unh = fetch_company::<Lobbying>(ROUTE, "UNH");
+    assert_eq!(unh["totalSpendUsd"], 10780000.0);
+    assert_eq!(unh["filingCount"], 14);
+    assert_eq!(unh["year"], 2026);
+    assert_eq!(unh["quarters"][2], serde_json::json!({"period": "2025-Q3", "amount": 1420000.0, "filingCount": 3}));
+    assert_eq!(unh, crate::schema::example()["companies"][0], "the OpenAPI example is the real answer");
+}
+
+#[test]
+fn a_quarter_without_filings_is_absent() {
+    // Lockheed Martin filed nothing for one counted quarter: six quarters, not seven.
+    let lmt = fetch_company::<Lobbying>(ROUTE, "LMT");
+    assert_eq!(lmt["quarters"].as_array().unwrap().len(), 6);
+    assert_eq!(lmt["totalSpendUsd"], 17280000.0);
+}
+
+#[test]
+fn years_rule_on_synthetic_filings() {
+    let seed = r#"{"meta": {"generatedAt": "2026-11-01T06:00:00Z", "source": "demo", "sourceUrl": "https://example.org",
+        "caveat": "demo"}, "companies": [
+        {"name": "Example Corp", "ticker": "EXM", "clientName": "Example Corp", "filings": [
+        {"filingUuid": "a", "registrant": "Example Corp", "year": 2024, "quarter": 4, "amount": 1000.0, "postedDate": "2025-01-20"},
+        {"filingUuid": "b", "registrant": "Example Corp", "year": 2025, "quarter": 1, "amount": 20.0, "postedDate": "2025-04-20"},
+        {"filingUuid": "c", "registrant": "Outside Firm", "year": 2025, "quarter": 1, "amount": 5.0, "postedDate": "2025-04-18"}]},
+        {"name": "Old Corp", "ticker": "OLD", "clientName": "Old Corp", "filings": [
+        {"filingUuid": "d", "registrant": "Old Corp", "year": 2024, "quarter": 2, "amount": 7.0, "postedDate": "2024-07-20"}]}]}"#;
+    let host = TestHost::new();
+    host.set_dataset(crate::SLUG, seed);
+    let p = host.init::<Lobbying>().unwrap();
+    let (_, body) = get(&p, ROUTE, &[]);
+    let exm = &body["companies"][0];
+    assert_eq!((exm["totalSpendUsd"].as_f64(), exm["filingCount"].as_u64()), (Some(25.0), Some(2)));
+    assert_eq!(exm["year"], 2025);
+    assert_eq!(exm["quarters"], serde_json::json!([{"period": "2025-Q1", "amount": 25.0, "filingCount": 2}]));
+    let old = &body["companies"][1];
+    assert_eq!((old["totalSpendUsd"].as_f64(), old["quarters"].as_array().map(Vec::len)), (Some(0.0), Some(0)));
+    assert_eq!(old["year"], 2026, "no counted filing: the snapshot's year");
+    host.set_dataset(crate::SLUG, &seed.replace("\"quarter\": 2", "\"quarter\": 5"));
+    assert!(host.init::<Lobbying>().is_err());
+}

@@ -1,0 +1,86 @@
+//! `GET /v1/property`: the assessor record of one street address, matched after normalisation, optionally
+//! scoped to a county. A county that is well-formed but not onboarded answers 200 with `record: null`.
+
+use datahost_plugin_api::address::{canonical_tokens, has_alphanumeric};
+use datahost_plugin_api::county::{county_param, county_param_spec};
+use datahost_plugin_api::{ApiError, ParamSpec, RequestEnvelope, Response, RouteSpec, Tier};
+use serde::Serialize;
+
+use crate::data::{Index, PropertyRecord};
+
+/// Longest accepted address.
+pub const MAX_ADDRESS_CHARS: usize = 300;
+
+pub fn route_spec() -> RouteSpec {
+    RouteSpec {
+        path: crate::ROUTE.into(),
+        min_tier: Tier::Free,
+        params: vec![
+            ParamSpec::string(
+                "address",
+                "Street address: number, street and any unit (`Apt 4B`, `Unit 4B`, `#4B` are the same), optionally \
+                 followed by city, state and ZIP. Case, punctuation and common abbreviations (St/Street, \
+                 Ave/Avenue, N/North...) do not matter.",
+            )
+            .required()
+            .example("1204 Cedar Bend Lane, Austin, TX 78704")
+            .schema(serde_json::json!({"maxLength": MAX_ADDRESS_CHARS})),
+            county_param_spec("Scopes the lookup; a county not yet onboarded gives `record: null`."),
+        ],
+    }
+}
+
+/// Why `record` is what it is.
+#[derive(Serialize, Clone, Copy, PartialEq, Eq, Debug)]
+#[serde(rename_all = "kebab-case")]
+pub enum Status {
+    Matched,
+    NoMatch,
+    CountyNotOnboarded,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Body<'a> {
+    address: &'a str,
+    county: &'a str,
+    record: Option<&'a PropertyRecord>,
+    normalized_address: String,
+    status: Status,
+    match_count: usize,
+    matched_address: Option<String>,
+}
+
+pub fn handle(index: &Index, request: &RequestEnvelope) -> Result<Response, ApiError> {
+    let q = request.params();
+    let address = q.str_max("address", MAX_ADDRESS_CHARS)?.ok_or_else(|| ApiError::missing("address"))?;
+    if !has_alphanumeric(address) {
+        return Err(ApiError::bad_request("address must contain at least one letter or digit"));
+    }
+    let tokens = canonical_tokens(address);
+    let county = county_param(&q, "county")?;
+    let normalized_address = tokens.join(" ");
+
+    if let Some(c) = county.as_deref().filter(|c| !index.is_onboarded(c)) {
+        return Response::json(&Body {
+            address,
+            county: c,
+            record: None,
+            normalized_address,
+            status: Status::CountyNotOnboarded,
+            match_count: 0,
+            matched_address: None,
+        });
+    }
+    let lookup = index.lookup(&tokens, county.as_deref());
+    let first = lookup.matches.first();
+    Response::json(&Body {
+        address,
+        county: county.as_deref().or(first.map(|p| p.record.county.as_str())).unwrap_or(""),
+        record: first.map(|p| &p.record),
+        normalized_address,
+        status: if first.is_some() { Status::Matched } else { Status::NoMatch },
+        match_count: lookup.matches.len(),
+        matched_address: first.map(|p| p.full_address()),
+    })
+}

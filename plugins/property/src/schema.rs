@@ -1,0 +1,126 @@
+//! The OpenAPI fragment of `/v1/property`: full response schema, parameters, example.
+
+use datahost_plugin_api::openapi::{fragment as build_fragment, schema::*, Operation};
+use serde_json::{json, Value};
+
+use crate::routes::route_spec;
+
+pub fn fragment() -> Value {
+    let record = object(&[
+        ("yearBuilt", integer()),
+        ("bedrooms", integer()),
+        ("squareFootage", describe(integer(), "Living area in square feet.")),
+        ("bathrooms", describe(number(), "Full baths count 1, half baths 0.5.")),
+        ("lotSize", describe(number(), "Lot area in acres; 0 for condominium units.")),
+        ("assessorId", describe(string(), "The assessor's parcel number or property ID in its own format.")),
+        ("legalDescription", string()),
+        ("subdivision", string()),
+        ("zoning", string()),
+        ("architectureType", string()),
+        ("exteriorType", string()),
+        ("county", describe(string(), "County slug, for example travis-tx.")),
+        ("propertyType", string()),
+        ("ownerName", describe(string(), "Owner of record on the assessor roll.")),
+        ("sourceId", describe(string(), "Source system and record key, for example TCAD:284611.")),
+        ("sourceUrl", describe(string(), "The record's page on the assessor's site.")),
+        ("lastSaleDate", date()),
+        ("hoaFee", describe(nullable(number()), "Monthly HOA dues in USD; null when there is no association.")),
+        ("landValue", describe(number(), "Assessed land value in USD.")),
+        ("improvementValue", describe(number(), "Assessed improvement value in USD.")),
+        ("marketValue", describe(number(), "Market value in USD (land plus improvements).")),
+        ("fetchedAt", describe(datetime(), "When the record was read from the assessor.")),
+    ]);
+    let body = object_with_optional(
+        &[
+            ("address", describe(string(), "The address as given (trimmed).")),
+            (
+                "county",
+                describe(
+                    string(),
+                    "County slug: the `county` parameter (lowercased) when given, else the county of the matched \
+                     parcel, else an empty string.",
+                ),
+            ),
+            (
+                "record",
+                describe(
+                    nullable(reference("PropertyRecord")),
+                    "The assessor record, or null when the county is not yet onboarded or no parcel matches.",
+                ),
+            ),
+        ],
+        &[
+            (
+                "normalizedAddress",
+                describe(string(), "The canonical match key of the address (upper case, USPS abbreviations, UNIT)."),
+            ),
+            (
+                "status",
+                describe(string_enum(&["matched", "no-match", "county-not-onboarded"]), "Why `record` is what it is."),
+            ),
+            (
+                "matchCount",
+                describe(
+                    integer(),
+                    "Parcels the address matched; above 1 only without `county` when the same street address \
+                     exists in several counties (the first county in slug order is returned).",
+                ),
+            ),
+            ("matchedAddress", describe(nullable(string()), "The matched parcel's situs address, or null.")),
+        ],
+    );
+    let route = route_spec();
+    let op = Operation {
+        route: &route,
+        operation_id: "getProperty",
+        summary: "County assessor record by street address",
+        description: "Looks up the assessor record of one street address. The address is normalised before \
+            matching: case, punctuation and whitespace are ignored, street suffixes and directionals compare in \
+            their USPS abbreviations (St/Street, Ave/Avenue, Blvd, Dr, Ln, Ct, Pl, Pkwy, Hwy..., N/North...), \
+            ordinal words as numbers, and the unit designators Apt, Unit, Suite, Ste and # are the same. The \
+            street line must match in full (including the unit); city, state and ZIP may follow. `county` scopes \
+            the lookup. The county backfill is incomplete: a county that is not yet onboarded answers 200 with \
+            `record: null` (status `county-not-onboarded`), never an error; no parcel in an onboarded county is \
+            also `record: null` (status `no-match`). A malformed county slug is a 400. DEMO DATA: fictional \
+            owners.",
+        response: reference("PropertyResponse"),
+        example: Some(example()),
+        extra_statuses: &[],
+    };
+    build_fragment(vec![(crate::ROUTE, op.path_item())], vec![("PropertyRecord", record), ("PropertyResponse", body)])
+}
+
+fn example() -> Value {
+    json!({
+        "address": "1204 Cedar Bend Lane, Austin, TX 78704",
+        "county": "travis-tx",
+        "record": {
+            "yearBuilt": 1987,
+            "bedrooms": 3,
+            "bathrooms": 2.5,
+            "squareFootage": 2140,
+            "lotSize": 0.21,
+            "assessorId": "284611",
+            "legalDescription": "LOT 14 BLK C BARTON HILLS",
+            "subdivision": "Barton Hills",
+            "zoning": "SF-3",
+            "architectureType": "Ranch",
+            "exteriorType": "Brick",
+            "county": "travis-tx",
+            "propertyType": "Single Family Residence",
+            "ownerName": "Maura O'Brien",
+            "sourceId": "TCAD:284611",
+            "sourceUrl": "https://travis.prodigycad.com/property-detail/284611",
+            "lastSaleDate": "2019-06-14",
+            "hoaFee": null,
+            "landValue": 312500.0,
+            "improvementValue": 401800.0,
+            "marketValue": 714300.0,
+            "fetchedAt": "2026-10-28T05:12:00Z"
+        },
+        "normalizedAddress": "1204 CEDAR BEND LN AUSTIN TX 78704",
+        "status": "matched",
+        "matchCount": 1,
+        "matchedAddress": "1204 Cedar Bend Ln, Austin, TX 78704"
+    })
+}

@@ -1,0 +1,56 @@
+//! `GET /v1/senate-trades`: the same parameters and selection rules as `/v1/congress-trades` (ticker filter
+//! that trims each filing's trades, member substring, limit on filings), applied by the SDK's disclosure index.
+
+use datahost_plugin_api::disclosure::{self, DisclosureQuery, WithAmountBounds};
+use datahost_plugin_api::params::DEFAULT_MAX_LIMIT;
+use datahost_plugin_api::{ApiError, RequestEnvelope, Response, RouteSpec, Tier};
+use serde::Serialize;
+
+use crate::data::{Meta, Trade};
+use crate::SenateTrades;
+
+pub const DEFAULT_LIMIT: usize = 100;
+
+pub fn route_spec() -> RouteSpec {
+    RouteSpec {
+        path: crate::ROUTE.into(),
+        min_tier: Tier::Free,
+        params: disclosure::params(DEFAULT_LIMIT, DEFAULT_MAX_LIMIT, "ravenscroft"),
+    }
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct FilingOut<'a> {
+    member: &'a str,
+    chamber: &'a str,
+    doc_id: &'a str,
+    year: i32,
+    filed_date: &'a str,
+    trades: Vec<WithAmountBounds<'a, Trade>>,
+}
+
+#[derive(Serialize)]
+struct Body<'a> {
+    meta: &'a Meta,
+    count: usize,
+    filings: Vec<FilingOut<'a>>,
+}
+
+pub fn handle(plugin: &SenateTrades, request: &RequestEnvelope) -> Result<Response, ApiError> {
+    let query = DisclosureQuery::parse(&request.params(), DEFAULT_LIMIT, DEFAULT_MAX_LIMIT)?;
+    let filings: Vec<FilingOut> = plugin
+        .index
+        .select(&query)
+        .into_iter()
+        .map(|s| FilingOut {
+            member: &s.filing.member,
+            chamber: &s.filing.chamber,
+            doc_id: &s.filing.doc_id,
+            year: s.filing.year,
+            filed_date: &s.filing.filed_date,
+            trades: s.trades.into_iter().map(|t| WithAmountBounds::new(t, &t.amount_range)).collect(),
+        })
+        .collect();
+    Response::json(&Body { meta: &plugin.meta, count: filings.len(), filings })
+}

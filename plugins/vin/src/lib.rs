@@ -1,0 +1,58 @@
+//! vin: a VIN decoder (ISO 3779 / 49 CFR 565) joined with open recall campaigns, complaint counts and a
+//! theft flag.
+//!
+//! File roles (the same in every plugin): `lib.rs` manifest and export, `routes.rs` request handling,
+//! `schema.rs` OpenAPI fragment, `data.rs` records and index, `seed/` the shipped snapshot, `tests.rs`.
+//! Specific to this plugin: `decode.rs` the VIN rules (check digit, model year, region) and `wmi.rs` the
+//! manufacturer table.
+
+mod data;
+pub mod decode;
+mod routes;
+mod schema;
+#[cfg(test)]
+mod tests;
+pub mod wmi;
+
+use datahost_plugin_api::{
+    export_plugin, ApiError, InitContext, Manifest, Maturity, Plugin, RequestEnvelope, Response, Seed,
+};
+
+pub const SLUG: &str = "vin";
+pub const ROUTE: &str = "/v1/vin";
+
+/// The plugin: the decoder plus an immutable index over one snapshot of the vehicle data.
+pub struct Vin {
+    index: data::Index,
+}
+
+impl Plugin for Vin {
+    fn manifest() -> Manifest {
+        Manifest {
+            slug: SLUG.into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+            maturity: Maturity::Stable,
+            description: "VIN decode with open recall campaigns, complaint count and theft flag.".into(),
+            routes: vec![routes::route_spec()],
+            openapi: schema::fragment(),
+            capabilities: vec![],
+            datasets: vec![SLUG.into()],
+            reads: vec![],
+        }
+    }
+
+    fn seeds() -> Vec<Seed> {
+        vec![Seed::new(SLUG, include_str!("../seed/vin.json"))]
+    }
+
+    fn init(ctx: InitContext) -> Result<Self, String> {
+        let snapshot: data::Snapshot = ctx.host.load_dataset(SLUG)?;
+        Ok(Self { index: data::Index::new(snapshot) })
+    }
+
+    fn handle(&self, request: &RequestEnvelope) -> Result<Response, ApiError> {
+        routes::handle(&self.index, request)
+    }
+}
+
+export_plugin!(Vin);

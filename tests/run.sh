@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The whole test suite, as the README's second command: builds the workspace, runs every unit, in-process
+# and black-box test (the real binary with the real plugins; PostgreSQL and Redis tests against the real
+# services), validates the assembled OpenAPI document, and runs schemathesis against a live server.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+
+step() { printf '\n== %s ==\n' "$*"; }
+
+step "services: PostgreSQL on 127.0.0.1:5432 and Redis on 127.0.0.1:6379"
+bash tests/tools/ensure-services.sh
+
+step "build (workspace: host and every plugin)"
+cargo build --workspace --locked
+
+step "unit, in-process and black-box tests"
+cargo test --workspace --locked --no-fail-fast
+
+step "OpenAPI document validates as OpenAPI 3.1; schemathesis against a live server"
+bash tests/tools/contract.sh "$root/target/debug"
+
+echo
+echo "all test stages passed"

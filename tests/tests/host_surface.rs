@@ -1,0 +1,155 @@
+//! The contract surfaces: /health, /openapi.json (snapshot), error bodies (snapshot), 404/405, request ids,
+//! metrics labels, configuration errors and graceful shutdown.
+
+use datahost_tests::{assert_envelope, fixture, plugin_dir_with, run_cli_raw, Server, ServerOptions};
+use serde_json::Value;
+
+#[test]
+fn health_lists_datasets_and_engine() {
+    let server = Server::start();
+    let (status, body) = server.get_with("/health", &[]);
+    assert_eq!(status, 200);
+    assert_eq!(body["ok"], true);
+    assert_eq!(body["service"], "datahost");
+    assert_eq!(body["recordsEngine"], "embedded");
+    let datasets = body["datasets"].as_array().unwrap();
+    assert!(datasets.iter().any(|d| d == "congress-trades"));
+    insta::assert_json_snapshot!("health", body, {".datasets" => "[datasets]", ".version" => "[version]"});
+}
+
+#[test]
+fn openapi_is_assembled_with_maturity_tags_and_shared_errors() {
+    let server = Server::start();
+    let (status, doc) = server.get_with("/openapi.json", &[]);
+    assert_eq!(status, 200);
+    assert_eq!(doc["openapi"], "3.1.0");
+    assert_eq!(doc["info"]["version"], "1.0.0");
+    assert_eq!(doc["servers"][0]["url"], "http://localhost");
+    let schemes = doc["components"]["securitySchemes"].as_object().unwrap();
+    for s in ["ApiKeyHeader", "ApiKeyQuery", "BearerAuth", "MarketplaceProxy"] {
+        assert!(schemes.contains_key(s), "{s}");
+    }
+    let (_, health) = server.get("/health");
+    // Every loaded dataset's routes are documented with maturity, tag and the shared error responses.
+    let paths = doc["paths"].as_object().unwrap();
+    for (path, item) in paths {
+        let op = &item["get"];
+        if path == "/health" || path == "/openapi.json" {
+            assert_eq!(op["security"], serde_json::json!([]));
+            continue;
+        }
+        assert!(["stable", "beta", "pro"].contains(&op["x-maturity"].as_str().unwrap()), "{path}");
+        assert!(health["datasets"].as_array().unwrap().contains(&op["tags"][0]), "{path} tag is a loaded dataset");
+        for status in ["200", "400", "401", "429", "500"] {
+            assert!(op["responses"].get(status).is_some(), "{path} lacks {status}");
+        }
+    }
+    let congress = &paths["/v1/congress-trades"]["get"];
+    assert_eq!(congress["x-maturity"], "stable");
+    // Snapshot the part of the contract this suite owns; each dataset's own tests pin its fragment.
+    insta::assert_json_snapshot!("openapi_congress_trades", congress);
+    insta::assert_json_snapshot!("openapi_components_responses", doc["components"]["responses"]);
+    insta::assert_json_snapshot!("openapi_security", (&doc["security"], &doc["components"]["securitySchemes"]));
+}
+
+#[test]
+fn error_bodies_and_fallbacks() {
+    let server = Server::start();
+    let get = |path: &str, headers: &[(&str, &str)]| -> (u16, Value) { server.get_with(path, headers) };
+    let key = server.owner_key.clone();
+    let k = [("X-API-Key", key.as_str())];
+
+    let (s, missing) = get("/v1/congress-trades", &[]);
+    assert_envelope(s, &missing, 401);
+    let (s, bad_limit) = get("/v1/congress-trades?limit=-1", &k);
+    assert_envelope(s, &bad_limit, 400);
+    let (s, not_found) = get("/v2/nothing", &k);
+    assert_envelope(s, &not_found, 404);
+
+    let resp = reqwest::blocking::Client::new().post(server.url("/v1/congress-trades")).send().unwrap();
+    assert_eq!(resp.status().as_u16(), 405);
+    assert_eq!(resp.headers()["allow"], "GET, HEAD");
+    let method: Value = resp.json().unwrap();
+    assert_envelope(405, &method, 405);
+
+    insta::assert_json_snapshot!("error_bodies", serde_json::json!({
+        "401-missing": missing, "400-limit": bad_limit, "404": not_found, "405": method,
+    }));
+}
+
+#[test]
+fn request_ids_are_set_or_propagated() {
+    let server = Server::start();
+    let resp = server.request("/health", &[("X-Request-Id", "trace-abc-123")]);
+    assert_eq!(resp.headers()["x-request-id"], "trace-abc-123");
+    let resp = server.request("/health", &[]);
+    assert_eq!(resp.headers()["x-request-id"].len(), 36, "a UUID when the client sends none");
+}
+
+#[test]
+fn metrics_are_labelled_by_route_template_status_and_tier() {
+    let server = Server::start();
+    let free = server.issue_key("free");
+    assert_eq!(server.get_with("/v1/congress-trades?ticker=NVDA", &[("X-API-Key", &free)]).0, 200);
+    assert_eq!(server.get_with("/v1/congress-trades?limit=0", &[("X-API-Key", &free)]).0, 400);
+    let text = server.metrics_text();
+    assert!(text.contains(
+        "datahost_http_requests_total{route=\"/v1/congress-trades\",status=\"200\",tier=\"free\"} 1"
+    ), "{text}");
+    assert!(text.contains("datahost_http_requests_total{route=\"/v1/congress-trades\",status=\"400\",tier=\"free\"} 1"));
+    assert!(text.contains("datahost_http_request_duration_seconds_bucket{route=\"/v1/congress-trades\""));
+    assert!(text.contains("datahost_ratelimit_decisions_total{tier=\"free\",decision=\"allowed\"} 2"));
+    assert!(text.contains("datahost_plugin_loaded{plugin=\"congress-trades\"} 1"));
+    assert!(text.contains("datahost_plugin_duration_seconds_bucket{plugin=\"congress-trades\""));
+    assert!(!text.contains(&free), "never a key in metrics");
+    assert!(!text.contains("NVDA"), "never a raw query in metrics");
+    // Metrics are not on the public listener.
+    assert_eq!(server.get_with("/metrics", &[]).0, 404);
+}
+
+#[test]
+fn bad_config_fails_at_start_naming_the_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        ("[server]\nlisten_port = 3\n", "listen_port"),
+        ("[server]\nlisten = \"not an address\"\n", "server.listen"),
+        ("[ratelimit]\nfail_mode = \"sideways\"\n", "ratelimit.fail_mode"),
+        ("[engine]\nurl = \"mysql://u:pw@h/db\"\n", "engine.url"),
+    ];
+    for (toml, key) in cases {
+        let file = dir.path().join("bad.toml");
+        std::fs::write(&file, toml).unwrap();
+        let (code, _, stderr) = run_cli_raw(&file, &["serve"]);
+        assert_ne!(code, 0, "{toml}");
+        assert!(stderr.contains(key), "error for {toml:?} should name {key}: {stderr}");
+        assert!(!stderr.contains("pw@"), "no credentials in errors");
+    }
+}
+
+#[test]
+fn environment_overrides_config() {
+    let server = Server::start_with(ServerOptions {
+        env: vec![("DATAHOST_SERVER__BASE_URL".into(), "https://api.example.test".into())],
+        ..Default::default()
+    });
+    let (_, doc) = server.get_with("/openapi.json", &[]);
+    assert_eq!(doc["servers"][0]["url"], "https://api.example.test");
+}
+
+#[test]
+fn sigterm_finishes_in_flight_requests() {
+    let dir = plugin_dir_with(&[fixture("panics")]);
+    let server = Server::start_with(ServerOptions { plugins_dir: Some(dir.path().to_path_buf()), ..Default::default() });
+    let url = server.url("/v1/fixture-panics?mode=sleep");
+    let key = server.owner_key.clone();
+    let in_flight = std::thread::spawn(move || {
+        let resp = reqwest::blocking::Client::new().get(url).header("X-API-Key", key).send().unwrap();
+        (resp.status().as_u16(), resp.json::<Value>().unwrap())
+    });
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let exit = server.terminate();
+    let (status, body) = in_flight.join().unwrap();
+    assert_eq!(status, 200);
+    assert_eq!(body["slept"], true);
+    assert_eq!(exit, Some(0));
+}
