@@ -1,0 +1,134 @@
+//! `GET /v1/edgar-search`: validates the parameters, runs one tantivy query and shapes the hits.
+
+use datahost_plugin_api::params::Query;
+use datahost_plugin_api::{ApiError, ParamSpec, RequestEnvelope, Response, RouteSpec, Tier};
+use serde::Serialize;
+
+use crate::index::{normalize_form, SearchError, SearchIndex, SearchRequest};
+
+pub const DEFAULT_LIMIT: usize = 10;
+/// SPEC: `limit` maximum 100.
+pub const MAX_LIMIT: usize = 100;
+/// Longest accepted query text: long enough for any real query, short enough to bound the work per request.
+pub const MAX_QUERY_CHARS: usize = 500;
+/// Most form types one request may filter on.
+pub const MAX_FORMS: usize = 25;
+const MAX_FORM_CHARS: usize = 20;
+
+pub fn route_spec() -> RouteSpec {
+    RouteSpec {
+        path: crate::ROUTE.into(),
+        min_tier: Tier::Free,
+        params: vec![
+            ParamSpec::string(
+                "q",
+                "Full-text query (at most 500 characters). Every word must match (stemmed, case-insensitive); \
+                 `\"supply chain\"` matches the exact phrase; `OR`, `-word` and `entity:`/`text:`/`form:`/`cik:` \
+                 field prefixes are supported.",
+            )
+            .required()
+            .example("\"supply chain\" tariffs")
+            .schema(serde_json::json!({"maxLength": MAX_QUERY_CHARS})),
+            ParamSpec::string("forms", "Comma-separated form types, case-insensitive (for example `10-K,8-K`).")
+                .example("10-K,10-Q"),
+            ParamSpec::date("from", "Inclusive lower bound on filedDate, YYYY-MM-DD.").example("2024-01-01"),
+            ParamSpec::date("to", "Inclusive upper bound on filedDate, YYYY-MM-DD.").example("2025-12-31"),
+            ParamSpec::limit(DEFAULT_LIMIT, MAX_LIMIT, "hits"),
+        ],
+    }
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct HitOut<'a> {
+    form: &'a str,
+    entity: &'a str,
+    cik: &'a str,
+    accession: &'a str,
+    url: &'a str,
+    filed_date: &'a str,
+    score: f64,
+    snippet: String,
+}
+
+#[derive(Serialize)]
+struct Body<'a> {
+    query: &'a str,
+    total: usize,
+    count: usize,
+    hits: Vec<HitOut<'a>>,
+}
+
+pub fn handle(index: &SearchIndex, request: &RequestEnvelope) -> Result<Response, ApiError> {
+    let q = request.params();
+    let text = q.str_max("q", MAX_QUERY_CHARS)?.ok_or_else(|| ApiError::missing("q"))?;
+    let forms = parse_forms(&q)?;
+    let range = q.date_range()?;
+    let limit = q.limit(DEFAULT_LIMIT, MAX_LIMIT)?;
+
+    let req = SearchRequest { query: text.to_string(), forms, from: range.from, to: range.to, limit, snippets: true };
+    let result = index.search(&req).map_err(|e| match e {
+        SearchError::Syntax(detail) => ApiError::bad_request(format!(
+            "q is not a valid search query ({}); quote phrases like \"supply chain\", and use field prefixes \
+             only with entity:, text:, form: or cik:",
+            clip(&detail, 120)
+        )),
+        SearchError::Engine(detail) => ApiError::internal(format!("full-text search failed: {detail}")),
+    })?;
+
+    let hits: Vec<HitOut> = result
+        .hits
+        .into_iter()
+        .map(|h| HitOut {
+            form: &h.filing.form,
+            entity: &h.filing.entity,
+            cik: &h.filing.cik,
+            accession: &h.filing.accession,
+            url: &h.filing.url,
+            filed_date: &h.filing.filed_date,
+            score: (h.score as f64 * 10_000.0).round() / 10_000.0,
+            snippet: h.snippet.unwrap_or_default(),
+        })
+        .collect();
+    Response::json(&Body { query: text, total: result.total, count: hits.len(), hits })
+}
+
+/// The `forms` filter: comma-separated, case- and space-insensitive, duplicates and empty items ignored.
+fn parse_forms(q: &Query) -> Result<Vec<String>, ApiError> {
+    let Some(raw) = q.str_max("forms", 400)? else { return Ok(Vec::new()) };
+    let mut forms: Vec<String> = Vec::new();
+    for part in raw.split(',') {
+        let form = normalize_form(part);
+        if form.is_empty() {
+            continue;
+        }
+        let well_formed = form.chars().count() <= MAX_FORM_CHARS
+            && form.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, ' ' | '-' | '/' | '.'));
+        if !well_formed {
+            return Err(ApiError::bad_request(format!(
+                "forms must be a comma-separated list of form types (letters, digits, spaces, '-', '/' or '.', at \
+                 most {MAX_FORM_CHARS} characters each, for example 10-K,8-K); got `{}`",
+                clip(part.trim(), 40)
+            )));
+        }
+        if !forms.contains(&form) {
+            forms.push(form);
+        }
+    }
+    if forms.is_empty() {
+        return Err(ApiError::bad_request("forms must name at least one form type, for example 10-K,8-K"));
+    }
+    if forms.len() > MAX_FORMS {
+        return Err(ApiError::bad_request(format!("forms may name at most {MAX_FORMS} form types")));
+    }
+    Ok(forms)
+}
+
+/// Keeps echoed user input short in error messages.
+fn clip(v: &str, max: usize) -> String {
+    if v.chars().count() <= max {
+        v.to_string()
+    } else {
+        format!("{}…", v.chars().take(max).collect::<String>())
+    }
+}

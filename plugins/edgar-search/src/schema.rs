@@ -1,0 +1,78 @@
+//! The OpenAPI fragment of `/v1/edgar-search`: full response schema, parameters, example.
+
+use datahost_plugin_api::openapi::{fragment as build_fragment, schema::*, Operation};
+use serde_json::{json, Value};
+
+use crate::routes::{route_spec, MAX_LIMIT};
+
+pub fn fragment() -> Value {
+    let hit = object_with_optional(
+        &[
+            ("form", describe(string(), "Form type as filed, for example 10-K, 8-K, DEF 14A, 13F-HR, 4.")),
+            ("entity", describe(string(), "Name of the filer or subject company.")),
+            ("cik", describe(with(string(), "pattern", json!("^[0-9]{10}$")), "Filer CIK, 10 digits, zero-padded.")),
+            ("accession", describe(string(), "EDGAR accession number, `<cik>-<yy>-<sequence>`.")),
+            ("url", describe(uri(), "Address of the filing index page on EDGAR.")),
+            ("filedDate", describe(date(), "Date the filing was accepted.")),
+        ],
+        &[
+            ("score", describe(number(), "BM25 relevance score; hits are ordered by it, highest first.")),
+            (
+                "snippet",
+                describe(string(), "Up to 160 characters of the filing text around the best-matching query terms."),
+            ),
+        ],
+    );
+    let body = object(&[
+        ("query", describe(string(), "The query text as given in `q`.")),
+        (
+            "total",
+            describe(
+                integer(),
+                "Number of filings matching the query and filters (all of them, not only the returned ones).",
+            ),
+        ),
+        ("count", describe(integer(), "Number of hits returned (at most `limit`).")),
+        ("hits", array(reference("EdgarSearchHit"))),
+    ]);
+    let route = route_spec();
+    let description = format!(
+        "Full-text search over EDGAR filings, served from an in-memory inverted index (tantivy) with BM25 \
+         relevance ranking. Query syntax: every word must match (words are lower-cased and English-stemmed, so \
+         `impairments` finds `impairment`); `\"supply chain\"` matches the exact phrase; `OR` between words \
+         matches either; `-word` excludes; `entity:`, `text:`, `form:` and `cik:` restrict a term to one field. \
+         Malformed query syntax is a 400 naming `q`. `forms` and `from`/`to` filter inside the index, so `total` \
+         is the exact number of matching filings while `count` is the number returned (at most `limit`, default \
+         10, clamped at {MAX_LIMIT}). Equal scores list the newer filing first. Each hit carries its BM25 `score` \
+         and a text `snippet`. The demo dataset holds synthetic filings of real companies; production indexes \
+         filings since 2001."
+    );
+    let op = Operation {
+        route: &route,
+        operation_id: "searchEdgarFilings",
+        summary: "Full-text search over SEC filings",
+        description: &description,
+        response: reference("EdgarSearchResponse"),
+        example: Some(example()),
+        extra_statuses: &[],
+    };
+    build_fragment(vec![(crate::ROUTE, op.path_item())], vec![("EdgarSearchHit", hit), ("EdgarSearchResponse", body)])
+}
+
+fn example() -> Value {
+    json!({
+        "query": "\"goodwill impairment\"",
+        "total": 27,
+        "count": 1,
+        "hits": [{
+            "form": "8-K",
+            "entity": "Intel Corporation",
+            "cik": "0000050863",
+            "accession": "0000050863-25-000187",
+            "url": "https://www.sec.gov/Archives/edgar/data/50863/000005086325000187/0000050863-25-000187-index.htm",
+            "filedDate": "2025-08-14",
+            "score": 4.1873,
+            "snippet": "The company concluded that a goodwill impairment charge of $612 million is required for its devices unit."
+        }]
+    })
+}

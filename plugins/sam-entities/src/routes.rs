@@ -1,0 +1,106 @@
+//! `GET /v1/sam-entities`: name search ranked exact > prefix > word > inside a word, exact UEI lookup, an
+//! optional status filter, and the full list in name order when neither `q` nor `uei` is given.
+
+use datahost_plugin_api::{ApiError, ParamSpec, RequestEnvelope, Response, RouteSpec, Tier};
+use serde::Serialize;
+
+use crate::data::{name_order, normalize_name, rank, Entity, Index};
+
+pub const DEFAULT_LIMIT: usize = 20;
+/// SPEC: `limit` maximum 50.
+pub const MAX_LIMIT: usize = 50;
+pub const MAX_QUERY_CHARS: usize = 200;
+pub const UEI_LEN: usize = 12;
+
+pub fn route_spec() -> RouteSpec {
+    RouteSpec {
+        path: crate::ROUTE.into(),
+        min_tier: Tier::Free,
+        params: vec![
+            ParamSpec::string(
+                "q",
+                "Legal business name or part of it, case-insensitive (punctuation is ignored). Ranked: exact name, \
+                 then names starting with q, then names with a word starting with q, then names containing q inside \
+                 a word; ties in name order.",
+            )
+            .example("acme")
+            .schema(serde_json::json!({"maxLength": MAX_QUERY_CHARS})),
+            ParamSpec::string("uei", "SAM.gov Unique Entity ID: exactly 12 letters or digits, case-insensitive.")
+                .example("QU7BAW1YZ6G9")
+                .schema(serde_json::json!({"pattern": "^[A-Za-z0-9]{12}$"})),
+            ParamSpec::string(
+                "status",
+                "Only registrations with this status: `active` or `inactive` (case-insensitive).",
+            )
+            .schema(serde_json::json!({"enum": ["active", "inactive", "Active", "Inactive"]})),
+            ParamSpec::limit(DEFAULT_LIMIT, MAX_LIMIT, "entities"),
+        ],
+    }
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Body<'a> {
+    query: &'a str,
+    as_of: &'a str,
+    total: usize,
+    count: usize,
+    entities: Vec<&'a Entity>,
+}
+
+pub fn handle(index: &Index, request: &RequestEnvelope) -> Result<Response, ApiError> {
+    let params = request.params();
+    let q = params.str_max("q", MAX_QUERY_CHARS)?;
+    let uei = params.str("uei");
+    if let Some(u) = uei {
+        if u.len() != UEI_LEN || !u.bytes().all(|b| b.is_ascii_alphanumeric()) {
+            return Err(ApiError::bad_request(format!(
+                "uei must be exactly {UEI_LEN} letters or digits (a SAM.gov Unique Entity ID), got `{}`",
+                clip(u)
+            )));
+        }
+    }
+    let q_key = q.map(normalize_name);
+    if q_key.as_deref() == Some("") {
+        return Err(ApiError::bad_request("q must contain at least one letter or digit"));
+    }
+    let status = match params.str("status").map(str::to_ascii_lowercase).as_deref() {
+        None => None,
+        Some("active") => Some(true),
+        Some("inactive") => Some(false),
+        Some(_) => return Err(ApiError::bad_request("status must be active or inactive")),
+    };
+    let limit = params.limit(DEFAULT_LIMIT, MAX_LIMIT)?;
+
+    // Candidates in name order; with `q`, stable-sorted by rank so ties stay in name order.
+    let mut matches: Vec<(Option<crate::data::MatchRank>, &Entity)> = index
+        .entities
+        .iter()
+        .filter(|e| status.is_none_or(|want| e.active == want))
+        .filter(|e| uei.is_none_or(|u| e.entity.uei.eq_ignore_ascii_case(u)))
+        .filter_map(|e| match &q_key {
+            None => Some((None, &e.entity)),
+            Some(key) => rank(&e.name_key, key).map(|r| (Some(r), &e.entity)),
+        })
+        .collect();
+    matches.sort_by(|(ra, a), (rb, b)| ra.cmp(rb).then_with(|| name_order(a, b)));
+
+    let total = matches.len();
+    let entities: Vec<&Entity> = matches.into_iter().take(limit).map(|(_, e)| e).collect();
+    Response::json(&Body {
+        query: q.or(uei).unwrap_or(""),
+        as_of: &index.meta.as_of,
+        total,
+        count: entities.len(),
+        entities,
+    })
+}
+
+/// Keeps echoed user input short in error messages.
+fn clip(v: &str) -> String {
+    if v.chars().count() <= 40 {
+        v.to_string()
+    } else {
+        format!("{}…", v.chars().take(40).collect::<String>())
+    }
+}
