@@ -114,7 +114,12 @@ fn parse_query(raw: Option<&str>) -> Vec<(String, String)> {
     raw.map(|q| url::form_urlencoded::parse(q.as_bytes()).into_owned().collect()).unwrap_or_default()
 }
 
-async fn plugin_route(state: Arc<AppState>, ctx: Arc<RouteCtx>, headers: HeaderMap, raw_query: Option<String>) -> Response {
+async fn plugin_route(
+    state: Arc<AppState>,
+    ctx: Arc<RouteCtx>,
+    headers: HeaderMap,
+    raw_query: Option<String>,
+) -> Response {
     let mut query = parse_query(raw_query.as_deref());
     let rid = request_id(&headers).map(str::to_string);
 
@@ -157,7 +162,12 @@ async fn plugin_route(state: Arc<AppState>, ctx: Arc<RouteCtx>, headers: HeaderM
         return with_tier(finish(e.into_response(), decision), tier_label);
     }
 
-    let envelope = RequestEnvelope { route: ctx.path.clone(), query, tier: caller.tier, request_id: rid.clone().unwrap_or_default() };
+    let envelope = RequestEnvelope {
+        route: ctx.path.clone(),
+        query,
+        tier: caller.tier,
+        request_id: rid.clone().unwrap_or_default(),
+    };
     let envelope_json = serde_json::to_string(&envelope).unwrap_or_default();
     let resp = call_plugin(&state, &ctx.plugin, &envelope_json, rid.as_deref());
     with_tier(finish(resp, decision), tier_label)
@@ -223,7 +233,13 @@ fn call_plugin(state: &AppState, plugin: &LoadedPlugin, envelope_json: &str, rid
         metrics::counter!("datahost_plugin_faults_total", "plugin" => slug.clone(), "kind" => kind).increment(1);
         tracing::error!(plugin = %slug, request_id = rid.unwrap_or(""), kind, detail, "plugin fault");
         state
-            .error(500, format!("internal error in the {slug} dataset; quote request id {} when reporting it", rid.unwrap_or("-")))
+            .error(
+                500,
+                format!(
+                    "internal error in the {slug} dataset; quote request id {} when reporting it",
+                    rid.unwrap_or("-")
+                ),
+            )
             .with_request_id(rid)
             .into_response()
     };
@@ -235,9 +251,13 @@ fn call_plugin(state: &AppState, plugin: &LoadedPlugin, envelope_json: &str, rid
         HandleOutcome::Fault { status, message } => {
             let status = if (400..600).contains(&status) { status } else { 500 };
             if status >= 500 {
-                metrics::counter!("datahost_plugin_faults_total", "plugin" => slug.clone(), "kind" => "error").increment(1);
+                metrics::counter!("datahost_plugin_faults_total", "plugin" => slug.clone(), "kind" => "error")
+                    .increment(1);
             }
-            state.error(status, format!("{slug}: {message}")).with_request_id(rid.filter(|_| status >= 500)).into_response()
+            state
+                .error(status, format!("{slug}: {message}"))
+                .with_request_id(rid.filter(|_| status >= 500))
+                .into_response()
         }
         HandleOutcome::Response { status, body, headers } => {
             if (200..300).contains(&status) {
@@ -264,7 +284,9 @@ fn call_plugin(state: &AppState, plugin: &LoadedPlugin, envelope_json: &str, rid
                     error: String,
                 }
                 match serde_json::from_slice::<PluginError>(&body) {
-                    Ok(e) => state.error(status, e.error).with_request_id(rid.filter(|_| status >= 500)).into_response(),
+                    Ok(e) => {
+                        state.error(status, e.error).with_request_id(rid.filter(|_| status >= 500)).into_response()
+                    }
                     Err(_) => fault("invalid-error", "error body without an `error` string"),
                 }
             } else {

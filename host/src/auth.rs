@@ -118,7 +118,10 @@ pub fn presented<'a>(
             .map(|u| u.chars().filter(|c| c.is_ascii_graphic()).take(64).collect::<String>())
             .filter(|u| !u.is_empty())
             .unwrap_or_else(|| "proxy".into());
-        return Ok(Presented::Marketplace(Caller { id: Arc::from(format!("marketplace:{user}")), tier: Tier::Rapidapi }));
+        return Ok(Presented::Marketplace(Caller {
+            id: Arc::from(format!("marketplace:{user}")),
+            tier: Tier::Rapidapi,
+        }));
     }
     let presented = presented_keys(headers, query_key)?;
     let Some(first) = presented.first().copied() else { return Err(AuthError::Missing) };

@@ -125,11 +125,20 @@ impl Config {
         if !matches!(base.scheme(), "http" | "https") {
             return Err(format!("server.base_url `{}` must be http or https", self.server.base_url));
         }
-        if self.engine.url != "embedded" && !self.engine.url.starts_with("postgres://") && !self.engine.url.starts_with("postgresql://") {
-            return Err(format!("engine.url must be \"embedded\" or a postgres:// URL, got `{}`", redact_url(&self.engine.url)));
+        if self.engine.url != "embedded"
+            && !self.engine.url.starts_with("postgres://")
+            && !self.engine.url.starts_with("postgresql://")
+        {
+            return Err(format!(
+                "engine.url must be \"embedded\" or a postgres:// URL, got `{}`",
+                redact_url(&self.engine.url)
+            ));
         }
         if !self.ratelimit.redis_url.is_empty() && !self.ratelimit.redis_url.starts_with("redis://") {
-            return Err(format!("ratelimit.redis_url must be a redis:// URL, got `{}`", redact_url(&self.ratelimit.redis_url)));
+            return Err(format!(
+                "ratelimit.redis_url must be a redis:// URL, got `{}`",
+                redact_url(&self.ratelimit.redis_url)
+            ));
         }
         if self.engine.pool_size == 0 {
             return Err("engine.pool_size must be at least 1".into());

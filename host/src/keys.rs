@@ -91,7 +91,10 @@ impl KeyCache {
         for r in records {
             let Ok(bytes) = hex::decode(&r.hash) else { continue };
             let Ok(hash) = <[u8; 32]>::try_from(bytes.as_slice()) else { continue };
-            map.insert(hash, Entry { hash, id: Arc::from(r.id.as_str()), tier: r.tier, revoked: r.revoked_at.is_some() });
+            map.insert(
+                hash,
+                Entry { hash, id: Arc::from(r.id.as_str()), tier: r.tier, revoked: r.revoked_at.is_some() },
+            );
         }
         *self.entries.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(map);
     }
@@ -112,6 +115,26 @@ impl KeyCache {
             }
             _ => KeyLookup::Unknown,
         }
+    }
+
+    /// Adds or replaces one record (a key found in the store after the last full reload).
+    pub fn upsert(&self, record: &KeyRecord) {
+        let mut guard = self.entries.write().unwrap_or_else(|e| e.into_inner());
+        let mut map = (**guard).clone();
+        if let Ok(bytes) = hex::decode(&record.hash) {
+            if let Ok(hash) = <[u8; 32]>::try_from(bytes.as_slice()) {
+                map.insert(
+                    hash,
+                    Entry {
+                        hash,
+                        id: Arc::from(record.id.as_str()),
+                        tier: record.tier,
+                        revoked: record.revoked_at.is_some(),
+                    },
+                );
+            }
+        }
+        *guard = Arc::new(map);
     }
 
     pub fn len(&self) -> usize {
@@ -181,6 +204,135 @@ impl FileKeyStore {
     }
 }
 
+/// Where keys are stored: the embedded JSON file, or PostgreSQL in engine mode.
+pub enum KeySource {
+    File(FileKeyStore),
+    Postgres(crate::pg::PgKeys),
+}
+
+impl KeySource {
+    pub async fn load(&self) -> Result<Vec<KeyRecord>, String> {
+        match self {
+            KeySource::File(f) => f.load(),
+            KeySource::Postgres(p) => p.load().await,
+        }
+    }
+
+    /// Reloads the cache from the store.
+    pub async fn refresh(&self, cache: &KeyCache) -> Result<(), String> {
+        let records = self.load().await?;
+        cache.replace(&records);
+        Ok(())
+    }
+
+    /// Looks one key up by its hash (PostgreSQL; the file store answers through a reload instead).
+    pub async fn find(&self, hash_hex: &str) -> Result<Option<KeyRecord>, String> {
+        match self {
+            KeySource::File(f) => Ok(f.load()?.into_iter().find(|r| r.hash == hash_hex)),
+            KeySource::Postgres(p) => p.find(hash_hex).await,
+        }
+    }
+
+    pub async fn insert(&self, record: KeyRecord) -> Result<(), String> {
+        match self {
+            KeySource::File(f) => f.insert(record),
+            KeySource::Postgres(p) => p.insert(record).await,
+        }
+    }
+
+    pub async fn revoke(&self, id: &str) -> Result<bool, String> {
+        match self {
+            KeySource::File(f) => f.revoke(id),
+            KeySource::Postgres(p) => p.revoke(id).await,
+        }
+    }
+
+    /// A token that changes when the store may have changed (file mtime); `None` means always reload.
+    pub fn change_token(&self) -> Option<std::time::SystemTime> {
+        match self {
+            KeySource::File(f) => f.modified(),
+            KeySource::Postgres(_) => None,
+        }
+    }
+}
+
+/// The key cache together with its store: what the request path and the reload task share.
+pub struct KeyRing {
+    pub cache: KeyCache,
+    pub source: KeySource,
+    last_refresh: tokio::sync::Mutex<(Option<std::time::Instant>, Option<std::time::SystemTime>)>,
+    /// Hashes recently looked up and not found, so a flood of unknown keys costs the store one query per key
+    /// per second at most.
+    misses: std::sync::Mutex<HashMap<[u8; 32], std::time::Instant>>,
+}
+
+impl KeyRing {
+    pub fn new(source: KeySource) -> Self {
+        Self {
+            cache: KeyCache::default(),
+            source,
+            last_refresh: tokio::sync::Mutex::new((None, None)),
+            misses: std::sync::Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Reloads from the store when it may have changed: for the file store when its modification time moved
+    /// (a cheap stat), for stores without such a token at most once per `min_interval`.
+    pub async fn refresh_if_due(&self, min_interval: std::time::Duration) -> Result<(), String> {
+        let mut last = self.last_refresh.lock().await;
+        let token = self.source.change_token();
+        let unchanged = match token {
+            Some(t) => last.1 == Some(t),
+            None => last.0.is_some_and(|at| at.elapsed() < min_interval),
+        };
+        if unchanged {
+            return Ok(());
+        }
+        self.source.refresh(&self.cache).await?;
+        *last = (Some(std::time::Instant::now()), token);
+        Ok(())
+    }
+
+    /// Resolves a well-formed key. A key unknown to the cache is looked for in the store (a cheap stat and
+    /// reload for the file, one indexed query for PostgreSQL), so a key issued a moment ago works at once on
+    /// every replica; misses are remembered for a second so a flood of unknown keys cannot load the store.
+    pub async fn resolve(&self, key: &str) -> KeyLookup {
+        let found = self.cache.lookup(key);
+        if found != KeyLookup::Unknown {
+            return found;
+        }
+        let hash = hash_key(key);
+        {
+            let mut misses = self.misses.lock().unwrap_or_else(|e| e.into_inner());
+            if misses.get(&hash).is_some_and(|at| at.elapsed() < std::time::Duration::from_secs(1)) {
+                return KeyLookup::Unknown;
+            }
+            if misses.len() > 10_000 {
+                misses.clear();
+            }
+        }
+        let result = match &self.source {
+            KeySource::File(_) => self.refresh_if_due(std::time::Duration::ZERO).await,
+            KeySource::Postgres(_) => match self.source.find(&hex::encode(hash)).await {
+                Ok(Some(record)) => {
+                    self.cache.upsert(&record);
+                    Ok(())
+                }
+                Ok(None) => Ok(()),
+                Err(e) => Err(e),
+            },
+        };
+        if let Err(e) = result {
+            tracing::warn!(error = %e, "cannot look the API key up in the key store");
+        }
+        let found = self.cache.lookup(key);
+        if found == KeyLookup::Unknown {
+            self.misses.lock().unwrap_or_else(|e| e.into_inner()).insert(hash, std::time::Instant::now());
+        }
+        found
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -224,94 +376,5 @@ mod tests {
         assert!(!store.revoke("key_nope").unwrap());
         assert!(store.load().unwrap()[0].revoked_at.is_some());
         let _ = std::fs::remove_dir_all(dir);
-    }
-}
-
-/// Where keys are stored: the embedded JSON file, or PostgreSQL in engine mode.
-pub enum KeySource {
-    File(FileKeyStore),
-    Postgres(crate::pg::PgKeys),
-}
-
-impl KeySource {
-    pub async fn load(&self) -> Result<Vec<KeyRecord>, String> {
-        match self {
-            KeySource::File(f) => f.load(),
-            KeySource::Postgres(p) => p.load().await,
-        }
-    }
-
-    /// Reloads the cache from the store.
-    pub async fn refresh(&self, cache: &KeyCache) -> Result<(), String> {
-        let records = self.load().await?;
-        cache.replace(&records);
-        Ok(())
-    }
-
-    pub async fn insert(&self, record: KeyRecord) -> Result<(), String> {
-        match self {
-            KeySource::File(f) => f.insert(record),
-            KeySource::Postgres(p) => p.insert(record).await,
-        }
-    }
-
-    pub async fn revoke(&self, id: &str) -> Result<bool, String> {
-        match self {
-            KeySource::File(f) => f.revoke(id),
-            KeySource::Postgres(p) => p.revoke(id).await,
-        }
-    }
-
-    /// A token that changes when the store may have changed (file mtime); `None` means always reload.
-    pub fn change_token(&self) -> Option<std::time::SystemTime> {
-        match self {
-            KeySource::File(f) => f.modified(),
-            KeySource::Postgres(_) => None,
-        }
-    }
-}
-
-/// The key cache together with its store: what the request path and the reload task share.
-pub struct KeyRing {
-    pub cache: KeyCache,
-    pub source: KeySource,
-    last_refresh: tokio::sync::Mutex<(Option<std::time::Instant>, Option<std::time::SystemTime>)>,
-}
-
-impl KeyRing {
-    pub fn new(source: KeySource) -> Self {
-        Self { cache: KeyCache::default(), source, last_refresh: tokio::sync::Mutex::new((None, None)) }
-    }
-
-    /// Reloads from the store when it may have changed: for the file store when its modification time moved
-    /// (a cheap stat), for stores without such a token at most once per `min_interval`.
-    pub async fn refresh_if_due(&self, min_interval: std::time::Duration) -> Result<(), String> {
-        let mut last = self.last_refresh.lock().await;
-        let token = self.source.change_token();
-        let unchanged = match token {
-            Some(t) => last.1 == Some(t),
-            None => last.0.is_some_and(|at| at.elapsed() < min_interval),
-        };
-        if unchanged {
-            return Ok(());
-        }
-        self.source.refresh(&self.cache).await?;
-        *last = (Some(std::time::Instant::now()), token);
-        Ok(())
-    }
-
-    /// Resolves a well-formed key. A key unknown to the cache triggers a bounded reload first, so a key
-    /// issued a moment ago works at once, while a flood of unknown keys costs at most a stat (file store) or
-    /// a few reloads a second (PostgreSQL).
-    pub async fn resolve(&self, key: &str) -> KeyLookup {
-        match self.cache.lookup(key) {
-            KeyLookup::Unknown => {
-                if let Err(e) = self.refresh_if_due(std::time::Duration::from_millis(250)).await {
-                    tracing::warn!(error = %e, "cannot reload API keys");
-                }
-                self.cache.lookup(key)
-            }
-            found => found,
-        }
     }
 }

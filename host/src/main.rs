@@ -77,7 +77,8 @@ fn parse_tier(s: &str) -> Result<Tier, String> {
 }
 
 fn init_tracing(format: LogFormat) {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info,tokio_postgres=warn".into());
+    let filter =
+        tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info,tokio_postgres=warn".into());
     let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
     match format {
         LogFormat::Json => builder.json().init(),
@@ -143,7 +144,8 @@ async fn run(command: Command, config: Config) -> Result<(), String> {
 }
 
 async fn keys(command: KeysCommand, config: Config) -> Result<(), String> {
-    let engine = if config.engine_is_embedded() { Arc::new(Engine::embedded()) } else { Engine::from_config(&config).await? };
+    let engine =
+        if config.engine_is_embedded() { Arc::new(Engine::embedded()) } else { Engine::from_config(&config).await? };
     if let Some(pg) = engine.pg() {
         if engine.is_degraded() {
             return Err(format!("the records engine at {} is unreachable", engine.address()));

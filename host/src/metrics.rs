@@ -38,7 +38,10 @@ fn describe() {
         "Request latency by route template, status and tier."
     );
     metrics::describe_counter!("datahost_ratelimit_decisions_total", "Rate-limit decisions by tier and outcome.");
-    metrics::describe_gauge!("datahost_plugin_loaded", "1 for each plugin that loaded and initialised, 0 for failures.");
+    metrics::describe_gauge!(
+        "datahost_plugin_loaded",
+        "1 for each plugin that loaded and initialised, 0 for failures."
+    );
     metrics::describe_histogram!(
         "datahost_plugin_duration_seconds",
         metrics::Unit::Seconds,

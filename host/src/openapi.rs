@@ -44,7 +44,9 @@ fn components() -> Value {
                 "X-RateLimit-Remaining": {"$ref": "#/components/headers/X-RateLimit-Remaining"},
                 "Retry-After": {"$ref": "#/components/headers/Retry-After"},
             }),
-            401 => json!({"WWW-Authenticate": {"schema": {"type": "string"}, "description": "Bearer realm=\"datahost\""}}),
+            401 => {
+                json!({"WWW-Authenticate": {"schema": {"type": "string"}, "description": "Bearer realm=\"datahost\""}})
+            }
             405 => json!({"Allow": {"schema": {"type": "string"}, "description": "Allowed methods"}}),
             _ => json!({}),
         };

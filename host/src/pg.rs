@@ -127,10 +127,17 @@ impl PgEngine {
     }
 
     /// Runs a future under the query timeout.
-    async fn timed<T>(&self, what: &str, fut: impl std::future::Future<Output = Result<T, String>>) -> Result<T, String> {
+    async fn timed<T>(
+        &self,
+        what: &str,
+        fut: impl std::future::Future<Output = Result<T, String>>,
+    ) -> Result<T, String> {
         match tokio::time::timeout(self.query_timeout, fut).await {
             Ok(r) => r,
-            Err(_) => Err(format!("{what}: the records engine at {} did not answer within {:?}", self.address, self.query_timeout)),
+            Err(_) => Err(format!(
+                "{what}: the records engine at {} did not answer within {:?}",
+                self.address, self.query_timeout
+            )),
         }
     }
 
@@ -207,9 +214,12 @@ impl PgEngine {
             tx.batch_execute(&format!("SET LOCAL search_path TO \"{schema}\", public; {}", m.sql))
                 .await
                 .map_err(|e| format!("plugin {slug} migration {} ({}) failed: {e}", m.id, m.name))?;
-            tx.execute("INSERT INTO datahost.plugin_migrations (plugin, id, name) VALUES ($1, $2, $3)", &[&slug, &m.id, &m.name])
-                .await
-                .map_err(|e| e.to_string())?;
+            tx.execute(
+                "INSERT INTO datahost.plugin_migrations (plugin, id, name) VALUES ($1, $2, $3)",
+                &[&slug, &m.id, &m.name],
+            )
+            .await
+            .map_err(|e| e.to_string())?;
             done.push(format!("{slug} {}: {}", m.id, m.name));
         }
         tx.commit().await.map_err(|e| e.to_string())?;
@@ -282,13 +292,15 @@ impl PgEngine {
             #[serde(default)]
             params: Vec<Value>,
         }
-        let req: QueryRequest = serde_json::from_str(request_json).map_err(|e| format!("query request is not valid: {e}"))?;
+        let req: QueryRequest =
+            serde_json::from_str(request_json).map_err(|e| format!("query request is not valid: {e}"))?;
         let sql = req.sql.replace("{schema}", &format!("\"{}\"", plugin_schema(slug)));
         let fut = async {
             self.timed("plugin query", async {
                 let client = self.client().await?;
                 let params = bind_params(&req.params);
-                let refs: Vec<(&(dyn ToSql + Sync), Type)> = params.iter().map(|(v, t)| (v.as_ref() as &(dyn ToSql + Sync), t.clone())).collect();
+                let refs: Vec<(&(dyn ToSql + Sync), Type)> =
+                    params.iter().map(|(v, t)| (v.as_ref() as &(dyn ToSql + Sync), t.clone())).collect();
                 let rows = client.query_typed(&sql, &refs).await.map_err(|e| format!("query failed: {e}"))?;
                 let mut out = Vec::with_capacity(rows.len());
                 for row in &rows {
@@ -435,7 +447,9 @@ fn row_to_json(row: &tokio_postgres::Row) -> Result<Value, String> {
             Type::TEXT | Type::VARCHAR | Type::BPCHAR | Type::NAME => {
                 json!(row.try_get::<_, Option<String>>(i).map_err(|e| e.to_string())?)
             }
-            Type::JSON | Type::JSONB => row.try_get::<_, Option<Value>>(i).map_err(|e| e.to_string())?.unwrap_or(Value::Null),
+            Type::JSON | Type::JSONB => {
+                row.try_get::<_, Option<Value>>(i).map_err(|e| e.to_string())?.unwrap_or(Value::Null)
+            }
             Type::DATE => json!(row
                 .try_get::<_, Option<chrono::NaiveDate>>(i)
                 .map_err(|e| e.to_string())?
@@ -448,7 +462,10 @@ fn row_to_json(row: &tokio_postgres::Row) -> Result<Value, String> {
                 json!(row.try_get::<_, Option<Vec<String>>>(i).map_err(|e| e.to_string())?)
             }
             ref other => {
-                return Err(format!("column `{}` has type {other}, which queries cannot return; cast it to text", col.name()))
+                return Err(format!(
+                    "column `{}` has type {other}, which queries cannot return; cast it to text",
+                    col.name()
+                ))
             }
         };
         obj.insert(col.name().to_string(), v);
@@ -468,15 +485,19 @@ impl PgKeys {
     }
 
     pub async fn load(&self) -> Result<Vec<KeyRecord>, String> {
+        self.load_where("", &[]).await
+    }
+
+    async fn load_where(&self, filter: &str, params: &[&(dyn ToSql + Sync)]) -> Result<Vec<KeyRecord>, String> {
         let client = self.client().await?;
-        let rows = client
-            .query(
-                "SELECT id, hash, tier, label, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'),
-                        to_char(revoked_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')
-                 FROM datahost.api_keys ORDER BY created_at, id",
-                &[],
-            )
+        let sql = format!(
+            "SELECT id, hash, tier, label, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'),
+                    to_char(revoked_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')
+             FROM datahost.api_keys {filter} ORDER BY created_at, id"
+        );
+        let rows = tokio::time::timeout(Duration::from_secs(5), client.query(&sql, params))
             .await
+            .map_err(|_| format!("reading API keys from {} timed out", self.address))?
             .map_err(|e| format!("reading API keys: {e}"))?;
         rows.iter()
             .map(|r| {
@@ -484,13 +505,18 @@ impl PgKeys {
                 Ok(KeyRecord {
                     id: r.get(0),
                     hash: r.get(1),
-                    tier: datahost_plugin_api::Tier::parse(&tier).ok_or_else(|| format!("unknown tier {tier} in api_keys"))?,
+                    tier: datahost_plugin_api::Tier::parse(&tier)
+                        .ok_or_else(|| format!("unknown tier {tier} in api_keys"))?,
                     label: r.get(3),
                     created_at: r.get(4),
                     revoked_at: r.get(5),
                 })
             })
             .collect()
+    }
+
+    pub async fn find(&self, hash_hex: &str) -> Result<Option<KeyRecord>, String> {
+        Ok(self.load_where("WHERE hash = $1", &[&hash_hex]).await?.into_iter().next())
     }
 
     pub async fn insert(&self, r: KeyRecord) -> Result<(), String> {
@@ -571,9 +597,46 @@ pub fn spawn_background(state: Arc<AppState>) {
     });
 }
 
+/// After a degraded start, once the engine answers: apply migrations, seed what is missing, load the stored
+/// datasets and re-initialise every plugin on them.
+async fn recover_from_degraded_start(state: &Arc<AppState>, pg: &PgEngine) {
+    let plugin_migrations: Vec<(String, Vec<Migration>)> =
+        state.registry.plugins.iter().map(|p| (p.slug().to_string(), p.migrations.clone())).collect();
+    let result = async {
+        pg.ping().await?;
+        if state.config.engine.migrate_on_start {
+            pg.migrate().await?;
+            pg.migrate_plugins(&plugin_migrations).await?;
+        }
+        pg.sync_datasets(&state.config, &state.engine).await
+    }
+    .await;
+    if let Err(e) = result {
+        tracing::debug!(error = %e, "records engine still unavailable");
+        return;
+    }
+    tracing::info!(engine = pg.address(), "records engine reachable: leaving degraded mode");
+    state.engine.set_healthy(true);
+    metrics::gauge!("datahost_records_engine_up").set(1.0);
+    for plugin in &state.registry.plugins {
+        let plugin = plugin.clone();
+        let slug = plugin.slug().to_string();
+        if let Ok(Err(e)) = tokio::task::spawn_blocking(move || plugin.reinit()).await {
+            tracing::error!(plugin = %slug, error = %e, "reload after recovery failed; still serving the seeds");
+        }
+    }
+    if let Err(e) = state.keys.refresh_if_due(Duration::ZERO).await {
+        tracing::warn!(error = %e, "cannot load API keys after recovery");
+    }
+}
+
 /// One round of the engine watch: health, then changed datasets.
 pub async fn check_engine(state: &Arc<AppState>) {
     let Some(pg) = state.engine.pg() else { return };
+    if state.engine.is_degraded() {
+        recover_from_degraded_start(state, pg).await;
+        return;
+    }
     let sums = match pg.dataset_checksums().await {
         Ok(s) => s,
         Err(e) => {
@@ -607,13 +670,8 @@ pub async fn check_engine(state: &Arc<AppState>) {
     if changed.is_empty() {
         return;
     }
-    let plugins: Vec<_> = state
-        .registry
-        .plugins
-        .iter()
-        .filter(|p| p.reads().any(|d| changed.iter().any(|c| c == d)))
-        .cloned()
-        .collect();
+    let plugins: Vec<_> =
+        state.registry.plugins.iter().filter(|p| p.reads().any(|d| changed.iter().any(|c| c == d))).cloned().collect();
     for plugin in plugins {
         let slug = plugin.slug().to_string();
         let result = tokio::task::spawn_blocking(move || plugin.reinit()).await;

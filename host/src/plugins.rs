@@ -13,7 +13,9 @@ use std::time::Instant;
 
 use abi_stable::library::lib_header_from_path;
 use abi_stable::std_types::RStr;
-use datahost_plugin_api::abi::{FfiReply, FfiResponse, HostServices, PluginModuleRef, ABI_MAJOR, OUTCOME_OK, OUTCOME_PANIC};
+use datahost_plugin_api::abi::{
+    FfiReply, FfiResponse, HostServices, PluginModuleRef, ABI_MAJOR, OUTCOME_OK, OUTCOME_PANIC,
+};
 use datahost_plugin_api::manifest::validate;
 use datahost_plugin_api::{BuildInfo, Manifest, Maturity, Migration};
 use serde::Serialize;
@@ -44,10 +46,19 @@ pub struct LoadFailure {
 
 /// What one call to `handle` produced.
 pub enum HandleOutcome {
-    Response { status: u16, body: Vec<u8>, headers: Vec<(String, String)> },
+    Response {
+        status: u16,
+        body: Vec<u8>,
+        headers: Vec<(String, String)>,
+    },
     /// The plugin reported a fault of its own (for example not initialised).
-    Fault { status: u16, message: String },
-    Panic { message: String },
+    Fault {
+        status: u16,
+        message: String,
+    },
+    Panic {
+        message: String,
+    },
 }
 
 impl LoadedPlugin {
@@ -64,11 +75,9 @@ impl LoadedPlugin {
         let f = self.module.handle();
         let FfiResponse { outcome, status, body, headers_json } = f(RStr::from(request_json));
         match outcome {
-            OUTCOME_OK => HandleOutcome::Response {
-                status,
-                body: body.into_vec(),
-                headers: parse_headers(headers_json.as_str()),
-            },
+            OUTCOME_OK => {
+                HandleOutcome::Response { status, body: body.into_vec(), headers: parse_headers(headers_json.as_str()) }
+            }
             OUTCOME_PANIC => HandleOutcome::Panic { message: String::from_utf8_lossy(&body).into_owned() },
             _ => HandleOutcome::Fault { status, message: String::from_utf8_lossy(&body).into_owned() },
         }
@@ -156,23 +165,30 @@ fn open(path: &Path) -> Result<Candidate, LoadFailure> {
         .map_err(|e| fail(&name, "abi", format!("incompatible plugin ABI: {}", first_lines(&e.to_string(), 6))))?;
 
     let build_json = (module.build_info())().into_string();
-    let build: BuildInfo =
-        serde_json::from_str(&build_json).map_err(|e| fail(&name, "build-info", format!("unreadable build info: {e}")))?;
+    let build: BuildInfo = serde_json::from_str(&build_json)
+        .map_err(|e| fail(&name, "build-info", format!("unreadable build info: {e}")))?;
     if build.abi_major != ABI_MAJOR {
-        return Err(fail(&name, "build-info", format!("built for plugin ABI {} but this host speaks {ABI_MAJOR}", build.abi_major)));
+        return Err(fail(
+            &name,
+            "build-info",
+            format!("built for plugin ABI {} but this host speaks {ABI_MAJOR}", build.abi_major),
+        ));
     }
     if build.panic_strategy != "unwind" {
         return Err(fail(
             &name,
             "build-info",
-            format!("built with panic = \"{}\"; plugins must unwind so a panic cannot kill the host", build.panic_strategy),
+            format!(
+                "built with panic = \"{}\"; plugins must unwind so a panic cannot kill the host",
+                build.panic_strategy
+            ),
         ));
     }
 
     let manifest_json =
         (module.manifest())().into_result().map_err(|e| fail(&name, "manifest", format!("manifest() failed: {e}")))?;
-    let manifest: Manifest = serde_json::from_str(&manifest_json)
-        .map_err(|e| fail(&name, "manifest", format!("invalid manifest: {e}")))?;
+    let manifest: Manifest =
+        serde_json::from_str(&manifest_json).map_err(|e| fail(&name, "manifest", format!("invalid manifest: {e}")))?;
     #[derive(serde::Deserialize)]
     struct Extras {
         #[serde(default)]
@@ -372,7 +388,14 @@ fn context(token: u64) -> Option<Arc<TokenContext>> {
 }
 
 pub fn host_services(token: u64) -> HostServices {
-    HostServices { token, log: svc_log, metric: svc_metric, load_dataset: svc_load_dataset, query: svc_query, call: svc_call }
+    HostServices {
+        token,
+        log: svc_log,
+        metric: svc_metric,
+        load_dataset: svc_load_dataset,
+        query: svc_query,
+        call: svc_call,
+    }
 }
 
 /// Runs a host service body; a panic in host code must not unwind into the plugin's frames.
@@ -452,8 +475,13 @@ pub fn describe(registry: &PluginRegistry) -> String {
         ));
     }
     for f in &registry.failures {
-        out.push_str(&format!("FAILED  {:<24} {:<11} {}  ({})\n", f.plugin, f.stage, f.error, file_label(Path::new(&f.file))));
+        out.push_str(&format!(
+            "FAILED  {:<24} {:<11} {}  ({})\n",
+            f.plugin,
+            f.stage,
+            f.error,
+            file_label(Path::new(&f.file))
+        ));
     }
     out
 }
-

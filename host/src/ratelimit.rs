@@ -73,9 +73,12 @@ pub fn decide(count: u64, limit: u64, reset_secs: u64) -> Decision {
 
 const SHARDS: usize = 32;
 
+/// One shard: key id → (window start, count in that window).
+type Shard = Mutex<HashMap<Arc<str>, (u64, u64)>>;
+
 /// In-process fixed-window counter.
 pub struct LocalLimiter {
-    shards: Vec<Mutex<HashMap<Arc<str>, (u64, u64)>>>,
+    shards: Vec<Shard>,
     clock: Arc<dyn Clock>,
 }
 
@@ -84,7 +87,7 @@ impl LocalLimiter {
         Self { shards: (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect(), clock }
     }
 
-    fn shard(&self, id: &str) -> &Mutex<HashMap<Arc<str>, (u64, u64)>> {
+    fn shard(&self, id: &str) -> &Shard {
         // FNV-1a: cheap and good enough to spread key ids over shards.
         let mut h: u64 = 0xcbf29ce484222325;
         for b in id.bytes() {
@@ -107,6 +110,44 @@ impl LocalLimiter {
         }
         slot.1 += 1;
         decide(slot.1, limit, reset)
+    }
+}
+
+/// The limiter a host uses: in-process, or Redis shared by several replicas.
+pub enum Limiter {
+    Local(LocalLimiter),
+    Redis(crate::redis_limiter::RedisLimiter),
+}
+
+impl Limiter {
+    /// Counts one request. An error means the shared store could not be asked in time.
+    pub async fn check(&self, id: &Arc<str>, limit: u64) -> Result<Decision, String> {
+        match self {
+            Limiter::Local(l) => Ok(l.check(id, limit)),
+            Limiter::Redis(r) => r.check(id, limit).await,
+        }
+    }
+
+    /// Whether requests pass when the store is down (`ratelimit.fail_mode = "open"`).
+    pub fn fails_open(&self) -> bool {
+        match self {
+            Limiter::Local(_) => true,
+            Limiter::Redis(r) => r.fails_open(),
+        }
+    }
+
+    /// For /health: `in-process`, `redis` or `redis (unreachable)`.
+    pub async fn describe(&self) -> String {
+        match self {
+            Limiter::Local(_) => "in-process".into(),
+            Limiter::Redis(r) => {
+                if r.is_reachable() {
+                    "redis".into()
+                } else {
+                    "redis (unreachable)".into()
+                }
+            }
+        }
     }
 }
 
@@ -159,43 +200,5 @@ mod tests {
             .collect();
         let ok: usize = handles.into_iter().map(|h| h.join().unwrap()).sum();
         assert_eq!(ok, 100);
-    }
-}
-
-/// The limiter a host uses: in-process, or Redis shared by several replicas.
-pub enum Limiter {
-    Local(LocalLimiter),
-    Redis(crate::redis_limiter::RedisLimiter),
-}
-
-impl Limiter {
-    /// Counts one request. An error means the shared store could not be asked in time.
-    pub async fn check(&self, id: &Arc<str>, limit: u64) -> Result<Decision, String> {
-        match self {
-            Limiter::Local(l) => Ok(l.check(id, limit)),
-            Limiter::Redis(r) => r.check(id, limit).await,
-        }
-    }
-
-    /// Whether requests pass when the store is down (`ratelimit.fail_mode = "open"`).
-    pub fn fails_open(&self) -> bool {
-        match self {
-            Limiter::Local(_) => true,
-            Limiter::Redis(r) => r.fails_open(),
-        }
-    }
-
-    /// For /health: `in-process`, `redis` or `redis (unreachable)`.
-    pub async fn describe(&self) -> String {
-        match self {
-            Limiter::Local(_) => "in-process".into(),
-            Limiter::Redis(r) => {
-                if r.is_reachable() {
-                    "redis".into()
-                } else {
-                    "redis (unreachable)".into()
-                }
-            }
-        }
     }
 }

@@ -102,7 +102,9 @@ impl RedisLimiter {
             match tokio::time::timeout(self.timeout, call).await {
                 Ok(Ok((count, reset_ms))) => Ok(decide(count, limit, reset_ms.div_ceil(1000).max(1))),
                 Ok(Err(e)) => Err(format!("redis at {}: {e}", self.address)),
-                Err(_) => Err(format!("redis at {} did not answer within {} ms", self.address, self.timeout.as_millis())),
+                Err(_) => {
+                    Err(format!("redis at {} did not answer within {} ms", self.address, self.timeout.as_millis()))
+                }
             }
         }
         .await;

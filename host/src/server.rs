@@ -68,7 +68,12 @@ pub async fn build_state(config: Config) -> Result<Arc<AppState>, String> {
     let engine = Engine::from_config(&config).await?;
     let registry = load_plugins(&config, &engine).await?;
     let keys = Arc::new(KeyRing::new(crate::pg::key_source(&config, &engine)));
-    keys.refresh_if_due(Duration::ZERO).await?;
+    if let Err(e) = keys.refresh_if_due(Duration::ZERO).await {
+        if !engine.is_degraded() {
+            return Err(e);
+        }
+        tracing::warn!(error = %e, "no API keys until the records engine returns");
+    }
     let limiter = Arc::new(limiter(&config)?);
     Ok(Arc::new(AppState::new(config, registry, engine, keys, limiter)))
 }

@@ -52,7 +52,11 @@ async fn harness() -> Harness {
     Harness { router: app(state), clock, free_key, _dir: dir, _keys: keys_dir }
 }
 
-async fn get(router: &axum::Router, uri: &str, key: Option<&str>) -> (StatusCode, axum::http::HeaderMap, serde_json::Value) {
+async fn get(
+    router: &axum::Router,
+    uri: &str,
+    key: Option<&str>,
+) -> (StatusCode, axum::http::HeaderMap, serde_json::Value) {
     let mut req = Request::get(uri);
     if let Some(k) = key {
         req = req.header("x-api-key", k);

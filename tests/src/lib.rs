@@ -60,6 +60,8 @@ pub struct ServerOptions {
     pub env: Vec<(String, String)>,
     /// Key store file to share with another server; `None` gives a fresh one.
     pub keys_file: Option<PathBuf>,
+    /// Do not issue the owner key (for servers whose key store is unreachable on purpose).
+    pub no_owner_key: bool,
 }
 
 /// A running `datahost serve` process, killed on drop.
@@ -101,10 +103,13 @@ impl Server {
             extra = options.extra_toml,
         );
         std::fs::write(&config_file, config).unwrap();
-        let owner_key =
+        let owner_key = if options.no_owner_key {
+            String::new()
+        } else {
             run_cli(&config_file, &["keys", "issue", "--tier", "owner", "--label", "black-box tests"], &options.env)
                 .trim()
-                .to_string();
+                .to_string()
+        };
 
         let mut cmd = Command::new(datahost_bin());
         cmd.arg("serve")
@@ -299,5 +304,58 @@ pub fn wait_for_window_with(secs: u64) {
             return;
         }
         std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// PostgreSQL helpers: every test gets its own database on the machine's server (127.0.0.1:5432), dropped
+/// when the guard goes out of scope, so tests run in parallel without seeing each other's data.
+pub mod pg {
+    use std::process::Command;
+
+    pub const ADMIN_URL: &str = "postgres://postgres@127.0.0.1:5432/postgres";
+
+    /// A throwaway database.
+    pub struct TestDb {
+        pub name: String,
+    }
+
+    impl TestDb {
+        pub fn create(prefix: &str) -> TestDb {
+            let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
+            let name = format!("dh_{}_{}_{}", prefix.replace('-', "_"), std::process::id(), nanos % 1_000_000_000);
+            let mut client = postgres::Client::connect(ADMIN_URL, postgres::NoTls)
+                .expect("PostgreSQL on 127.0.0.1:5432 (tests/run.sh starts it)");
+            client.batch_execute(&format!("CREATE DATABASE \"{name}\"")).unwrap();
+            TestDb { name }
+        }
+
+        /// The URL the host uses (with a dummy password, to prove it never shows up anywhere).
+        pub fn url(&self) -> String {
+            format!("postgres://postgres:not-a-real-password@127.0.0.1:5432/{}", self.name)
+        }
+
+        pub fn client(&self) -> postgres::Client {
+            postgres::Client::connect(&format!("postgres://postgres@127.0.0.1:5432/{}", self.name), postgres::NoTls)
+                .unwrap()
+        }
+
+        /// TOML selecting this database as the records engine.
+        pub fn engine_toml(&self) -> String {
+            format!("[engine]\nurl = \"{}\"\nreload_interval_secs = 1\n", self.url())
+        }
+    }
+
+    impl Drop for TestDb {
+        fn drop(&mut self) {
+            if let Ok(mut c) = postgres::Client::connect(ADMIN_URL, postgres::NoTls) {
+                let _ = c.batch_execute(&format!("DROP DATABASE IF EXISTS \"{}\" WITH (FORCE)", self.name));
+            }
+        }
+    }
+
+    /// The folder of the PostgreSQL server binaries (initdb, pg_ctl), for tests that run a private cluster.
+    pub fn bin_dir() -> std::path::PathBuf {
+        let out = Command::new("pg_config").arg("--bindir").output().expect("pg_config");
+        std::path::PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
     }
 }

@@ -1,0 +1,872 @@
+//! The relationship graph, built once in `init` from the source datasets, and the two queries a request runs
+//! on it: resolving the focus entity and collecting its neighbourhood.
+//!
+//! Linking rules (also in the README and the OpenAPI description):
+//! - companies are one node per normalised ticker (`company:NVDA`) across every dataset;
+//! - people (Form 4 reporting owners), members of Congress, agencies and PAC committees are one node per name
+//!   (`person:<slug>`, `member:<slug>`, `agency:<slug>`) or committee id (`committee:C00123456`), so two
+//!   people of the same name share a node; 13F filers are one node per CIK (`filer:0001811234`);
+//! - a 13F holding links to the company whose name gives the same [`issuer_key`] as the holding's
+//!   `nameOfIssuer` (only when exactly one company has that key), else to the company another holding with
+//!   the same CUSIP issuer code (its first six characters) linked to by name; other holdings are not linked.
+//!   Only each filer's latest filing is read, as `/v1/institutional-holdings` serves it;
+//! - lobbying reports name no chamber or agency in this data, so every client links to one target node,
+//!   `agency:federal-government`, one `lobbied` edge per filing year; patents link from `agency:uspto`.
+//!   Both are hubs: a depth-2 query does not expand through them (their neighbours are simply every company
+//!   of the dataset).
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+
+use chrono::{Months, NaiveDate};
+use datahost_plugin_api::params::{normalize_ticker, parse_date};
+use datahost_plugin_api::text::amount_range_bounds;
+use datahost_plugin_api::{Host, LogLevel};
+use serde::Serialize;
+use serde_json::{json, Map, Value};
+
+use crate::data::{
+    ContractsCompany, Doc, DonorsCompany, HoldingsFiling, InsiderCompany, InsiderRow, LobbyingCompany, Meta,
+    PatentsCompany, PtrFiling,
+};
+use crate::names::{date, issuer_key, issuer_of_asset, lookup_key, num, slug, timestamp, url};
+use crate::{CONTRACTS, DONORS, HOLDINGS, HOUSE, INSIDERS, LOBBYING, PATENTS, SENATE};
+
+/// The order datasets are read in: 13F holdings last, since they link by the company names the others give.
+pub const LOAD_ORDER: [&str; 8] = [INSIDERS, LOBBYING, CONTRACTS, DONORS, PATENTS, HOUSE, SENATE, HOLDINGS];
+
+/// First action date counted for contracts: fiscal year 2024 (SPEC's window for `/v1/contracts`).
+const CONTRACTS_FROM: &str = "2023-10-01";
+/// Contract award type codes counted (SPEC: A, B, C and D).
+const CONTRACT_TYPES: [&str; 4] = ["A", "B", "C", "D"];
+
+pub const LOBBYING_TARGET: &str = "agency:federal-government";
+pub const USPTO: &str = "agency:uspto";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum NodeType {
+    Company,
+    Person,
+    Member,
+    Agency,
+    Filer,
+    Committee,
+}
+
+impl NodeType {
+    pub const ALL: [NodeType; 6] =
+        [NodeType::Company, NodeType::Person, NodeType::Member, NodeType::Agency, NodeType::Filer, NodeType::Committee];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NodeType::Company => "company",
+            NodeType::Person => "person",
+            NodeType::Member => "member",
+            NodeType::Agency => "agency",
+            NodeType::Filer => "filer",
+            NodeType::Committee => "committee",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Relation {
+    Traded,
+    InsiderOf,
+    Lobbied,
+    AwardedContract,
+    Donated,
+    Holds,
+    GrantedPatent,
+}
+
+impl Relation {
+    pub const ALL: [Relation; 7] = [
+        Relation::Traded,
+        Relation::InsiderOf,
+        Relation::Lobbied,
+        Relation::AwardedContract,
+        Relation::Donated,
+        Relation::Holds,
+        Relation::GrantedPatent,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Relation::Traded => "traded",
+            Relation::InsiderOf => "insider-of",
+            Relation::Lobbied => "lobbied",
+            Relation::AwardedContract => "awarded-contract",
+            Relation::Donated => "donated",
+            Relation::Holds => "holds",
+            Relation::GrantedPatent => "granted-patent",
+        }
+    }
+}
+
+/// Where an edge's facts come from. Fields that the record does not give are left out.
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Provenance {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source_url: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub accession: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub doc_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub date: Option<String>,
+}
+
+pub struct Node {
+    pub id: String,
+    pub kind: NodeType,
+    pub label: String,
+    /// Lower is better: the label comes from the best-ranked source that named the node.
+    label_rank: u8,
+    pub datasets: BTreeSet<&'static str>,
+    pub attrs: Map<String, Value>,
+    /// [`lookup_key`]s the `entity` parameter matches: names, aliases, the id (and a company's ticker).
+    names: BTreeSet<String>,
+    /// Company names from non-13F datasets, for linking 13F holdings.
+    issuer_names: Vec<String>,
+    /// A shared target that a depth-2 query does not expand through.
+    pub hub: bool,
+}
+
+pub struct Edge {
+    pub source: usize,
+    pub target: usize,
+    pub relation: Relation,
+    pub dataset: &'static str,
+    pub provenance: Provenance,
+    pub attrs: Map<String, Value>,
+}
+
+/// Facts about the build, reported in every response's `meta`.
+pub struct Info {
+    pub generated_at: String,
+    pub datasets: Vec<&'static str>,
+    pub unavailable: Vec<&'static str>,
+    pub source: String,
+    pub caveat: String,
+}
+
+pub struct Graph {
+    pub nodes: Vec<Node>,
+    /// In output order: newest `provenance.date` first (undated last), then relation, source id, target id.
+    pub edges: Vec<Edge>,
+    by_id: HashMap<String, usize>,
+    /// Edge indices per node, ascending (so in output order).
+    adjacency: Vec<Vec<usize>>,
+    pub info: Info,
+}
+
+/// Why `entity` picked no node.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Miss {
+    NotFound,
+    /// Several nodes match; the first few, by type and label.
+    Ambiguous(Vec<usize>),
+}
+
+/// How the focus entity was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MatchKind {
+    Exact,
+    Substring,
+}
+
+impl Graph {
+    pub fn by_id(&self, id: &str) -> Option<usize> {
+        self.by_id.get(id).copied()
+    }
+
+    pub fn company(&self, normalized_ticker: &str) -> Option<usize> {
+        self.by_id(&format!("company:{normalized_ticker}"))
+    }
+
+    /// Resolves an `entity` name: an exact name (or id, or ticker) first, else a unique substring. When several
+    /// nodes match and exactly one of them is a company, the company wins (its PAC and lobbying client names
+    /// contain its name); otherwise the request is ambiguous.
+    pub fn find(&self, query: &str) -> Result<(usize, MatchKind), Miss> {
+        let key = lookup_key(query);
+        if key.is_empty() {
+            return Err(Miss::NotFound);
+        }
+        let matching = |exact: bool| -> BTreeSet<usize> {
+            (0..self.nodes.len())
+                .filter(|&i| self.nodes[i].names.iter().any(|n| if exact { *n == key } else { n.contains(&key) }))
+                .collect()
+        };
+        let (candidates, how) = match matching(true) {
+            exact if !exact.is_empty() => (exact, MatchKind::Exact),
+            _ => (matching(false), MatchKind::Substring),
+        };
+        if candidates.len() == 1 {
+            return Ok((*candidates.first().unwrap(), how));
+        }
+        let companies: Vec<usize> =
+            candidates.iter().copied().filter(|&i| self.nodes[i].kind == NodeType::Company).collect();
+        match (candidates.len(), companies.as_slice()) {
+            (0, _) => Err(Miss::NotFound),
+            (_, [only]) => Ok((*only, how)),
+            _ => {
+                let mut all: Vec<usize> = candidates.into_iter().collect();
+                all.sort_by(|&a, &b| {
+                    let (na, nb) = (&self.nodes[a], &self.nodes[b]);
+                    (na.kind, &na.label, &na.id).cmp(&(nb.kind, &nb.label, &nb.id))
+                });
+                all.truncate(5);
+                Err(Miss::Ambiguous(all))
+            }
+        }
+    }
+
+    /// The edges within `depth` hops of `focus` in output order (the focus's own edges first, then those of
+    /// its non-hub neighbours), and each reached node's distance from the focus.
+    pub fn neighbourhood(&self, focus: usize, depth: u8) -> (Vec<usize>, HashMap<usize, u8>) {
+        let mut chosen: Vec<usize> = self.adjacency[focus].clone();
+        let mut distance: HashMap<usize, u8> = HashMap::from([(focus, 0)]);
+        let mut first_ring = Vec::new();
+        for &e in &chosen {
+            let edge = &self.edges[e];
+            let other = if edge.source == focus { edge.target } else { edge.source };
+            if let std::collections::hash_map::Entry::Vacant(v) = distance.entry(other) {
+                v.insert(1);
+                first_ring.push(other);
+            }
+        }
+        if depth >= 2 {
+            let seen: HashSet<usize> = chosen.iter().copied().collect();
+            let second: BTreeSet<usize> = first_ring
+                .iter()
+                .filter(|&&n| !self.nodes[n].hub)
+                .flat_map(|&n| self.adjacency[n].iter().copied())
+                .filter(|e| !seen.contains(e))
+                .collect();
+            for &e in &second {
+                for end in [self.edges[e].source, self.edges[e].target] {
+                    distance.entry(end).or_insert(2);
+                }
+            }
+            chosen.extend(second);
+        }
+        (chosen, distance)
+    }
+
+    /// The node as JSON: `{id, type, label, datasets, ...type-specific fields}`.
+    pub fn node_json(&self, i: usize) -> Map<String, Value> {
+        let n = &self.nodes[i];
+        let mut out = Map::new();
+        out.insert("id".into(), json!(n.id));
+        out.insert("type".into(), json!(n.kind.as_str()));
+        out.insert("label".into(), json!(n.label));
+        out.insert("datasets".into(), json!(n.datasets));
+        for (k, v) in &n.attrs {
+            out.insert(k.clone(), v.clone());
+        }
+        out
+    }
+
+    /// The edge as JSON: `{source, target, relation, dataset, provenance, ...relation-specific fields}`.
+    pub fn edge_json(&self, e: usize) -> Value {
+        let edge = &self.edges[e];
+        let mut out = Map::new();
+        out.insert("source".into(), json!(self.nodes[edge.source].id));
+        out.insert("target".into(), json!(self.nodes[edge.target].id));
+        out.insert("relation".into(), json!(edge.relation.as_str()));
+        out.insert("dataset".into(), json!(edge.dataset));
+        out.insert("provenance".into(), json!(edge.provenance));
+        for (k, v) in &edge.attrs {
+            out.insert(k.clone(), v.clone());
+        }
+        Value::Object(out)
+    }
+}
+
+/// Builds the graph from every dataset the host has. A dataset that is missing or unreadable is logged,
+/// listed in `Info::unavailable`, and left out; the graph is built from the rest.
+pub fn build(host: &Host) -> Graph {
+    let mut b = Builder::default();
+    let (mut used, mut unavailable, mut metas) = (Vec::new(), Vec::new(), Vec::new());
+    for dataset in LOAD_ORDER {
+        match b.add(host, dataset) {
+            Ok(meta) => {
+                used.push(dataset);
+                metas.push(meta);
+            }
+            Err(e) => {
+                host.log(LogLevel::Warn, &format!("dataset `{dataset}` is unavailable and left out of the graph: {e}"));
+                unavailable.push(dataset);
+            }
+        }
+    }
+    for note in &b.notes {
+        host.log(LogLevel::Info, note);
+    }
+    b.finish(used, unavailable, &metas)
+}
+
+#[derive(Default)]
+struct Builder {
+    nodes: Vec<Node>,
+    by_id: HashMap<String, usize>,
+    edges: Vec<Edge>,
+    /// Build facts worth a log line (skipped records, unlinked holdings).
+    notes: Vec<String>,
+}
+
+impl Builder {
+    /// Reads one dataset into the graph; returns its meta.
+    fn add(&mut self, host: &Host, dataset: &'static str) -> Result<Meta, String> {
+        let mut doc = Doc::load(host, dataset)?;
+        let meta_url = url(&doc.meta.source_url);
+        match dataset {
+            INSIDERS => {
+                let companies: Vec<InsiderCompany> = doc.records("companies")?;
+                let rows: Vec<InsiderRow> = doc.records("filings")?;
+                self.add_insiders(companies, &rows, meta_url);
+            }
+            LOBBYING => self.add_lobbying(doc.records("companies")?, meta_url),
+            CONTRACTS => self.add_contracts(doc.records("companies")?, meta_url),
+            DONORS => self.add_donors(doc.records("companies")?, meta_url),
+            PATENTS => {
+                let as_of = timestamp(&doc.meta.generated_at).map(|t| t.date_naive());
+                self.add_patents(doc.records("companies")?, as_of, meta_url)
+            }
+            HOUSE | SENATE => self.add_ptrs(doc.records("filings")?, dataset, meta_url),
+            HOLDINGS => self.add_holdings(doc.records("filings")?),
+            other => return Err(format!("`{other}` is not a dataset the graph knows")),
+        }
+        if doc.skipped > 0 {
+            self.notes.push(format!("{dataset}: skipped {} records that are not objects", doc.skipped));
+        }
+        Ok(doc.meta)
+    }
+
+    fn node(&mut self, kind: NodeType, id: String, label: &str, rank: u8, dataset: &'static str) -> usize {
+        let i = match self.by_id.get(&id) {
+            Some(&i) => i,
+            None => {
+                self.nodes.push(Node {
+                    names: BTreeSet::from([id.to_lowercase()]),
+                    id: id.clone(),
+                    kind,
+                    label: String::new(),
+                    label_rank: u8::MAX,
+                    datasets: BTreeSet::new(),
+                    attrs: Map::new(),
+                    issuer_names: Vec::new(),
+                    hub: false,
+                });
+                self.by_id.insert(id, self.nodes.len() - 1);
+                self.nodes.len() - 1
+            }
+        };
+        let n = &mut self.nodes[i];
+        n.datasets.insert(dataset);
+        let label = label.trim();
+        if !label.is_empty() {
+            n.names.insert(lookup_key(label));
+            if rank < n.label_rank {
+                n.label = label.to_string();
+                n.label_rank = rank;
+            }
+        }
+        i
+    }
+
+    /// The company node of `ticker` (normalised), named `name` with label rank `rank`. `None` for a ticker
+    /// without a letter or digit.
+    fn company(&mut self, ticker: &str, name: &str, rank: u8, dataset: &'static str) -> Option<usize> {
+        let ticker = normalize_ticker(ticker);
+        let valid = ticker.chars().any(|c| c.is_ascii_alphanumeric())
+            && ticker.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '^' | '='));
+        if !valid {
+            return None;
+        }
+        let i = self.node(NodeType::Company, format!("company:{ticker}"), name, rank, dataset);
+        let n = &mut self.nodes[i];
+        n.names.insert(ticker.to_lowercase());
+        n.attrs.insert("ticker".into(), json!(ticker));
+        self.issuer_alias(i, name);
+        Some(i)
+    }
+
+    /// Another name the `entity` parameter finds a node by.
+    fn alias(&mut self, i: usize, name: &str) {
+        let key = lookup_key(name);
+        if !key.is_empty() {
+            self.nodes[i].names.insert(key);
+        }
+    }
+
+    /// A company name from a non-13F dataset: found by `entity`, and compared with 13F issuer names.
+    fn issuer_alias(&mut self, i: usize, name: &str) {
+        self.alias(i, name);
+        let name = name.trim();
+        if !name.is_empty() && !self.nodes[i].issuer_names.iter().any(|n| n == name) {
+            self.nodes[i].issuer_names.push(name.to_string());
+        }
+    }
+
+    /// A shared target node (see the module docs), not expanded at depth 2.
+    fn hub(&mut self, id: &str, label: &str, note: &str, dataset: &'static str) -> usize {
+        let i = self.node(NodeType::Agency, id.to_string(), label, 0, dataset);
+        self.nodes[i].hub = true;
+        self.nodes[i].attrs.insert("note".into(), json!(note));
+        i
+    }
+
+    /// Adds an edge and returns its relation-specific fields to fill in.
+    fn edge(
+        &mut self,
+        source: usize,
+        target: usize,
+        relation: Relation,
+        dataset: &'static str,
+        p: Provenance,
+    ) -> &mut Map<String, Value> {
+        self.edges.push(Edge { source, target, relation, dataset, provenance: p, attrs: Map::new() });
+        &mut self.edges.last_mut().expect("just pushed").attrs
+    }
+
+    /// Form 4 reporting owners: one `insider-of` edge per person and company, with the person's titles
+    /// (newest filing first), the code of their latest transaction row, and the latest filing as provenance.
+    fn add_insiders(&mut self, companies: Vec<InsiderCompany>, rows: &[InsiderRow], meta_url: Option<String>) {
+        let mut known: HashMap<String, usize> = HashMap::new();
+        for c in &companies {
+            let Some(i) = self.company(&c.ticker, &c.company, 0, INSIDERS) else { continue };
+            for (field, value) in [("cik", &c.cik), ("ceo", &c.ceo)] {
+                if !value.trim().is_empty() {
+                    self.nodes[i].attrs.insert(field.into(), json!(value.trim()));
+                }
+            }
+            known.insert(normalize_ticker(&c.ticker), i);
+        }
+        let filed = |r: &InsiderRow| if r.filed_date.is_empty() { r.date.clone() } else { r.filed_date.clone() };
+        let mut groups: BTreeMap<(usize, &str), Vec<(usize, &InsiderRow)>> = BTreeMap::new();
+        let mut orphans = 0;
+        for (pos, r) in rows.iter().enumerate() {
+            match known.get(&normalize_ticker(&r.ticker)) {
+                Some(&c) if !slug(&r.owner).is_empty() => groups.entry((c, r.owner.trim())).or_default().push((pos, r)),
+                _ => orphans += 1,
+            }
+        }
+        if orphans > 0 {
+            self.notes.push(format!("insiders: {orphans} rows name no covered company or no owner; not linked"));
+        }
+        for ((company, owner), mut rows) in groups {
+            rows.sort_by(|(pa, a), (pb, b)| {
+                (filed(b), &b.date, &b.accession_number, pb).cmp(&(filed(a), &a.date, &a.accession_number, pa))
+            });
+            let person = self.node(NodeType::Person, format!("person:{}", slug(owner)), owner, 0, INSIDERS);
+            let mut titles: Vec<&str> = Vec::new();
+            let mut accessions: BTreeSet<&str> = BTreeSet::new();
+            for (_, r) in &rows {
+                for t in r.titles.iter().map(|t| t.trim()).filter(|t| !t.is_empty()) {
+                    if !titles.contains(&t) {
+                        titles.push(t);
+                    }
+                }
+                if !r.accession_number.is_empty() {
+                    accessions.insert(&r.accession_number);
+                }
+            }
+            let latest = rows[0].1;
+            let p = Provenance {
+                source_url: url(&latest.source_url).or_else(|| meta_url.clone()),
+                accession: Some(latest.accession_number.clone()).filter(|a| !a.is_empty()),
+                doc_id: None,
+                date: date(&filed(latest)),
+            };
+            let attrs = self.edge(person, company, Relation::InsiderOf, INSIDERS, p);
+            attrs.insert("title".into(), json!(titles.join(", ")));
+            attrs.insert("code".into(), json!(latest.code));
+            attrs.insert("filingCount".into(), json!(accessions.len()));
+            attrs.insert("transactionCount".into(), json!(rows.len()));
+        }
+    }
+
+    /// LD-2 reports: one `lobbied` edge per client company and filing year to the lobbying target.
+    fn add_lobbying(&mut self, companies: Vec<LobbyingCompany>, meta_url: Option<String>) {
+        if companies.is_empty() {
+            return;
+        }
+        let target = self.hub(
+            LOBBYING_TARGET,
+            "Federal government (Congress and executive agencies)",
+            "Target of lobbying reported on LD-2 filings; the dataset does not name the chambers or agencies \
+             contacted, so every client links here.",
+            LOBBYING,
+        );
+        for c in companies {
+            let Some(company) = self.company(&c.ticker, &c.name, 1, LOBBYING) else { continue };
+            self.alias(company, &c.client_name);
+            let mut by_year: BTreeMap<i64, Vec<&crate::data::LobbyingFiling>> = BTreeMap::new();
+            for f in c.filings.iter().filter(|f| f.year > 0) {
+                by_year.entry(f.year).or_default().push(f);
+            }
+            for (year, filings) in by_year {
+                let latest = filings.iter().max_by_key(|f| (&f.posted_date, &f.filing_uuid)).expect("non-empty");
+                let quarters: BTreeSet<String> = filings
+                    .iter()
+                    .filter(|f| (1..=4).contains(&f.quarter))
+                    .map(|f| format!("{year}-Q{}", f.quarter))
+                    .collect();
+                let registrants: BTreeSet<&str> =
+                    filings.iter().map(|f| f.registrant.trim()).filter(|r| !r.is_empty()).collect();
+                let uuid = Some(latest.filing_uuid.clone()).filter(|u| is_hex_id(u));
+                let p = Provenance {
+                    source_url: uuid
+                        .as_ref()
+                        .map(|u| format!("https://lda.senate.gov/filings/public/filing/{u}/print/"))
+                        .or_else(|| meta_url.clone()),
+                    accession: None,
+                    doc_id: uuid,
+                    date: date(&latest.posted_date),
+                };
+                let attrs = self.edge(company, target, Relation::Lobbied, LOBBYING, p);
+                attrs.insert("year".into(), json!(year));
+                attrs.insert("spendUsd".into(), num(filings.iter().map(|f| f.amount).sum()));
+                attrs.insert("filingCount".into(), json!(filings.len()));
+                attrs.insert("quarters".into(), json!(quarters));
+                attrs.insert("registrants".into(), json!(registrants));
+            }
+        }
+    }
+
+    /// Contract awards inside SPEC's window (fiscal year 2024 on, type codes A-D), as `/v1/contracts`
+    /// counts them: one `awarded-contract` edge per award, from the awarding agency.
+    fn add_contracts(&mut self, companies: Vec<ContractsCompany>, meta_url: Option<String>) {
+        let from = parse_date(CONTRACTS_FROM).expect("constant date");
+        for c in companies {
+            let Some(company) = self.company(&c.ticker, &c.name, 1, CONTRACTS) else { continue };
+            for a in c.awards.iter() {
+                let counted = parse_date(&a.date).is_some_and(|d| d >= from)
+                    && CONTRACT_TYPES.contains(&a.award_type.as_str())
+                    && !slug(&a.agency).is_empty();
+                if !counted {
+                    continue;
+                }
+                let agency =
+                    self.node(NodeType::Agency, format!("agency:{}", slug(&a.agency)), &a.agency, 0, CONTRACTS);
+                let p = Provenance {
+                    source_url: meta_url.clone(),
+                    accession: None,
+                    doc_id: Some(a.award_id.clone()).filter(|id| !id.is_empty()),
+                    date: date(&a.date),
+                };
+                let attrs = self.edge(agency, company, Relation::AwardedContract, CONTRACTS, p);
+                attrs.insert("amount".into(), num(a.amount));
+                attrs.insert("awardId".into(), json!(a.award_id));
+                attrs.insert("awardType".into(), json!(a.award_type));
+                attrs.insert("description".into(), json!(a.description));
+                attrs.insert("date".into(), json!(a.date));
+            }
+        }
+    }
+
+    /// Connected PACs: one `donated` edge from the committee to its company, with the cycle's totals
+    /// (computed as `/v1/donors` does: party shares in percent with one decimal).
+    fn add_donors(&mut self, companies: Vec<DonorsCompany>, meta_url: Option<String>) {
+        for c in companies {
+            let Some(company) = self.company(&c.ticker, &c.name, 1, DONORS) else { continue };
+            let id = c.committee_id.trim().to_uppercase();
+            let key = if id.is_empty() { slug(&c.pac_name) } else { id.clone() };
+            if key.is_empty() {
+                continue;
+            }
+            let label = if c.pac_name.trim().is_empty() { &id } else { &c.pac_name };
+            let committee = self.node(NodeType::Committee, format!("committee:{key}"), label, 0, DONORS);
+            self.alias(committee, &id);
+            if !id.is_empty() {
+                self.nodes[committee].attrs.insert("committeeId".into(), json!(id));
+            }
+            let total: f64 = c.contributions.iter().map(|x| x.amount).sum();
+            let share = |party: &str| {
+                let sum: f64 =
+                    c.contributions.iter().filter(|x| x.party.eq_ignore_ascii_case(party)).map(|x| x.amount).sum();
+                if total > 0.0 {
+                    (sum / total * 1000.0).round() / 10.0
+                } else {
+                    0.0
+                }
+            };
+            let fec_id = id.len() == 9 && id.starts_with('C') && id[1..].bytes().all(|b| b.is_ascii_digit());
+            let p = Provenance {
+                source_url: if fec_id {
+                    Some(format!("https://www.fec.gov/data/committee/{id}/"))
+                } else {
+                    meta_url.clone()
+                },
+                accession: None,
+                doc_id: Some(id.clone()).filter(|id| !id.is_empty()),
+                date: c.contributions.iter().filter_map(|x| date(&x.date)).max(),
+            };
+            let attrs = self.edge(committee, company, Relation::Donated, DONORS, p);
+            attrs.insert("cycle".into(), json!(c.cycle));
+            attrs.insert("totalContributionsUsd".into(), num(total));
+            attrs.insert("contributionCount".into(), json!(c.contributions.len()));
+            attrs.insert("demPct".into(), json!(share("D")));
+            attrs.insert("repPct".into(), json!(share("R")));
+        }
+    }
+
+    /// Patent grants: one `granted-patent` edge from the USPTO per company with at least one grant whose first
+    /// applicant is the matched assignee (the `/v1/patents` rule), with last/prior 12-month counts relative
+    /// to the snapshot's `generatedAt`.
+    fn add_patents(&mut self, companies: Vec<PatentsCompany>, as_of: Option<NaiveDate>, meta_url: Option<String>) {
+        if companies.is_empty() {
+            return;
+        }
+        let uspto = self.hub(
+            USPTO,
+            "United States Patent and Trademark Office",
+            "Grantor of the patents in the patents dataset; every covered applicant links here.",
+            PATENTS,
+        );
+        let windows = as_of
+            .and_then(|d| Some((d.checked_sub_months(Months::new(12))?, d.checked_sub_months(Months::new(24))?, d)));
+        for c in companies {
+            let Some(company) = self.company(&c.ticker, &c.name, 1, PATENTS) else { continue };
+            let applicant = if c.assignee_matched.trim().is_empty() { &c.name } else { &c.assignee_matched };
+            self.alias(company, applicant);
+            let key = lookup_key(applicant);
+            let grants: Vec<(NaiveDate, &str)> = c
+                .grants
+                .iter()
+                .filter(|g| lookup_key(&g.first_applicant) == key)
+                .filter_map(|g| Some((parse_date(&g.grant_date)?, g.patent_number.as_str())))
+                .collect();
+            let Some(&(latest_day, latest_number)) = grants.iter().max() else { continue };
+            let p = Provenance {
+                source_url: meta_url.clone(),
+                accession: None,
+                doc_id: Some(latest_number.to_string()).filter(|n| !n.is_empty()),
+                date: Some(latest_day.to_string()),
+            };
+            let attrs = self.edge(uspto, company, Relation::GrantedPatent, PATENTS, p);
+            attrs.insert("assigneeMatched".into(), json!(applicant.trim()));
+            attrs.insert("grantCount".into(), json!(grants.len()));
+            if let Some((year_ago, two_years_ago, end)) = windows {
+                let count = |lo: NaiveDate, hi: NaiveDate| grants.iter().filter(|(d, _)| lo < *d && *d <= hi).count();
+                attrs.insert("grantedLast12mo".into(), json!(count(year_ago, end)));
+                attrs.insert("grantedPrior12mo".into(), json!(count(two_years_ago, year_ago)));
+            }
+        }
+    }
+
+    /// Periodic Transaction Reports: one `traded` edge per trade line, from the member to the company.
+    fn add_ptrs(&mut self, filings: Vec<PtrFiling>, dataset: &'static str, meta_url: Option<String>) {
+        let default_chamber = if dataset == HOUSE { "house" } else { "senate" };
+        for f in filings {
+            let member_slug = slug(&f.member);
+            if member_slug.is_empty() {
+                continue;
+            }
+            let member = self.node(NodeType::Member, format!("member:{member_slug}"), &f.member, 0, dataset);
+            let chamber = match f.chamber.trim().to_lowercase().as_str() {
+                c @ ("house" | "senate") => c.to_string(),
+                _ => default_chamber.to_string(),
+            };
+            self.nodes[member].attrs.insert("chamber".into(), json!(chamber));
+            let source_url = ptr_url(dataset, &f).or_else(|| meta_url.clone());
+            for t in f.trades.iter() {
+                let Some(company) = self.company(&t.ticker, issuer_of_asset(&t.asset), 2, dataset) else { continue };
+                let p = Provenance {
+                    source_url: source_url.clone(),
+                    accession: None,
+                    doc_id: Some(f.doc_id.clone()).filter(|d| !d.is_empty()),
+                    date: date(&f.filed_date),
+                };
+                let (min, max) = amount_range_bounds(&t.amount_range);
+                let attrs = self.edge(member, company, Relation::Traded, dataset, p);
+                attrs.insert("type".into(), json!(t.kind));
+                attrs.insert("asset".into(), json!(t.asset));
+                attrs.insert("amountRange".into(), json!(t.amount_range));
+                attrs.insert("amountMin".into(), min.map_or(Value::Null, num));
+                attrs.insert("amountMax".into(), max.map_or(Value::Null, num));
+                if let Some(d) = date(&t.date) {
+                    attrs.insert("date".into(), json!(d));
+                }
+                if let Some(b) = t.bundled {
+                    attrs.insert("bundled".into(), json!(b));
+                }
+            }
+        }
+    }
+
+    /// 13F holdings of each filer's latest filing: one `holds` edge per linked information-table row.
+    fn add_holdings(&mut self, filings: Vec<HoldingsFiling>) {
+        let mut latest: BTreeMap<String, HoldingsFiling> = BTreeMap::new();
+        for f in filings {
+            let cik = f.cik.trim();
+            if cik.is_empty() || cik.len() > 10 || !cik.bytes().all(|b| b.is_ascii_digit()) {
+                continue;
+            }
+            let cik = format!("{cik:0>10}");
+            let key = |f: &HoldingsFiling| (f.period_of_report.clone(), f.filed_date.clone(), f.accession.clone());
+            if latest.get(&cik).is_none_or(|seen| key(seen) < key(&f)) {
+                latest.insert(cik, f);
+            }
+        }
+
+        // Issuer key -> company; `None` when two companies share a key (such holdings stay unlinked).
+        let mut by_name: HashMap<String, Option<usize>> = HashMap::new();
+        for (i, n) in self.nodes.iter().enumerate().filter(|(_, n)| n.kind == NodeType::Company) {
+            for key in n.issuer_names.iter().map(|name| issuer_key(name)).filter(|k| !k.is_empty()) {
+                let slot = by_name.entry(key).or_insert(Some(i));
+                if *slot != Some(i) {
+                    *slot = None;
+                }
+            }
+        }
+        let name_match = |h: &crate::data::Holding| by_name.get(&issuer_key(&h.name_of_issuer)).copied().flatten();
+        // CUSIP issuer code -> company, learnt from the holdings that matched by name.
+        let mut by_code: HashMap<&str, Option<usize>> = HashMap::new();
+        for h in latest.values().flat_map(|f| f.holdings.iter()) {
+            if let (Some(code), Some(c)) = (issuer_code(&h.cusip), name_match(h)) {
+                let slot = by_code.entry(code).or_insert(Some(c));
+                if *slot != Some(c) {
+                    *slot = None;
+                }
+            }
+        }
+
+        let (mut linked, mut unlinked) = (0, 0);
+        let mut edges = Vec::new();
+        for (cik, f) in &latest {
+            let label = if f.filer.trim().is_empty() { cik.as_str() } else { f.filer.as_str() };
+            let filer = self.node(NodeType::Filer, format!("filer:{cik}"), label, 0, HOLDINGS);
+            self.alias(filer, cik);
+            self.alias(filer, cik.trim_start_matches('0'));
+            let attrs = &mut self.nodes[filer].attrs;
+            attrs.insert("cik".into(), json!(cik));
+            attrs.insert("form".into(), json!(f.form));
+            if let Some(period) = date(&f.period_of_report) {
+                attrs.insert("periodOfReport".into(), json!(period));
+            }
+            let source_url = edgar_url(cik, &f.accession);
+            for h in f.holdings.iter() {
+                let found = match name_match(h) {
+                    Some(c) => Some((c, "name")),
+                    None => issuer_code(&h.cusip)
+                        .and_then(|code| by_code.get(code).copied().flatten())
+                        .map(|c| (c, "cusip")),
+                };
+                let Some((company, how)) = found else {
+                    unlinked += 1;
+                    continue;
+                };
+                linked += 1;
+                let p = Provenance {
+                    source_url: source_url.clone(),
+                    accession: Some(f.accession.clone()).filter(|a| !a.is_empty()),
+                    doc_id: None,
+                    date: date(&f.filed_date),
+                };
+                let mut attrs = Map::new();
+                attrs.insert("valueUsd".into(), num(h.value_usd));
+                attrs.insert("shares".into(), num(h.shares));
+                attrs.insert("nameOfIssuer".into(), json!(h.name_of_issuer));
+                attrs.insert("cusip".into(), json!(h.cusip));
+                attrs.insert("titleOfClass".into(), json!(h.title_of_class));
+                attrs.insert("putCall".into(), json!(h.put_call));
+                if let Some(period) = date(&f.period_of_report) {
+                    attrs.insert("periodOfReport".into(), json!(period));
+                }
+                attrs.insert("matchedBy".into(), json!(how));
+                edges.push((filer, company, p, attrs));
+            }
+        }
+        for (filer, company, p, attrs) in edges {
+            self.nodes[company].datasets.insert(HOLDINGS);
+            *self.edge(filer, company, Relation::Holds, HOLDINGS, p) = attrs;
+        }
+        self.notes.push(format!(
+            "institutional-holdings: {linked} holdings linked to companies, {unlinked} match no company and are not linked"
+        ));
+    }
+
+    fn finish(mut self, mut used: Vec<&'static str>, mut unavailable: Vec<&'static str>, metas: &[Meta]) -> Graph {
+        for n in &mut self.nodes {
+            if n.label.is_empty() {
+                n.label = n.attrs.get("ticker").and_then(Value::as_str).unwrap_or(&n.id).to_string();
+            }
+        }
+        let nodes = &self.nodes;
+        self.edges.sort_by(|a, b| {
+            let key = |e: &Edge| (e.relation, nodes[e.source].id.clone(), nodes[e.target].id.clone());
+            b.provenance.date.cmp(&a.provenance.date).then_with(|| key(a).cmp(&key(b)))
+        });
+        let mut adjacency = vec![Vec::new(); self.nodes.len()];
+        for (e, edge) in self.edges.iter().enumerate() {
+            adjacency[edge.source].push(e);
+            adjacency[edge.target].push(e);
+        }
+        used.sort_unstable();
+        unavailable.sort_unstable();
+        Graph {
+            info: info(used, unavailable, metas),
+            nodes: self.nodes,
+            edges: self.edges,
+            by_id: self.by_id,
+            adjacency,
+        }
+    }
+}
+
+fn info(datasets: Vec<&'static str>, unavailable: Vec<&'static str>, metas: &[Meta]) -> Info {
+    let newest = metas.iter().filter_map(|m| timestamp(&m.generated_at)).max().unwrap_or_else(chrono::Utc::now);
+    let demo = metas.iter().any(|m| format!("{} {}", m.source, m.caveat).to_lowercase().contains("demo"));
+    let mut source = "Derived through the records engine from the datasets listed in `datasets`".to_string();
+    let mut caveat = "A link means two entities appear together in a public record (a trade disclosure, a Form 4, \
+        a lobbying report, a contract award, a PAC registration, a patent grant or a 13F holding); it does not \
+        imply wrongdoing, influence or coordination. Companies are matched across datasets by normalised ticker; \
+        13F holdings by issuer name or CUSIP issuer code, and holdings that match no company are not linked; \
+        people, members and agencies by exact name, so two people of the same name share one node."
+        .to_string();
+    if demo {
+        source.push_str("; those snapshots are DEMO data (fictional people, invented amounts).");
+        caveat.insert_str(
+            0,
+            "DEMO DATA: the source snapshots hold fictional people and invented figures; do not attribute these \
+             links to real people or companies. ",
+        );
+    } else {
+        source.push('.');
+    }
+    Info { generated_at: newest.format("%Y-%m-%dT%H:%M:%SZ").to_string(), datasets, unavailable, source, caveat }
+}
+
+/// An id made of hex digits and dashes (a UUID), safe to put in a URL path.
+fn is_hex_id(text: &str) -> bool {
+    !text.is_empty() && text.chars().all(|c| c.is_ascii_hexdigit() || c == '-')
+}
+
+/// The public address of a PTR: the House Clerk's PDF by year and document id, the Senate eFD page by its id.
+fn ptr_url(dataset: &str, f: &PtrFiling) -> Option<String> {
+    match dataset {
+        HOUSE if f.year > 0 && !f.doc_id.is_empty() && f.doc_id.bytes().all(|b| b.is_ascii_digit()) => {
+            Some(format!("https://disclosures-clerk.house.gov/public_disc/ptr-pdfs/{}/{}.pdf", f.year, f.doc_id))
+        }
+        SENATE if is_hex_id(&f.doc_id) => Some(format!("https://efdsearch.senate.gov/search/view/ptr/{}/", f.doc_id)),
+        _ => None,
+    }
+}
+
+/// The EDGAR folder of a filing: `https://www.sec.gov/Archives/edgar/data/<cik>/<accession without dashes>/`.
+fn edgar_url(cik: &str, accession: &str) -> Option<String> {
+    let digits: String = accession.chars().filter(|c| *c != '-').collect();
+    let cik = cik.trim_start_matches('0');
+    (!digits.is_empty() && !cik.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| format!("https://www.sec.gov/Archives/edgar/data/{cik}/{digits}/"))
+}
+
+/// The issuer part of a CUSIP (its first six characters).
+fn issuer_code(cusip: &str) -> Option<&str> {
+    let cusip = cusip.trim();
+    (cusip.len() >= 6 && cusip.is_char_boundary(6) && cusip[..6].chars().all(|c| c.is_ascii_alphanumeric()))
+        .then(|| &cusip[..6])
+}

@@ -1,0 +1,69 @@
+//! entity-graph (pro): a cross-dataset relationship graph of companies, insiders, members of Congress,
+//! agencies, 13F filers and PAC committees, built once in `init` from eight other plugins' datasets read
+//! through the host's records engine. This plugin ships no data of its own.
+//!
+//! File roles (the same in every plugin): `lib.rs` manifest and export, `routes.rs` request handling,
+//! `schema.rs` OpenAPI fragment, `data.rs` the lenient views of the datasets it reads, `graph.rs` the graph
+//! and its queries, `names.rs` id slugs and name matching, `tests.rs`.
+
+mod data;
+mod graph;
+mod names;
+mod routes;
+mod schema;
+#[cfg(test)]
+mod tests;
+
+use datahost_plugin_api::{
+    export_plugin, ApiError, InitContext, Manifest, Maturity, Plugin, RequestEnvelope, Response,
+};
+
+pub const SLUG: &str = "entity-graph";
+pub const ROUTE: &str = "/v1/entity-graph";
+
+pub const HOUSE: &str = "congress-trades";
+pub const SENATE: &str = "senate-trades";
+pub const INSIDERS: &str = "insiders";
+pub const LOBBYING: &str = "lobbying";
+pub const CONTRACTS: &str = "contracts";
+pub const DONORS: &str = "donors";
+pub const PATENTS: &str = "patents";
+pub const HOLDINGS: &str = "institutional-holdings";
+
+/// Every dataset the graph reads (`execs` is derived from `insiders`, so people and titles come from there).
+pub const READS: [&str; 8] = [HOUSE, SENATE, INSIDERS, LOBBYING, CONTRACTS, DONORS, PATENTS, HOLDINGS];
+
+/// The plugin: the graph, built once per `init` (the host re-runs `init` when a dataset it reads changes).
+pub struct EntityGraph {
+    graph: graph::Graph,
+}
+
+impl Plugin for EntityGraph {
+    fn manifest() -> Manifest {
+        Manifest {
+            slug: SLUG.into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+            maturity: Maturity::Pro,
+            description: "Cross-dataset relationship graph: trades, insiders, lobbying, contracts, PACs, patents and \
+                          13F holdings linked by entity."
+                .into(),
+            routes: vec![routes::route_spec()],
+            openapi: schema::fragment(),
+            capabilities: vec![],
+            datasets: vec![],
+            reads: READS.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+
+    /// Never fails: a dataset that is missing or unreadable is left out and listed in
+    /// `meta.datasetsUnavailable`.
+    fn init(ctx: InitContext) -> Result<Self, String> {
+        Ok(Self { graph: graph::build(&ctx.host) })
+    }
+
+    fn handle(&self, request: &RequestEnvelope) -> Result<Response, ApiError> {
+        routes::handle(&self.graph, request)
+    }
+}
+
+export_plugin!(EntityGraph);

@@ -1,0 +1,328 @@
+//! The PostgreSQL records engine through the real binary, against the real server on 127.0.0.1:5432 (one
+//! database per test) and, for the kill test, a private cluster this test starts itself.
+
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use datahost_tests::pg::{bin_dir, TestDb};
+use datahost_tests::{run_cli, run_cli_raw, Server, ServerOptions};
+use serde_json::Value;
+
+fn engine_server(db: &TestDb) -> Server {
+    Server::start_with(ServerOptions { extra_toml: db.engine_toml(), ..Default::default() })
+}
+
+fn eventually(what: &str, secs: u64, mut check: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    while !check() {
+        assert!(Instant::now() < deadline, "{what} did not happen within {secs} s");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+fn config_for(db_url: &str, dir: &Path) -> std::path::PathBuf {
+    let file = dir.join("engine.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "[plugins]\ndir = {:?}\n[engine]\nurl = \"{db_url}\"\n",
+            datahost_tests::target_dir().display().to_string()
+        ),
+    )
+    .unwrap();
+    file
+}
+
+#[test]
+fn migrations_from_empty_and_rerun_and_idempotent_seeds() {
+    let db = TestDb::create("migrate");
+    let dir = tempfile::tempdir().unwrap();
+    let config = config_for(&db.url(), dir.path());
+    let first = run_cli(&config, &["engine", "migrate"], &[]);
+    assert!(first.contains("applied host 1: datasets and api keys"), "{first}");
+    assert!(first.contains("applied host 2: notify on dataset change"), "{first}");
+    let second = run_cli(&config, &["engine", "migrate"], &[]);
+    assert!(!second.contains("applied"), "re-running applies nothing: {second}");
+    assert!(second.contains("migrations up to date"));
+
+    let loaded = run_cli(&config, &["engine", "load-seeds"], &[]);
+    assert!(loaded.contains("congress-trades: loaded"), "{loaded}");
+    let mut client = db.client();
+    let before: Vec<(String, String)> = client
+        .query("SELECT name, checksum || updated_at::text FROM datahost.datasets ORDER BY name", &[])
+        .unwrap()
+        .iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect();
+    assert!(before.len() >= 10, "every plugin's seeds are stored: {before:?}");
+    let again = run_cli(&config, &["engine", "load-seeds"], &[]);
+    assert!(again.contains("0 dataset(s) changed"), "{again}");
+    assert!(again.contains("congress-trades: unchanged"));
+    let after: Vec<(String, String)> = client
+        .query("SELECT name, checksum || updated_at::text FROM datahost.datasets ORDER BY name", &[])
+        .unwrap()
+        .iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect();
+    assert_eq!(before, after, "load-seeds twice changes nothing");
+}
+
+/// Requests covering every endpoint; run against both engines.
+fn parity_requests(doc: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        if !path.starts_with("/v1/") || item["get"]["x-maturity"] == "pro" {
+            continue;
+        }
+        out.push(path.clone());
+        let params = item["get"]["parameters"].as_array().cloned().unwrap_or_default();
+        let example_query: Vec<String> = params
+            .iter()
+            .filter_map(|p| {
+                let v = p.get("example")?;
+                let v = match v {
+                    Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                };
+                Some(format!("{}={}", p["name"].as_str()?, url_encode(&v)))
+            })
+            .collect();
+        if !example_query.is_empty() {
+            out.push(format!("{path}?{}", example_query.join("&")));
+        }
+        for p in &params {
+            if let Some(v) = p.get("example") {
+                let v = match v {
+                    Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                };
+                out.push(format!("{path}?{}={}", p["name"].as_str().unwrap(), url_encode(&v)));
+            }
+        }
+        out.push(format!("{path}?limit=2"));
+    }
+    out
+}
+
+fn url_encode(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => (b as char).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+/// Relevance order legitimately differs between the embedded full-text index and PostgreSQL's; the set of
+/// hits and the totals must not.
+fn comparable(path: &str, mut body: Value) -> Value {
+    if path.starts_with("/v1/edgar-search") {
+        if let Some(hits) = body.get_mut("hits").and_then(Value::as_array_mut) {
+            for h in hits.iter_mut() {
+                if let Some(o) = h.as_object_mut() {
+                    o.remove("score");
+                    o.remove("snippet");
+                }
+            }
+            hits.sort_by_key(|h| h["accession"].as_str().unwrap_or("").to_string());
+        }
+    }
+    body
+}
+
+#[test]
+fn engine_mode_serves_the_same_responses_as_embedded() {
+    let db = TestDb::create("parity");
+    let embedded = Server::start();
+    let engine = engine_server(&db);
+    let (_, health) = engine.get("/health");
+    assert_eq!(health["recordsEngineKind"], "postgres");
+    assert_eq!(health["ok"], true);
+    assert_eq!(health["recordsEngine"], format!("postgres://127.0.0.1:5432/{}", db.name));
+    assert!(!health.to_string().contains("not-a-real-password"));
+    assert_eq!(health["datasets"], embedded.get("/health").1["datasets"], "same datasets in both modes");
+
+    let doc = embedded.get("/openapi.json").1;
+    assert_eq!(doc, engine.get("/openapi.json").1);
+    let requests = parity_requests(&doc);
+    assert!(requests.len() > 30, "{requests:?}");
+    for req in requests {
+        let (s1, b1) = embedded.get(&req);
+        let (s2, b2) = engine.get(&req);
+        assert_eq!(s1, s2, "{req}");
+        assert_eq!(comparable(&req, b1), comparable(&req, b2), "{req} differs between embedded and engine mode");
+    }
+}
+
+#[test]
+fn keys_live_in_postgres_and_revocation_reaches_every_replica() {
+    let db = TestDb::create("keys");
+    let a = engine_server(&db);
+    let b = engine_server(&db);
+    let key = a.issue_key("pro");
+    let route = "/v1/congress-trades?limit=1";
+    assert_eq!(a.get_with(route, &[("X-API-Key", &key)]).0, 200);
+    assert_eq!(b.get_with(route, &[("X-API-Key", &key)]).0, 200, "a key issued via one replica works on another");
+    let mut client = db.client();
+    let stored: Vec<String> =
+        client.query("SELECT hash FROM datahost.api_keys", &[]).unwrap().iter().map(|r| r.get(0)).collect();
+    assert!(stored.iter().all(|h| h.len() == 64 && *h != key), "hashes only");
+    let id = a
+        .cli(&["keys", "list"])
+        .lines()
+        .find(|l| l.contains("\tpro\t"))
+        .unwrap()
+        .split('\t')
+        .next()
+        .unwrap()
+        .to_string();
+    a.cli(&["keys", "revoke", &id]);
+    let revoked_at = Instant::now();
+    for server in [&a, &b] {
+        eventually("revocation on every replica", 5, || server.get_with(route, &[("X-API-Key", &key)]).0 == 401);
+    }
+    assert!(revoked_at.elapsed() < Duration::from_secs(5));
+}
+
+#[test]
+fn a_dataset_change_reloads_every_replica_atomically() {
+    let db = TestDb::create("reload");
+    let a = engine_server(&db);
+    let b = engine_server(&db);
+    let route = "/v1/congress-trades?member=renamed";
+    assert_eq!(a.get(route).1["count"], 0);
+    let mut client = db.client();
+    client
+        .batch_execute(
+            "UPDATE datahost.datasets SET snapshot = replace(snapshot, 'Avery Hollister', 'Avery Renamed'),
+             checksum = md5(random()::text) WHERE name = 'congress-trades'",
+        )
+        .unwrap();
+    for server in [&a, &b] {
+        eventually("reload after NOTIFY", 5, || server.get(route).1["count"].as_u64().unwrap_or(0) > 0);
+        // Every filing of the member moved over at once: no request sees a mix of old and new names.
+        let (_, old) = server.get("/v1/congress-trades?member=hollister");
+        assert_eq!(old["count"], 0);
+    }
+}
+
+#[test]
+fn unreachable_engine_at_start_is_a_clear_error_or_a_degraded_start() {
+    let port = free_port();
+    let url = format!("postgres://admin:hunter2@127.0.0.1:{port}/nothing");
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("c.toml");
+    std::fs::write(
+        &file,
+        format!("[server]\nlisten = \"127.0.0.1:0\"\n[metrics]\nlisten = \"127.0.0.1:0\"\n[engine]\nurl = \"{url}\"\nconnect_timeout_secs = 1\n"),
+    )
+    .unwrap();
+    let (code, _, stderr) = run_cli_raw(&file, &["serve"]);
+    assert_ne!(code, 0);
+    assert!(stderr.contains(&format!("127.0.0.1:{port}")), "names the address: {stderr}");
+    assert!(!stderr.contains("hunter2") && !stderr.contains("admin:"), "no credentials: {stderr}");
+
+    let degraded = Server::start_with(ServerOptions {
+        extra_toml: format!("[engine]\nurl = \"{url}\"\nconnect_timeout_secs = 1\ndegraded_start = true\n"),
+        no_owner_key: true,
+        ..Default::default()
+    });
+    let (_, health) = degraded.get_with("/health", &[]);
+    assert_eq!(health["ok"], false);
+    assert_eq!(health["recordsEngine"], format!("postgres://127.0.0.1:{port}/nothing"));
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+/// A private PostgreSQL cluster on a free port, owned by the `postgres` system user (initdb refuses root).
+struct PrivateCluster {
+    dir: tempfile::TempDir,
+    port: u16,
+}
+
+impl PrivateCluster {
+    fn start() -> PrivateCluster {
+        let dir = tempfile::Builder::new().prefix("dh-pg-").tempdir_in("/tmp").unwrap();
+        let port = free_port();
+        as_postgres(&format!("chown postgres {0} && chmod 700 {0}", dir.path().display()), true);
+        as_postgres(
+            &format!("{}/initdb -D {}/data -U postgres -A trust >/dev/null", bin_dir().display(), dir.path().display()),
+            false,
+        );
+        let c = PrivateCluster { dir, port };
+        c.pg_ctl("start");
+        c
+    }
+
+    fn pg_ctl(&self, action: &str) {
+        let d = self.dir.path().display();
+        let opts = format!("-p {} -k {d} -c listen_addresses=127.0.0.1 -c fsync=off", self.port);
+        let cmd = match action {
+            "start" => format!("{}/pg_ctl -D {d}/data -o '{opts}' -l {d}/log -w start >/dev/null", bin_dir().display()),
+            _ => format!("{}/pg_ctl -D {d}/data -m immediate -w stop >/dev/null", bin_dir().display()),
+        };
+        as_postgres(&cmd, false);
+    }
+
+    fn url(&self) -> String {
+        format!("postgres://postgres@127.0.0.1:{}/postgres", self.port)
+    }
+}
+
+impl Drop for PrivateCluster {
+    fn drop(&mut self) {
+        self.pg_ctl("stop");
+    }
+}
+
+fn as_postgres(cmd: &str, as_root: bool) {
+    let status = if as_root {
+        Command::new("sh").arg("-c").arg(cmd).status().unwrap()
+    } else {
+        Command::new("runuser").args(["-u", "postgres", "--", "sh", "-c", cmd]).status().unwrap()
+    };
+    assert!(status.success(), "`{cmd}` failed");
+}
+
+#[test]
+fn engine_killed_and_restarted_while_serving() {
+    let cluster = PrivateCluster::start();
+    let server = Server::start_with(ServerOptions {
+        extra_toml: format!(
+            "[engine]\nurl = \"{}\"\nreload_interval_secs = 1\nconnect_timeout_secs = 1\nquery_timeout_secs = 2\n",
+            cluster.url()
+        ),
+        ..Default::default()
+    });
+    let free = server.issue_key("free");
+    let route = "/v1/congress-trades?ticker=NVDA";
+    let (status, before) = server.get_with(route, &[("X-API-Key", &free)]);
+    assert_eq!(status, 200);
+
+    cluster.pg_ctl("stop");
+    eventually("health reports the lost engine", 10, || server.get_with("/health", &[]).1["ok"] == false);
+    // Datasets already loaded keep being served, to keys already known, without hanging.
+    let started = Instant::now();
+    let (status, during) = server.get_with(route, &[("X-API-Key", &free)]);
+    assert_eq!(status, 200);
+    assert_eq!(during, before);
+    assert!(started.elapsed() < Duration::from_secs(10));
+    assert_eq!(server.get("/v1/prices?ticker=SPY&from=2026-10-01").0, 200);
+
+    cluster.pg_ctl("start");
+    eventually("health recovers by itself", 15, || server.get_with("/health", &[]).1["ok"] == true);
+    // And the engine is used again: a dataset change made now is picked up.
+    let mut client = postgres::Client::connect(&cluster.url(), postgres::NoTls).unwrap();
+    client
+        .batch_execute(
+            "UPDATE datahost.datasets SET snapshot = replace(snapshot, 'Avery Hollister', 'Avery Recovered'),
+             checksum = md5(random()::text) WHERE name = 'congress-trades'",
+        )
+        .unwrap();
+    eventually("reload after recovery", 10, || {
+        server.get("/v1/congress-trades?member=recovered").1["count"].as_u64().unwrap_or(0) > 0
+    });
+}

@@ -1,0 +1,158 @@
+//! Shared rate limits in Redis through the real binary: two replicas on one Redis (127.0.0.1:6379, a random
+//! key prefix per test), Redis at a dead port (fail open and fail closed), and recovery with a private
+//! redis-server the test starts and kills.
+
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use datahost_tests::{assert_envelope, wait_for_window_with, Server, ServerOptions};
+
+const ROUTE: &str = "/v1/congress-trades?limit=1";
+
+fn prefix() -> String {
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
+    format!("dhtest:{}:{}", std::process::id(), nanos)
+}
+
+fn redis_toml(url: &str, prefix: &str, extra: &str) -> String {
+    format!("[ratelimit]\nredis_url = \"{url}\"\nredis_prefix = \"{prefix}\"\n{extra}\n")
+}
+
+fn replica(toml: &str, keys_file: Option<std::path::PathBuf>) -> Server {
+    Server::start_with(ServerOptions { extra_toml: toml.to_string(), keys_file, ..Default::default() })
+}
+
+#[test]
+fn two_replicas_share_one_window() {
+    let toml = redis_toml("redis://127.0.0.1:6379", &prefix(), "");
+    let a = replica(&toml, None);
+    let b = replica(&toml, Some(a.keys_file.clone()));
+    let key = a.issue_key("free");
+    wait_for_window_with(30);
+    // Alternating replicas count down one shared window, with the same headers as a single process.
+    for (i, expected) in (0..60).rev().enumerate() {
+        let server = if i % 2 == 0 { &a } else { &b };
+        let resp = server.request(ROUTE, &[("X-API-Key", &key)]);
+        assert_eq!(resp.status().as_u16(), 200);
+        assert_eq!(resp.headers()["x-ratelimit-limit"], "60");
+        assert_eq!(resp.headers()["x-ratelimit-remaining"], expected.to_string().as_str());
+    }
+    let resp = b.request(ROUTE, &[("X-API-Key", &key)]);
+    assert_eq!(resp.status().as_u16(), 429);
+    let retry = resp.headers()["retry-after"].to_str().unwrap().to_string();
+    let body: serde_json::Value = resp.json().unwrap();
+    assert_envelope(429, &body, 429);
+    assert_eq!(body["retryAfterSec"].to_string(), retry);
+    let (_, health) = a.get_with("/health", &[]);
+    assert_eq!(health["rateLimiter"], "redis");
+}
+
+#[test]
+fn concurrent_load_on_two_replicas_gives_exactly_the_limit() {
+    let toml = redis_toml("redis://127.0.0.1:6379", &prefix(), "");
+    let a = Arc::new(replica(&toml, None));
+    let b = Arc::new(replica(&toml, Some(a.keys_file.clone())));
+    let key = a.issue_key("free");
+    wait_for_window_with(30);
+    let handles: Vec<_> = (0..8)
+        .map(|i| {
+            let s = if i % 2 == 0 { a.clone() } else { b.clone() };
+            let k = key.clone();
+            std::thread::spawn(move || {
+                (0..20).map(|_| s.request(ROUTE, &[("X-API-Key", &k)]).status().as_u16()).collect::<Vec<_>>()
+            })
+        })
+        .collect();
+    let statuses: Vec<u16> = handles.into_iter().flat_map(|h| h.join().unwrap()).collect();
+    assert_eq!(statuses.len(), 160);
+    assert_eq!(statuses.iter().filter(|s| **s == 200).count(), 60);
+    assert_eq!(statuses.iter().filter(|s| **s == 429).count(), 100);
+}
+
+fn dead_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+#[test]
+fn dead_redis_fails_open_by_default_and_closed_when_configured() {
+    let port = dead_port();
+    let open = replica(&redis_toml(&format!("redis://127.0.0.1:{port}"), &prefix(), ""), None);
+    let key = open.issue_key("free");
+    let started = Instant::now();
+    for _ in 0..5 {
+        let resp = open.request(ROUTE, &[("X-API-Key", &key)]);
+        assert_eq!(resp.status().as_u16(), 200, "fail open lets requests through");
+    }
+    assert!(started.elapsed() < Duration::from_secs(10), "a dead Redis must not stall requests");
+    assert!(open.metrics_text().contains("datahost_ratelimit_decisions_total{tier=\"free\",decision=\"fail_open\"} 5"));
+    assert!(open.stderr().contains("rate limiter unavailable; failing open"));
+    assert_eq!(open.get_with("/health", &[]).1["rateLimiter"], "redis (unreachable)");
+
+    let closed = replica(&redis_toml(&format!("redis://127.0.0.1:{port}"), &prefix(), "fail_mode = \"closed\""), None);
+    let key = closed.issue_key("free");
+    let (status, body) = closed.get_with(ROUTE, &[("X-API-Key", &key)]);
+    assert_envelope(status, &body, 503);
+    assert!(body["error"].as_str().unwrap().contains("rate limiter is unavailable"));
+    // The owner tier is unlimited and never asks Redis.
+    assert_eq!(closed.get(ROUTE).0, 200);
+}
+
+struct PrivateRedis {
+    child: Child,
+    port: u16,
+}
+
+impl PrivateRedis {
+    fn start(port: u16) -> PrivateRedis {
+        let child = Command::new("redis-server")
+            .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("redis-server");
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(Instant::now() < deadline, "private redis did not start");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        PrivateRedis { child, port }
+    }
+}
+
+impl Drop for PrivateRedis {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn limiting_recovers_by_itself_when_redis_returns() {
+    let port = dead_port();
+    let redis = PrivateRedis::start(port);
+    let server =
+        replica(&redis_toml(&format!("redis://127.0.0.1:{}", redis.port), &prefix(), "redis_timeout_ms = 200"), None);
+    let key = server.issue_key("free");
+    let remaining = |s: &Server| {
+        s.request(ROUTE, &[("X-API-Key", &key)])
+            .headers()
+            .get("x-ratelimit-remaining")
+            .map(|v| v.to_str().unwrap().to_string())
+    };
+    assert!(remaining(&server).is_some());
+    drop(redis);
+    // Down: fail open, no rate-limit headers, no stall.
+    for _ in 0..3 {
+        assert_eq!(remaining(&server), None);
+    }
+    let _back = PrivateRedis::start(port);
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        if remaining(&server).is_some() {
+            break;
+        }
+        assert!(Instant::now() < deadline, "limiting did not resume after Redis returned");
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    assert_eq!(server.get_with("/health", &[]).1["rateLimiter"], "redis");
+}
