@@ -167,23 +167,7 @@ fn open(path: &Path) -> Result<Candidate, LoadFailure> {
     let build_json = (module.build_info())().into_string();
     let build: BuildInfo = serde_json::from_str(&build_json)
         .map_err(|e| fail(&name, "build-info", format!("unreadable build info: {e}")))?;
-    if build.abi_major != ABI_MAJOR {
-        return Err(fail(
-            &name,
-            "build-info",
-            format!("built for plugin ABI {} but this host speaks {ABI_MAJOR}", build.abi_major),
-        ));
-    }
-    if build.panic_strategy != "unwind" {
-        return Err(fail(
-            &name,
-            "build-info",
-            format!(
-                "built with panic = \"{}\"; plugins must unwind so a panic cannot kill the host",
-                build.panic_strategy
-            ),
-        ));
-    }
+    check_build(&build).map_err(|e| fail(&name, "build-info", e))?;
 
     let manifest_json =
         (module.manifest())().into_result().map_err(|e| fail(&name, "manifest", format!("manifest() failed: {e}")))?;
@@ -214,6 +198,21 @@ fn open(path: &Path) -> Result<Candidate, LoadFailure> {
     let seeds = seed_docs.into_iter().map(|s| (s.dataset, Arc::from(s.snapshot.get()))).collect();
 
     Ok(Candidate { file: path.to_path_buf(), manifest, migrations: extras.migrations, build, module, seeds })
+}
+
+/// Refuses plugins this host cannot run safely: another ABI major, or a build that aborts on panic (a panic
+/// would then kill the host instead of becoming a 500).
+pub fn check_build(build: &BuildInfo) -> Result<(), String> {
+    if build.abi_major != ABI_MAJOR {
+        return Err(format!("built for plugin ABI {} but this host speaks {ABI_MAJOR}", build.abi_major));
+    }
+    if build.panic_strategy != "unwind" {
+        return Err(format!(
+            "built with panic = \"{}\"; plugins must unwind so a panic cannot kill the host",
+            build.panic_strategy
+        ));
+    }
+    Ok(())
 }
 
 fn first_line(s: &str) -> String {
@@ -484,4 +483,30 @@ pub fn describe(registry: &PluginRegistry) -> String {
         ));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn build(abi_major: u32, panic_strategy: &str) -> BuildInfo {
+        BuildInfo {
+            abi_major,
+            sdk_version: "1.0.0".into(),
+            rustc: "rustc".into(),
+            panic_strategy: panic_strategy.into(),
+            crate_name: "x".into(),
+            crate_version: "1".into(),
+        }
+    }
+
+    #[test]
+    fn refuses_abort_builds_and_other_abi_majors() {
+        assert_eq!(check_build(&build(1, "unwind")), Ok(()));
+        assert_eq!(
+            check_build(&build(1, "abort")).unwrap_err(),
+            "built with panic = \"abort\"; plugins must unwind so a panic cannot kill the host"
+        );
+        assert_eq!(check_build(&build(2, "unwind")).unwrap_err(), "built for plugin ABI 2 but this host speaks 1");
+    }
 }

@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use crate::openapi::{schema, Operation};
 use crate::params::normalize_ticker;
-use crate::{ApiError, ParamSpec, Plugin, RequestEnvelope, Response, RouteSpec, Tier};
+use crate::{ApiError, ParamSpec, Plugin, RequestEnvelope, Response, RouteSpec};
 
 /// The `meta` fields SPEC gives every company dataset. `source` is additive: it names where the snapshot
 /// came from (and says so when it is demo data). Plugins with more meta fields `#[serde(flatten)]` this.
@@ -112,7 +112,7 @@ pub fn route_spec(path: &str) -> RouteSpec {
     ticker.description = "Stock ticker, case-insensitive (for example `AAPL` or `aapl`). When omitted, all covered \
                           companies are returned."
         .into();
-    RouteSpec { path: path.into(), min_tier: Tier::Free, params: vec![ticker] }
+    RouteSpec::new(path, vec![ticker])
 }
 
 /// The schema of one company whose first fields are `name` and `ticker`, followed by `fields`; all required.

@@ -4,7 +4,9 @@
 //! its body under `catch_unwind` here and reports a panic as a value (`OUTCOME_PANIC`). Plugin authors never
 //! write an `extern "C"` function themselves.
 
+use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Once, RwLock};
 
 use abi_stable::std_types::{RSlice, RStr, RString, RVec};
@@ -18,9 +20,74 @@ use crate::{BuildInfo, InitContext, Plugin, RequestEnvelope};
 pub const ROOT_MODULE_SYMBOL: &str = "_1as_0lib_1header_0root_bmodule_bloader";
 
 /// Holds the current plugin instance. `init` builds a new instance off to the side and swaps it in, so a
-/// request sees the old data or the new, never a mix.
+/// request sees the old data or the new, never a mix. Each instance has its own response cache, so a swap
+/// also drops every answer computed from the old data.
 pub struct PluginState<P> {
-    current: RwLock<Option<Arc<P>>>,
+    current: RwLock<Option<Live<P>>>,
+}
+
+struct Live<P> {
+    instance: Arc<P>,
+    cache: Option<Arc<ResponseCache>>,
+}
+
+impl<P> Clone for Live<P> {
+    fn clone(&self) -> Self {
+        Self { instance: self.instance.clone(), cache: self.cache.clone() }
+    }
+}
+
+/// Successful answers of an instance over an immutable dataset, keyed by route, tier and query. Serialising a
+/// response costs far more than copying it, and popular queries repeat. Bounded: when it would grow past its
+/// limits it starts over, which keeps it simple and makes cache-busting queries cost no more than uncached ones.
+#[derive(Default)]
+struct ResponseCache {
+    entries: RwLock<HashMap<String, Arc<Cached>>>,
+    bytes: AtomicUsize,
+}
+
+struct Cached {
+    status: u16,
+    body: Vec<u8>,
+    headers_json: String,
+}
+
+const CACHE_MAX_ENTRIES: usize = 4096;
+const CACHE_MAX_BYTES: usize = 64 << 20;
+const CACHE_MAX_ENTRY_BYTES: usize = 1 << 20;
+
+impl ResponseCache {
+    fn key(request: &RequestEnvelope) -> String {
+        let mut key = String::with_capacity(64);
+        key.push_str(&request.route);
+        key.push('\u{1}');
+        key.push_str(request.tier.as_str());
+        for (k, v) in &request.query {
+            key.push('\u{1}');
+            key.push_str(k);
+            key.push('\u{2}');
+            key.push_str(v);
+        }
+        key
+    }
+
+    fn get(&self, key: &str) -> Option<Arc<Cached>> {
+        self.entries.read().unwrap_or_else(|e| e.into_inner()).get(key).cloned()
+    }
+
+    fn put(&self, key: String, value: Cached) {
+        if value.body.len() > CACHE_MAX_ENTRY_BYTES {
+            return;
+        }
+        let mut map = self.entries.write().unwrap_or_else(|e| e.into_inner());
+        let size = value.body.len() + key.len();
+        if map.len() >= CACHE_MAX_ENTRIES || self.bytes.load(Ordering::Relaxed) + size > CACHE_MAX_BYTES {
+            map.clear();
+            self.bytes.store(0, Ordering::Relaxed);
+        }
+        self.bytes.fetch_add(size, Ordering::Relaxed);
+        map.insert(key, Arc::new(value));
+    }
 }
 
 impl<P: Plugin> Default for PluginState<P> {
@@ -34,8 +101,12 @@ impl<P: Plugin> PluginState<P> {
         Self { current: RwLock::new(None) }
     }
 
-    fn instance(&self) -> Option<Arc<P>> {
+    fn live(&self) -> Option<Live<P>> {
         self.current.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    fn instance(&self) -> Option<Arc<P>> {
+        self.live().map(|l| l.instance)
     }
 
     pub fn init(&self, services: HostServices, config_json: RStr<'_>) -> FfiReply {
@@ -49,7 +120,9 @@ impl<P: Plugin> PluginState<P> {
                 serde_json::from_str(config_json.as_str()).map_err(|e| format!("plugin config is not JSON: {e}"))?
             };
             let instance = P::init(InitContext { host, config })?;
-            *self.current.write().unwrap_or_else(|e| e.into_inner()) = Some(Arc::new(instance));
+            let cache = instance.cache_responses().then(|| Arc::new(ResponseCache::default()));
+            *self.current.write().unwrap_or_else(|e| e.into_inner()) =
+                Some(Live { instance: Arc::new(instance), cache });
             Ok(String::new())
         })
     }
@@ -60,16 +133,36 @@ impl<P: Plugin> PluginState<P> {
                 Ok(r) => r,
                 Err(e) => return error_response(500, &format!("the host sent a request the plugin cannot read: {e}")),
             };
-            let Some(instance) = self.instance() else {
+            let Some(Live { instance, cache }) = self.live() else {
                 return error_response(503, "the dataset is not initialised");
             };
+            let key = cache.as_ref().map(|_| ResponseCache::key(&request));
+            if let (Some(cache), Some(key)) = (&cache, &key) {
+                if let Some(hit) = cache.get(key) {
+                    return FfiResponse {
+                        outcome: OUTCOME_OK,
+                        status: hit.status,
+                        body: RVec::from(hit.body.as_slice()),
+                        headers_json: RString::from(hit.headers_json.as_str()),
+                    };
+                }
+            }
             match instance.handle(&request) {
-                Ok(resp) => FfiResponse {
-                    outcome: OUTCOME_OK,
-                    status: resp.status,
-                    body: RVec::from(resp.body),
-                    headers_json: headers_json(&resp.headers),
-                },
+                Ok(resp) => {
+                    let headers = headers_json(&resp.headers);
+                    if let (Some(cache), Some(key), 200) = (&cache, key, resp.status) {
+                        cache.put(
+                            key,
+                            Cached { status: resp.status, body: resp.body.clone(), headers_json: headers.to_string() },
+                        );
+                    }
+                    FfiResponse {
+                        outcome: OUTCOME_OK,
+                        status: resp.status,
+                        body: RVec::from(resp.body),
+                        headers_json: headers,
+                    }
+                }
                 Err(e) => FfiResponse {
                     outcome: OUTCOME_OK,
                     status: e.status,
@@ -267,6 +360,66 @@ macro_rules! export_plugin {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::atomic::AtomicU32;
+
+    use super::*;
+    use crate::{ApiError, Manifest, Response};
+
+    static CALLS: AtomicU32 = AtomicU32::new(0);
+    static CACHING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+
+    struct Counting;
+
+    impl Plugin for Counting {
+        fn manifest() -> Manifest {
+            unreachable!()
+        }
+        fn init(_ctx: InitContext) -> Result<Self, String> {
+            Ok(Counting)
+        }
+        fn handle(&self, request: &RequestEnvelope) -> Result<Response, ApiError> {
+            CALLS.fetch_add(1, Ordering::SeqCst);
+            match request.params().str("fail") {
+                Some(_) => Err(ApiError::bad_request("fail")),
+                None => Response::json(&serde_json::json!({"q": request.query})),
+            }
+        }
+        fn cache_responses(&self) -> bool {
+            CACHING.load(Ordering::SeqCst)
+        }
+    }
+
+    fn call(state: &PluginState<Counting>, query: &[(&str, &str)]) -> (u16, Vec<u8>) {
+        let json = serde_json::to_string(&RequestEnvelope::new("/v1/x", query)).unwrap();
+        let r = state.handle(RStr::from(json.as_str()));
+        (r.status, r.body.into_vec())
+    }
+
+    #[test]
+    fn response_cache_reuses_answers_until_the_next_init() {
+        let host = crate::testing::TestHost::new();
+        let state: PluginState<Counting> = PluginState::new();
+        state.init(host.services(), RStr::from("{}"));
+        let before = CALLS.load(Ordering::SeqCst);
+        let first = call(&state, &[("ticker", "A")]);
+        assert_eq!(call(&state, &[("ticker", "A")]), first, "identical request, identical bytes");
+        assert_eq!(CALLS.load(Ordering::SeqCst) - before, 1, "served from the cache");
+        call(&state, &[("ticker", "B")]);
+        assert_eq!(CALLS.load(Ordering::SeqCst) - before, 2, "another query is computed");
+        call(&state, &[("fail", "1")]);
+        call(&state, &[("fail", "1")]);
+        assert_eq!(CALLS.load(Ordering::SeqCst) - before, 4, "errors are never cached");
+        state.init(host.services(), RStr::from("{}"));
+        call(&state, &[("ticker", "A")]);
+        assert_eq!(CALLS.load(Ordering::SeqCst) - before, 5, "a new instance starts with an empty cache");
+        CACHING.store(false, Ordering::SeqCst);
+        state.init(host.services(), RStr::from("{}"));
+        call(&state, &[("ticker", "A")]);
+        call(&state, &[("ticker", "A")]);
+        assert_eq!(CALLS.load(Ordering::SeqCst) - before, 7, "plugins that opt out are always asked");
+        CACHING.store(true, Ordering::SeqCst);
+    }
+
     #[test]
     fn root_module_symbol_matches_abi_stable() {
         assert_eq!(super::ROOT_MODULE_SYMBOL, abi_stable::library::ROOT_MODULE_LOADER_NAME);

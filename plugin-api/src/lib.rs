@@ -23,6 +23,7 @@ pub mod openapi;
 pub mod params;
 pub mod request;
 pub mod snapshot;
+pub mod sql;
 pub mod testing;
 pub mod text;
 
@@ -78,6 +79,13 @@ pub trait Plugin: Send + Sync + Sized + 'static {
 
     /// Serves one request for one of the manifest's routes.
     fn handle(&self, request: &RequestEnvelope) -> Result<Response, ApiError>;
+
+    /// Whether the SDK may reuse this instance's successful responses for identical requests (same route,
+    /// tier and query) until the next `init`. True for datasets held in memory, which never change between
+    /// inits; a plugin that answers from live queries (the PostgreSQL engine) must return false.
+    fn cache_responses(&self) -> bool {
+        true
+    }
 
     /// Parses a source document into records (capability `ingest:<format>`).
     fn ingest(_format: &str, _bytes: &[u8], _options: &serde_json::Value) -> Result<serde_json::Value, String> {

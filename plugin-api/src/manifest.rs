@@ -270,3 +270,53 @@ pub fn validate(m: &Manifest) -> Vec<String> {
     }
     problems
 }
+
+impl Manifest {
+    /// The manifest of a typical dataset plugin: it owns one dataset named by its slug and serves `routes`,
+    /// documented by `openapi`. Chain [`Manifest::reading`] / [`Manifest::owning_no_dataset`] for the others.
+    pub fn dataset(
+        slug: &str,
+        version: &str,
+        maturity: Maturity,
+        description: &str,
+        routes: Vec<RouteSpec>,
+        openapi: serde_json::Value,
+    ) -> Self {
+        Self {
+            slug: slug.into(),
+            version: version.into(),
+            maturity,
+            description: description.into(),
+            routes,
+            openapi,
+            capabilities: Vec::new(),
+            datasets: vec![slug.into()],
+            reads: Vec::new(),
+        }
+    }
+
+    /// Declares datasets of other plugins this one reads through the records engine.
+    pub fn reading(mut self, datasets: &[&str]) -> Self {
+        self.reads.extend(datasets.iter().map(|d| d.to_string()));
+        self
+    }
+
+    /// For plugins that only derive from other datasets and ship none of their own.
+    pub fn owning_no_dataset(mut self) -> Self {
+        self.datasets.clear();
+        self
+    }
+}
+
+impl RouteSpec {
+    /// A route open to every tier.
+    pub fn new(path: &str, params: Vec<ParamSpec>) -> Self {
+        Self { path: path.into(), min_tier: Tier::Free, params }
+    }
+
+    /// Restricts the route to `tier` and above.
+    pub fn requiring(mut self, tier: Tier) -> Self {
+        self.min_tier = tier;
+        self
+    }
+}

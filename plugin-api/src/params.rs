@@ -183,8 +183,8 @@ pub fn contains_ci(haystack: &str, needle: &str) -> bool {
     haystack.to_lowercase().contains(&needle.to_lowercase())
 }
 
-/// Keeps echoed user input short in error messages.
-fn clip(v: &str) -> String {
+/// Keeps echoed user input short in error messages: at most 40 characters, then `…`.
+pub fn clip(v: &str) -> String {
     const MAX: usize = 40;
     if v.chars().count() <= MAX {
         v.to_string()

@@ -82,7 +82,12 @@ impl TestHost {
     }
 
     pub fn host(&self) -> Host {
-        Host::from_services(HostServices { token: self.token, log, metric, load_dataset, query, call })
+        Host::from_services(self.services())
+    }
+
+    /// The raw services table, as the real host passes it to a plugin's `init`.
+    pub fn services(&self) -> HostServices {
+        HostServices { token: self.token, log, metric, load_dataset, query, call }
     }
 
     /// Initialises `P` against this host with an empty config.

@@ -15,7 +15,8 @@ fn server_with_fixtures() -> (Server, tempfile::TempDir) {
         fixture("no-export"),
         junk,
     ]);
-    let server = Server::start_with(ServerOptions { plugins_dir: Some(dir.path().to_path_buf()), ..Default::default() });
+    let server =
+        Server::start_with(ServerOptions { plugins_dir: Some(dir.path().to_path_buf()), ..Default::default() });
     (server, dir)
 }
 
@@ -50,10 +51,11 @@ fn broken_plugins_are_reported_and_the_rest_serve() {
     // The loader's messages name the plugin and say what is wrong.
     let (code, out, _) = run_cli_raw(&server.config_file, &["plugins", "list"]);
     assert_eq!(code, 0);
-    let line = |needle: &str| out.lines().find(|l| l.contains(needle)).unwrap_or_else(|| panic!("no `{needle}` in\n{out}")).to_string();
-    assert!(line("fixture-init-fails").contains(
-        "init failed: dataset `fixture-missing-dataset` is not in the records engine (embedded)"
-    ));
+    let line = |needle: &str| {
+        out.lines().find(|l| l.contains(needle)).unwrap_or_else(|| panic!("no `{needle}` in\n{out}")).to_string()
+    };
+    assert!(line("fixture-init-fails")
+        .contains("init failed: dataset `fixture-missing-dataset` is not in the records engine (embedded)"));
     let bad = line("Bad Manifest");
     assert!(bad.contains("invalid manifest: slug `Bad Manifest` must be 1-64 characters"), "{bad}");
     assert!(bad.contains("route `/admin` must be a lowercase path under /v1/"), "{bad}");

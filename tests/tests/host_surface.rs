@@ -72,9 +72,12 @@ fn error_bodies_and_fallbacks() {
     let method: Value = resp.json().unwrap();
     assert_envelope(405, &method, 405);
 
-    insta::assert_json_snapshot!("error_bodies", serde_json::json!({
-        "401-missing": missing, "400-limit": bad_limit, "404": not_found, "405": method,
-    }));
+    insta::assert_json_snapshot!(
+        "error_bodies",
+        serde_json::json!({
+            "401-missing": missing, "400-limit": bad_limit, "404": not_found, "405": method,
+        })
+    );
 }
 
 #[test]
@@ -93,9 +96,10 @@ fn metrics_are_labelled_by_route_template_status_and_tier() {
     assert_eq!(server.get_with("/v1/congress-trades?ticker=NVDA", &[("X-API-Key", &free)]).0, 200);
     assert_eq!(server.get_with("/v1/congress-trades?limit=0", &[("X-API-Key", &free)]).0, 400);
     let text = server.metrics_text();
-    assert!(text.contains(
-        "datahost_http_requests_total{route=\"/v1/congress-trades\",status=\"200\",tier=\"free\"} 1"
-    ), "{text}");
+    assert!(
+        text.contains("datahost_http_requests_total{route=\"/v1/congress-trades\",status=\"200\",tier=\"free\"} 1"),
+        "{text}"
+    );
     assert!(text.contains("datahost_http_requests_total{route=\"/v1/congress-trades\",status=\"400\",tier=\"free\"} 1"));
     assert!(text.contains("datahost_http_request_duration_seconds_bucket{route=\"/v1/congress-trades\""));
     assert!(text.contains("datahost_ratelimit_decisions_total{tier=\"free\",decision=\"allowed\"} 2"));
@@ -139,7 +143,8 @@ fn environment_overrides_config() {
 #[test]
 fn sigterm_finishes_in_flight_requests() {
     let dir = plugin_dir_with(&[fixture("panics")]);
-    let server = Server::start_with(ServerOptions { plugins_dir: Some(dir.path().to_path_buf()), ..Default::default() });
+    let server =
+        Server::start_with(ServerOptions { plugins_dir: Some(dir.path().to_path_buf()), ..Default::default() });
     let url = server.url("/v1/fixture-panics?mode=sleep");
     let key = server.owner_key.clone();
     let in_flight = std::thread::spawn(move || {

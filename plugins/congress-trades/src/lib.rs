@@ -27,17 +27,14 @@ pub struct CongressTrades {
 
 impl Plugin for CongressTrades {
     fn manifest() -> Manifest {
-        Manifest {
-            slug: SLUG.into(),
-            version: env!("CARGO_PKG_VERSION").into(),
-            maturity: Maturity::Stable,
-            description: "U.S. House member stock-trade disclosures (Periodic Transaction Reports).".into(),
-            routes: vec![routes::route_spec()],
-            openapi: schema::fragment(),
-            capabilities: vec![],
-            datasets: vec![SLUG.into()],
-            reads: vec![],
-        }
+        Manifest::dataset(
+            SLUG,
+            env!("CARGO_PKG_VERSION"),
+            Maturity::Stable,
+            "U.S. House member stock-trade disclosures (Periodic Transaction Reports).",
+            vec![routes::route_spec()],
+            schema::fragment(),
+        )
     }
 
     fn seeds() -> Vec<Seed> {

@@ -4,7 +4,7 @@
 
 use datahost_plugin_api::disclosure::{self, DisclosureQuery, WithAmountBounds};
 use datahost_plugin_api::params::DEFAULT_MAX_LIMIT;
-use datahost_plugin_api::{ApiError, RequestEnvelope, Response, RouteSpec, Tier};
+use datahost_plugin_api::{ApiError, RequestEnvelope, Response, RouteSpec};
 use serde::Serialize;
 
 use crate::data::{FilingHead, Meta, Trade};
@@ -13,11 +13,7 @@ use crate::CongressTrades;
 pub const DEFAULT_LIMIT: usize = 100;
 
 pub fn route_spec() -> RouteSpec {
-    RouteSpec {
-        path: crate::ROUTE.into(),
-        min_tier: Tier::Free,
-        params: disclosure::params(DEFAULT_LIMIT, DEFAULT_MAX_LIMIT, "hollister"),
-    }
+    RouteSpec::new(crate::ROUTE, disclosure::params(DEFAULT_LIMIT, DEFAULT_MAX_LIMIT, "hollister"))
 }
 
 #[derive(Serialize)]

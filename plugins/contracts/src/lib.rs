@@ -23,18 +23,14 @@ pub struct Contracts {
 
 impl Plugin for Contracts {
     fn manifest() -> Manifest {
-        Manifest {
-            slug: SLUG.into(),
-            version: env!("CARGO_PKG_VERSION").into(),
-            maturity: Maturity::Stable,
-            description: "Federal contract obligations per company (fiscal year 2024 to present, award types A-D)."
-                .into(),
-            routes: vec![routes::route_spec()],
-            openapi: schema::fragment(),
-            capabilities: vec![],
-            datasets: vec![SLUG.into()],
-            reads: vec![],
-        }
+        Manifest::dataset(
+            SLUG,
+            env!("CARGO_PKG_VERSION"),
+            Maturity::Stable,
+            "Federal contract obligations per company (fiscal year 2024 to present, award types A-D).",
+            vec![routes::route_spec()],
+            schema::fragment(),
+        )
     }
 
     fn seeds() -> Vec<Seed> {

@@ -3,7 +3,9 @@
 //! File roles (the same in every plugin): `lib.rs` manifest and export, `routes.rs` request handling,
 //! `schema.rs` OpenAPI fragment, `data.rs` records and index, `seed/` the shipped snapshot, `tests.rs`.
 //! The search rule, county slugs and the per-county index are SDK code (`address`, `county`), shared with
-//! the liens dataset.
+//! the liens dataset. In engine mode (PostgreSQL) the deeds live in the plugin's own table and each request
+//! is one indexed query (`data::migrations`, `county::clerk_search_sql`); `bench/` generates 10M synthetic
+//! deeds there and measures the endpoint.
 
 mod data;
 mod routes;
@@ -11,17 +13,19 @@ mod schema;
 #[cfg(test)]
 mod tests;
 
-use datahost_plugin_api::county::CountyIndex;
+use datahost_plugin_api::county::{self, CountyIndex};
+use datahost_plugin_api::sql::{load_store, Store};
 use datahost_plugin_api::{
-    export_plugin, ApiError, InitContext, Manifest, Maturity, Plugin, RequestEnvelope, Response, Seed,
+    export_plugin, ApiError, InitContext, Manifest, Maturity, Migration, Plugin, RequestEnvelope, Response, Seed,
 };
 
 pub const SLUG: &str = "deeds";
 pub const ROUTE: &str = "/v1/deeds";
 
-/// The plugin: an immutable per-county index over one snapshot of the deed index.
+/// The plugin: an immutable per-county index over one snapshot of the deed index, or (engine mode) the
+/// handle on the plugin's table.
 pub struct Deeds {
-    index: CountyIndex<data::Deed>,
+    store: Store<CountyIndex<data::Deed>>,
 }
 
 impl Plugin for Deeds {
@@ -44,13 +48,33 @@ impl Plugin for Deeds {
         vec![Seed::new(SLUG, include_str!("../seed/deeds.json"))]
     }
 
+    fn migrations() -> Vec<Migration> {
+        data::migrations()
+    }
+
     fn init(ctx: InitContext) -> Result<Self, String> {
-        let snapshot: data::Snapshot = ctx.host.load_dataset(SLUG)?;
-        Ok(Self { index: data::index(snapshot) })
+        let store = load_store(
+            &ctx.host,
+            SLUG,
+            data::LAYOUT_VERSION,
+            |s: &data::Snapshot| {
+                vec![
+                    (county::COUNTIES, county::coverage_rows(&s.counties)),
+                    (data::DEEDS_TABLE, s.deeds.iter().map(data::deed_row).collect()),
+                ]
+            },
+            data::index,
+        )?;
+        Ok(Self { store })
     }
 
     fn handle(&self, request: &RequestEnvelope) -> Result<Response, ApiError> {
-        routes::handle(&self.index, request)
+        routes::handle(&self.store, request)
+    }
+
+    /// Answers from the engine's table are live (rows are added without a new `init`): never reused.
+    fn cache_responses(&self) -> bool {
+        matches!(self.store, Store::Memory(_))
     }
 }
 

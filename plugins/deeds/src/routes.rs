@@ -1,7 +1,9 @@
-//! `GET /v1/deeds`: token search of one county's grantor/grantee index, newest recording first.
+//! `GET /v1/deeds`: token search of one county's grantor/grantee index, newest recording first, from
+//! memory or (engine mode) with one indexed query.
 
-use datahost_plugin_api::county::{ClerkSearch, CountyIndex};
+use datahost_plugin_api::county::{clerk_search_engine, ClerkSearch, CountyIndex};
 use datahost_plugin_api::params::DEFAULT_MAX_LIMIT;
+use datahost_plugin_api::sql::Store;
 use datahost_plugin_api::{ApiError, RequestEnvelope, Response, RouteSpec, Tier};
 use serde::Serialize;
 
@@ -26,17 +28,32 @@ pub fn route_spec() -> RouteSpec {
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct Body<'a> {
+struct Body<'a, D> {
     county: &'a str,
     query: &'a str,
     count: usize,
-    deeds: Vec<&'a Deed>,
+    deeds: Vec<D>,
     total: usize,
     county_onboarded: bool,
 }
 
-pub fn handle(index: &CountyIndex<Deed>, request: &RequestEnvelope) -> Result<Response, ApiError> {
+pub fn handle(store: &Store<CountyIndex<Deed>>, request: &RequestEnvelope) -> Result<Response, ApiError> {
     let search = ClerkSearch::parse(&request.params(), DEFAULT_LIMIT, DEFAULT_MAX_LIMIT)?;
+    let index = match store {
+        Store::Memory(index) => index,
+        Store::Engine(host) => {
+            let (onboarded, total, deeds): (bool, usize, Vec<Deed>) =
+                clerk_search_engine(host, crate::SLUG, &crate::data::SEARCH, "instrumentNumber", &search, &[])?;
+            return Response::json(&Body {
+                county: &search.county,
+                query: &search.query,
+                count: deeds.len(),
+                deeds,
+                total,
+                county_onboarded: onboarded,
+            });
+        }
+    };
     let found = index.search(&search.county, &search.tokens, search.limit);
     Response::json(&Body {
         county: &search.county,

@@ -24,7 +24,13 @@ pub fn fragment() -> Value {
             ("county", describe(string(), "The county slug searched (lowercased).")),
             ("query", describe(string(), "The query as given (trimmed).")),
             ("count", describe(integer(), "Number of deeds returned.")),
-            ("deeds", describe(array(reference("Deed")), "Matching deeds, newest recording first.")),
+            (
+                "deeds",
+                describe(
+                    array(reference("Deed")),
+                    "Matching deeds, newest recording first (equal dates by instrument number).",
+                ),
+            ),
         ],
         &[
             ("total", describe(integer(), "Number of deeds that matched before `limit`.")),
@@ -42,10 +48,10 @@ pub fn fragment() -> Value {
         description: "Searches one county clerk's grantor/grantee index. Every word of `query` must appear, \
             case-insensitively and as a whole word, among the deed's grantor, grantee and property address \
             words; punctuation is ignored and address abbreviations compare equal (St/Street, Ave/Avenue, \
-            N/North, Apt/Unit/#). Results are sorted by recordedDate, newest first. `county` and `query` are \
-            required (400 naming the missing one); a malformed county slug is a 400; a well-formed county that \
-            is not yet onboarded answers 200 with no deeds and `countyOnboarded: false`. DEMO DATA: fictional \
-            parties.",
+            N/North, Apt/Unit/#). Results are sorted by recordedDate, newest first (equal dates by \
+            instrumentNumber). `county` and `query` are required (400 naming the missing one); a malformed \
+            county slug is a 400; a well-formed county that is not yet onboarded answers 200 with no deeds and \
+            `countyOnboarded: false`. DEMO DATA: fictional parties.",
         response: reference("DeedsResponse"),
         example: Some(example()),
         extra_statuses: &[],

@@ -23,17 +23,14 @@ pub struct Donors {
 
 impl Plugin for Donors {
     fn manifest() -> Manifest {
-        Manifest {
-            slug: SLUG.into(),
-            version: env!("CARGO_PKG_VERSION").into(),
-            maturity: Maturity::Stable,
-            description: "Corporate PAC contributions to federal candidates.".into(),
-            routes: vec![routes::route_spec()],
-            openapi: schema::fragment(),
-            capabilities: vec![],
-            datasets: vec![SLUG.into()],
-            reads: vec![],
-        }
+        Manifest::dataset(
+            SLUG,
+            env!("CARGO_PKG_VERSION"),
+            Maturity::Stable,
+            "Corporate PAC contributions to federal candidates.",
+            vec![routes::route_spec()],
+            schema::fragment(),
+        )
     }
 
     fn seeds() -> Vec<Seed> {

@@ -52,6 +52,7 @@ struct Fields {
 pub struct SearchIndex {
     /// Filings newest first; `ord` in the index points here.
     pub filings: Vec<Filing>,
+    index: Index,
     /// Kept so the searcher's segments stay alive; reloads never happen (the index is immutable).
     _reader: IndexReader,
     searcher: Searcher,
@@ -80,6 +81,16 @@ pub struct Hit<'a> {
 pub struct SearchResult<'a> {
     pub total: usize,
     pub hits: Vec<Hit<'a>>,
+}
+
+/// The fields a query term can target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FieldKind {
+    Entity,
+    Text,
+    Form,
+    Cik,
+    Filed,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -157,7 +168,7 @@ impl SearchIndex {
         let mut parser = QueryParser::for_index(&index, vec![fields.entity, fields.text]);
         // Every word must match, as in EDGAR's own full-text search; `OR` is still available explicitly.
         parser.set_conjunction_by_default();
-        Ok(Self { filings, _reader: reader, searcher, fields, parser })
+        Ok(Self { filings, index, _reader: reader, searcher, fields, parser })
     }
 
     /// Bytes the index occupies (tantivy's own accounting of its segments).
@@ -172,6 +183,49 @@ impl SearchIndex {
     /// Parses the user's query text with the index's syntax (terms, `"phrases"`, `AND`/`OR`/`-`, `field:`).
     pub fn parse(&self, text: &str) -> Result<Box<dyn Query>, SearchError> {
         self.parser.parse_query(text).map_err(|e| SearchError::Syntax(e.to_string()))
+    }
+
+    /// Builds a query from an already parsed (and possibly rewritten) query AST, like [`Self::parse`].
+    pub fn build_query(&self, ast: tantivy::query_grammar::UserInputAst) -> Result<Box<dyn Query>, SearchError> {
+        self.parser.build_query_from_user_input_ast(ast).map_err(|e| SearchError::Syntax(e.to_string()))
+    }
+
+    /// Which of the searchable fields `field` is.
+    pub fn field_kind(&self, field: Field) -> Option<FieldKind> {
+        let f = &self.fields;
+        [
+            (f.entity, FieldKind::Entity),
+            (f.text, FieldKind::Text),
+            (f.form, FieldKind::Form),
+            (f.cik, FieldKind::Cik),
+            (f.filed, FieldKind::Filed),
+        ]
+        .into_iter()
+        .find(|(candidate, _)| *candidate == field)
+        .map(|(_, kind)| kind)
+    }
+
+    /// The tokens (position, text) of `text` as the index analyses the entity or text field: the same
+    /// lower-cased, stemmed words the query parser looks up.
+    pub fn analyze(&self, kind: FieldKind, text: &str) -> Vec<(usize, String)> {
+        let field = if kind == FieldKind::Entity { self.fields.entity } else { self.fields.text };
+        let Ok(mut analyzer) = self.index.tokenizer_for_field(field) else { return Vec::new() };
+        let mut out = Vec::new();
+        analyzer.token_stream(text).process(&mut |t| out.push((t.position, t.text.clone())));
+        out
+    }
+
+    /// The snippets of filing texts for a parsed user query, cut as [`Self::search`] cuts them (query terms
+    /// weigh by their rarity in this index).
+    pub fn snippets<'t>(
+        &self,
+        user: &dyn Query,
+        texts: impl Iterator<Item = &'t str>,
+    ) -> Result<Vec<String>, SearchError> {
+        let engine = |e: tantivy::TantivyError| SearchError::Engine(e.to_string());
+        let mut g = SnippetGenerator::create(&self.searcher, user, self.fields.text).map_err(engine)?;
+        g.set_max_num_chars(SNIPPET_CHARS);
+        Ok(texts.map(|text| snippet_text(&g, text)).collect())
     }
 
     pub fn search(&self, req: &SearchRequest) -> Result<SearchResult<'_>, SearchError> {

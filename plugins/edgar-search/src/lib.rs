@@ -3,25 +3,32 @@
 //! File roles (the same in every plugin): `lib.rs` manifest and export, `routes.rs` request handling,
 //! `schema.rs` OpenAPI fragment, `data.rs` snapshot records, `index.rs` the full-text engine, `corpus.rs` the
 //! deterministic generator of the demo seed and of load-test corpora, `seed/` the shipped snapshot, `tests.rs`.
+//! In engine mode (PostgreSQL) the filings live in the plugin's own table with a GIN-indexed `tsvector`, and
+//! `sql.rs` translates each parsed query into SQL with the same matches (relevance is `ts_rank` there).
 
 pub mod corpus;
 pub mod data;
 pub mod index;
 mod routes;
 mod schema;
+pub mod sql;
 #[cfg(test)]
 mod tests;
 
+use datahost_plugin_api::sql::{load_store, Store};
 use datahost_plugin_api::{
-    export_plugin, ApiError, InitContext, LogLevel, Manifest, Maturity, Plugin, RequestEnvelope, Response, Seed,
+    export_plugin, ApiError, Host, InitContext, LogLevel, Manifest, Maturity, Migration, Plugin, RequestEnvelope,
+    Response, Seed,
 };
 
 pub const SLUG: &str = "edgar-search";
 pub const ROUTE: &str = "/v1/edgar-search";
 
-/// The plugin: an immutable full-text index over one snapshot of the dataset.
+/// The plugin: an immutable full-text index over one snapshot of the dataset or, in engine mode, an empty
+/// index (for its query parser, analyzer and snippets) and the handle on the plugin's table.
 pub struct EdgarSearch {
     index: index::SearchIndex,
+    engine: Option<Host>,
 }
 
 impl Plugin for EdgarSearch {
@@ -44,10 +51,28 @@ impl Plugin for EdgarSearch {
         vec![Seed::new(SLUG, include_str!("../seed/edgar-search.json"))]
     }
 
+    fn migrations() -> Vec<Migration> {
+        sql::migrations()
+    }
+
     fn init(ctx: InitContext) -> Result<Self, String> {
-        let snapshot: data::Snapshot = ctx.host.load_dataset(SLUG)?;
+        // The analyzer that builds the engine-mode documents is the index's own; an empty index has it.
+        let tools = index::SearchIndex::build(Vec::new())?;
+        let store = load_store(
+            &ctx.host,
+            SLUG,
+            sql::LAYOUT_VERSION,
+            |s: &data::Snapshot| {
+                vec![(sql::FILINGS_TABLE, s.filings.iter().map(|f| sql::filing_row(&tools, f)).collect())]
+            },
+            |s: data::Snapshot| s.filings,
+        )?;
+        let filings = match store {
+            Store::Engine(host) => return Ok(Self { index: tools, engine: Some(host) }),
+            Store::Memory(filings) => filings,
+        };
         let started = std::time::Instant::now();
-        let index = index::SearchIndex::build(snapshot.filings)?;
+        let index = index::SearchIndex::build(filings)?;
         ctx.host.log(
             LogLevel::Info,
             &format!(
@@ -57,11 +82,16 @@ impl Plugin for EdgarSearch {
                 index.index_bytes()
             ),
         );
-        Ok(Self { index })
+        Ok(Self { index, engine: None })
     }
 
     fn handle(&self, request: &RequestEnvelope) -> Result<Response, ApiError> {
-        routes::handle(&self.index, request)
+        routes::handle(&self.index, self.engine.as_ref(), request)
+    }
+
+    /// Answers from the engine's table are live (rows are added without a new `init`): never reused.
+    fn cache_responses(&self) -> bool {
+        self.engine.is_none()
     }
 }
 

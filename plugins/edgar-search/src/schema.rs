@@ -16,7 +16,14 @@ pub fn fragment() -> Value {
             ("filedDate", describe(date(), "Date the filing was accepted.")),
         ],
         &[
-            ("score", describe(number(), "BM25 relevance score; hits are ordered by it, highest first.")),
+            (
+                "score",
+                describe(
+                    number(),
+                    "Relevance score (BM25; ts_rank on a PostgreSQL records engine); hits are ordered by it, highest \
+                     first.",
+                ),
+            ),
             (
                 "snippet",
                 describe(string(), "Up to 160 characters of the filing text around the best-matching query terms."),
@@ -45,7 +52,11 @@ pub fn fragment() -> Value {
          is the exact number of matching filings while `count` is the number returned (at most `limit`, default \
          10, clamped at {MAX_LIMIT}). Equal scores list the newer filing first. Each hit carries its BM25 `score` \
          and a text `snippet`. The demo dataset holds synthetic filings of real companies; production indexes \
-         filings since 2001."
+         filings since 2001. Engine mode (a server whose records engine is PostgreSQL): the same matches, `total`, \
+         filters and errors, but hits are ranked by PostgreSQL's `ts_rank` instead of BM25 (so `score` and the \
+         order differ, ties still newest first, and snippets weigh query terms equally); phrase slop \
+         (`\"a b\"~2`), phrase prefixes (`\"a b\"*`), ranges, `IN` sets, `field:*` and regular expressions are a \
+         400 there."
     );
     let op = Operation {
         route: &route,

@@ -40,19 +40,17 @@ pub struct EntityGraph {
 
 impl Plugin for EntityGraph {
     fn manifest() -> Manifest {
-        Manifest {
-            slug: SLUG.into(),
-            version: env!("CARGO_PKG_VERSION").into(),
-            maturity: Maturity::Pro,
-            description: "Cross-dataset relationship graph: trades, insiders, lobbying, contracts, PACs, patents and \
-                          13F holdings linked by entity."
-                .into(),
-            routes: vec![routes::route_spec()],
-            openapi: schema::fragment(),
-            capabilities: vec![],
-            datasets: vec![],
-            reads: READS.iter().map(|s| s.to_string()).collect(),
-        }
+        Manifest::dataset(
+            SLUG,
+            env!("CARGO_PKG_VERSION"),
+            Maturity::Pro,
+            "Cross-dataset relationship graph: trades, insiders, lobbying, contracts, PACs, patents and \
+             13F holdings linked by entity.",
+            vec![routes::route_spec()],
+            schema::fragment(),
+        )
+        .reading(&READS)
+        .owning_no_dataset()
     }
 
     /// Never fails: a dataset that is missing or unreadable is left out and listed in

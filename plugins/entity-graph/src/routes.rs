@@ -24,10 +24,9 @@ pub fn route_spec() -> RouteSpec {
     ticker.description = "Focus company by stock ticker, case-insensitive. One of `ticker` and `entity` is required \
                           (not both)."
         .into();
-    RouteSpec {
-        path: crate::ROUTE.into(),
-        min_tier: Tier::Pro,
-        params: vec![
+    RouteSpec::new(
+        crate::ROUTE,
+        vec![
             ticker,
             ParamSpec::string(
                 "entity",
@@ -48,7 +47,8 @@ pub fn route_spec() -> RouteSpec {
             .schema(json!({ "maximum": 2, "enum": [1, 2] })),
             ParamSpec::limit(DEFAULT_LIMIT, DEFAULT_MAX_LIMIT, "edges"),
         ],
-    }
+    )
+    .requiring(Tier::Pro)
 }
 
 pub fn handle(graph: &Graph, request: &RequestEnvelope) -> Result<Response, ApiError> {

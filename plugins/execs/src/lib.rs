@@ -27,17 +27,16 @@ pub struct Execs {
 
 impl Plugin for Execs {
     fn manifest() -> Manifest {
-        Manifest {
-            slug: SLUG.into(),
-            version: env!("CARGO_PKG_VERSION").into(),
-            maturity: Maturity::Stable,
-            description: "Executive and board rosters derived from Form 4 reporting-owner metadata.".into(),
-            routes: vec![routes::route_spec()],
-            openapi: schema::fragment(),
-            capabilities: vec![],
-            datasets: vec![],
-            reads: vec![SOURCE_DATASET.into()],
-        }
+        Manifest::dataset(
+            SLUG,
+            env!("CARGO_PKG_VERSION"),
+            Maturity::Stable,
+            "Executive and board rosters derived from Form 4 reporting-owner metadata.",
+            vec![routes::route_spec()],
+            schema::fragment(),
+        )
+        .reading(&[SOURCE_DATASET])
+        .owning_no_dataset()
     }
 
     fn init(ctx: InitContext) -> Result<Self, String> {

@@ -2,7 +2,7 @@
 
 use datahost_plugin_api::companies::CompaniesMeta;
 use datahost_plugin_api::params::DEFAULT_MAX_LIMIT;
-use datahost_plugin_api::{ApiError, ParamSpec, RequestEnvelope, Response, RouteSpec, Tier};
+use datahost_plugin_api::{ApiError, ParamSpec, RequestEnvelope, Response, RouteSpec};
 use serde::Serialize;
 
 use crate::data::{Holding, Index, NameMatch};
@@ -12,10 +12,9 @@ pub const DEFAULT_LIMIT: usize = 100;
 pub const MAX_Q_CHARS: usize = 200;
 
 pub fn route_spec() -> RouteSpec {
-    RouteSpec {
-        path: crate::ROUTE.into(),
-        min_tier: Tier::Free,
-        params: vec![
+    RouteSpec::new(
+        crate::ROUTE,
+        vec![
             ParamSpec::string(
                 "cik",
                 "Filer CIK: 1 to 10 digits, leading zeros optional (`1811234` and `0001811234` are the same filer). \
@@ -32,7 +31,7 @@ pub fn route_spec() -> RouteSpec {
             .schema(serde_json::json!({"maxLength": MAX_Q_CHARS})),
             ParamSpec::limit(DEFAULT_LIMIT, DEFAULT_MAX_LIMIT, "holdings (largest first)"),
         ],
-    }
+    )
 }
 
 #[derive(Serialize)]

@@ -4,7 +4,8 @@
 //! File roles (the same in every plugin): `lib.rs` manifest and export, `routes.rs` request handling,
 //! `schema.rs` OpenAPI fragment, `data.rs` records and index, `seed/` the shipped snapshot, `tests.rs`.
 //! The search rule, county slugs and the per-county index are SDK code (`address`, `county`), shared with
-//! the deeds dataset.
+//! the deeds dataset. In engine mode (PostgreSQL) the liens live in the plugin's own table and each request
+//! is one indexed query (`data::migrations`, `county::clerk_search_sql`).
 
 mod data;
 mod routes;
@@ -12,17 +13,19 @@ mod schema;
 #[cfg(test)]
 mod tests;
 
-use datahost_plugin_api::county::CountyIndex;
+use datahost_plugin_api::county::{self, CountyIndex};
+use datahost_plugin_api::sql::{load_store, Store};
 use datahost_plugin_api::{
-    export_plugin, ApiError, InitContext, Manifest, Maturity, Plugin, RequestEnvelope, Response, Seed,
+    export_plugin, ApiError, InitContext, Manifest, Maturity, Migration, Plugin, RequestEnvelope, Response, Seed,
 };
 
 pub const SLUG: &str = "liens";
 pub const ROUTE: &str = "/v1/liens";
 
-/// The plugin: an immutable per-county index over one snapshot of the lien index.
+/// The plugin: an immutable per-county index over one snapshot of the lien index, or (engine mode) the
+/// handle on the plugin's table.
 pub struct Liens {
-    index: CountyIndex<data::Lien>,
+    store: Store<CountyIndex<data::Lien>>,
 }
 
 impl Plugin for Liens {
@@ -45,13 +48,33 @@ impl Plugin for Liens {
         vec![Seed::new(SLUG, include_str!("../seed/liens.json"))]
     }
 
+    fn migrations() -> Vec<Migration> {
+        data::migrations()
+    }
+
     fn init(ctx: InitContext) -> Result<Self, String> {
-        let snapshot: data::Snapshot = ctx.host.load_dataset(SLUG)?;
-        Ok(Self { index: data::index(snapshot) })
+        let store = load_store(
+            &ctx.host,
+            SLUG,
+            data::LAYOUT_VERSION,
+            |s: &data::Snapshot| {
+                vec![
+                    (county::COUNTIES, county::coverage_rows(&s.counties)),
+                    (data::LIENS_TABLE, s.liens.iter().map(data::lien_row).collect()),
+                ]
+            },
+            data::index,
+        )?;
+        Ok(Self { store })
     }
 
     fn handle(&self, request: &RequestEnvelope) -> Result<Response, ApiError> {
-        routes::handle(&self.index, request)
+        routes::handle(&self.store, request)
+    }
+
+    /// Answers from the engine's table are live (rows are added without a new `init`): never reused.
+    fn cache_responses(&self) -> bool {
+        matches!(self.store, Store::Memory(_))
     }
 }
 

@@ -1,8 +1,9 @@
 //! `GET /v1/liens`: token search of one county's lien index, newest filing first, optionally narrowed by
-//! lien type and release state.
+//! lien type and release state; from memory or (engine mode) with one indexed query.
 
-use datahost_plugin_api::county::{ClerkSearch, CountyIndex};
+use datahost_plugin_api::county::{clerk_search_engine, ClerkSearch, CountyIndex};
 use datahost_plugin_api::params::DEFAULT_MAX_LIMIT;
+use datahost_plugin_api::sql::Store;
 use datahost_plugin_api::{ApiError, ParamSpec, RequestEnvelope, Response, RouteSpec, Tier};
 use serde::Serialize;
 use serde_json::json;
@@ -39,11 +40,11 @@ pub fn route_spec() -> RouteSpec {
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct Body<'a> {
+struct Body<'a, L> {
     county: &'a str,
     query: &'a str,
     count: usize,
-    liens: Vec<&'a Lien>,
+    liens: Vec<L>,
     total: usize,
     county_onboarded: bool,
 }
@@ -58,11 +59,29 @@ fn lien_type(raw: Option<&str>) -> Result<Option<&'static str>, ApiError> {
     })
 }
 
-pub fn handle(index: &CountyIndex<Lien>, request: &RequestEnvelope) -> Result<Response, ApiError> {
+pub fn handle(store: &Store<CountyIndex<Lien>>, request: &RequestEnvelope) -> Result<Response, ApiError> {
     let q = request.params();
     let search = ClerkSearch::parse(&q, DEFAULT_LIMIT, DEFAULT_MAX_LIMIT)?;
     let kind = lien_type(q.str("lienType"))?;
     let released = q.bool("released")?;
+    let index = match store {
+        Store::Memory(index) => index,
+        Store::Engine(host) => {
+            let mut filters = Vec::new();
+            filters.extend(kind.map(|k| ("lien_type", k.into())));
+            filters.extend(released.map(|r| ("released", r.into())));
+            let (onboarded, total, liens): (bool, usize, Vec<Lien>) =
+                clerk_search_engine(host, crate::SLUG, &crate::data::SEARCH, "instrumentNumber", &search, &filters)?;
+            return Response::json(&Body {
+                county: &search.county,
+                query: &search.query,
+                count: liens.len(),
+                liens,
+                total,
+                county_onboarded: onboarded,
+            });
+        }
+    };
     let found = index.search_where(&search.county, &search.tokens, search.limit, |l| {
         kind.is_none_or(|k| l.lien_type == k) && released.is_none_or(|r| l.released == r)
     });

@@ -33,7 +33,13 @@ pub fn fragment() -> Value {
             ("county", describe(string(), "The county slug searched (lowercased).")),
             ("query", describe(string(), "The query as given (trimmed).")),
             ("count", describe(integer(), "Number of liens returned.")),
-            ("liens", describe(array(reference("Lien")), "Matching liens, newest filing first.")),
+            (
+                "liens",
+                describe(
+                    array(reference("Lien")),
+                    "Matching liens, newest filing first (equal dates by instrument number).",
+                ),
+            ),
         ],
         &[
             ("total", describe(integer(), "Number of liens that matched before `limit`.")),
@@ -52,8 +58,8 @@ pub fn fragment() -> Value {
             `query` must appear, case-insensitively and as a whole word, among the lien's claimant, debtor and \
             property address words; punctuation is ignored and address abbreviations compare equal (St/Street, \
             Ave/Avenue, N/North, Apt/Unit/#). `lienType` and `released` narrow the result. Results are sorted by \
-            filedDate, newest first. `county` and `query` are required (400 naming the missing one); a malformed \
-            county slug is a 400; a well-formed county that is not yet onboarded answers 200 with no liens and \
+            filedDate, newest first (equal dates by instrumentNumber). `county` and `query` are required (400 \
+            naming the missing one); a malformed county slug is a 400; a well-formed county that is not yet onboarded answers 200 with no liens and \
             `countyOnboarded: false`. DEMO DATA: fictional parties.",
         response: reference("LiensResponse"),
         example: Some(example()),

@@ -151,3 +151,36 @@ fn seed_shape_and_example() {
     let dates: Vec<&str> = az["liens"].as_array().unwrap().iter().map(|d| d["filedDate"].as_str().unwrap()).collect();
     assert!(dates.windows(2).all(|w| w[0] >= w[1]), "newest first");
 }
+
+#[test]
+fn seed_rows_match_the_table_and_equal_dates_order_by_number() {
+    let v = lien("B7", "2020-01-01", "tax", "Internal Revenue Service", "Emery Quintero", None, "Maricopa-AZ");
+    let l: crate::data::Lien = serde_json::from_value(v).unwrap();
+    let row = crate::data::lien_row(&l);
+    let mut keys: Vec<&str> = row.as_object().unwrap().keys().map(String::as_str).collect();
+    keys.sort();
+    let mut columns: Vec<&str> = crate::data::LIENS_TABLE.columns.iter().map(|(c, _)| *c).collect();
+    columns.sort();
+    assert_eq!(keys, columns);
+    assert_eq!(row["county"], "maricopa-az");
+    assert_eq!(row["release_date"], Value::Null);
+    assert!(row["search_tokens"].as_array().unwrap().contains(&json!("maricopa-az:QUINTERO")));
+    let sql = &crate::data::migrations()[0].sql;
+    for (column, _) in crate::data::LIENS_TABLE.columns {
+        assert!(sql.contains(&format!("\n                {column} ")), "{column} is created by the migration");
+    }
+
+    let snapshot = json!({
+        "meta": {"source": "test", "sourceUrl": "https://clerk.example", "method": "test", "caveat": "DEMO DATA", "generatedAt": "2026-11-01T00:00:00Z"},
+        "counties": [{"slug": "maricopa-az", "name": "Maricopa County", "state": "AZ", "onboardedAt": "2026-01-01"}],
+        "liens": [
+            lien("B2", "2020-01-01", "tax", "Internal Revenue Service", "Emery Quintero", None, "maricopa-az"),
+            lien("A9", "2020-01-01", "tax", "Internal Revenue Service", "Emery Quintero", None, "maricopa-az"),
+            lien("B10", "2020-01-01", "tax", "Internal Revenue Service", "Emery Quintero", None, "maricopa-az"),
+        ]
+    });
+    let host = TestHost::new();
+    host.set_dataset(SLUG, &snapshot.to_string());
+    let p = host.init::<Liens>().unwrap();
+    assert_eq!(numbers(&search(&p, &[("county", "maricopa-az"), ("query", "quintero")])), ["A9", "B10", "B2"]);
+}

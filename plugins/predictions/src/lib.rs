@@ -31,18 +31,16 @@ pub struct Predictions {
 
 impl Plugin for Predictions {
     fn manifest() -> Manifest {
-        Manifest {
-            slug: SLUG.into(),
-            version: env!("CARGO_PKG_VERSION").into(),
-            maturity: Maturity::Stable,
-            description: "In-house strategy backtest rows (trend-preferred momentum) computed from the prices dataset."
-                .into(),
-            routes: vec![routes::route_spec()],
-            openapi: schema::fragment(),
-            capabilities: vec![],
-            datasets: vec![],
-            reads: vec![PRICES.into()],
-        }
+        Manifest::dataset(
+            SLUG,
+            env!("CARGO_PKG_VERSION"),
+            Maturity::Stable,
+            "In-house strategy backtest rows (trend-preferred momentum) computed from the prices dataset.",
+            vec![routes::route_spec()],
+            schema::fragment(),
+        )
+        .reading(&[PRICES])
+        .owning_no_dataset()
     }
 
     fn init(ctx: InitContext) -> Result<Self, String> {

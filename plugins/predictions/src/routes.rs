@@ -3,7 +3,7 @@
 
 use chrono::NaiveDate;
 use datahost_plugin_api::params::DEFAULT_MAX_LIMIT;
-use datahost_plugin_api::{ApiError, ParamSpec, RequestEnvelope, Response, RouteSpec, Tier};
+use datahost_plugin_api::{ApiError, ParamSpec, RequestEnvelope, Response, RouteSpec};
 use serde::Serialize;
 
 use crate::backtest::{Backtest, Row, Score};
@@ -12,10 +12,9 @@ use crate::data::{Strategy, BENCHMARK, POOL};
 pub const DEFAULT_LIMIT: usize = 100;
 
 pub fn route_spec() -> RouteSpec {
-    RouteSpec {
-        path: crate::ROUTE.into(),
-        min_tier: Tier::Free,
-        params: vec![
+    RouteSpec::new(
+        crate::ROUTE,
+        vec![
             ParamSpec::boolean(
                 "open",
                 "`true` returns only open windows (ending after the data's last date); `false` only closed \
@@ -24,7 +23,7 @@ pub fn route_spec() -> RouteSpec {
             .example(false),
             ParamSpec::limit(DEFAULT_LIMIT, DEFAULT_MAX_LIMIT, "rows (newest window first)"),
         ],
-    }
+    )
 }
 
 /// Percentages and rates are shown to 4 decimal places; aggregates are computed before rounding.

@@ -26,18 +26,14 @@ pub struct Prices {
 
 impl Plugin for Prices {
     fn manifest() -> Manifest {
-        Manifest {
-            slug: SLUG.into(),
-            version: env!("CARGO_PKG_VERSION").into(),
-            maturity: Maturity::Stable,
-            description:
-                "5-year daily close price series for equities, sector funds, majors and top crypto (demo data).".into(),
-            routes: vec![routes::route_spec()],
-            openapi: schema::fragment(),
-            capabilities: vec![],
-            datasets: vec![SLUG.into()],
-            reads: vec![],
-        }
+        Manifest::dataset(
+            SLUG,
+            env!("CARGO_PKG_VERSION"),
+            Maturity::Stable,
+            "5-year daily close price series for equities, sector funds, majors and top crypto (demo data).",
+            vec![routes::route_spec()],
+            schema::fragment(),
+        )
     }
 
     fn seeds() -> Vec<Seed> {

@@ -2,16 +2,15 @@
 //! date, bounded by the inclusive `from`/`to` dates.
 
 use chrono::NaiveDate;
-use datahost_plugin_api::{ApiError, ParamSpec, RequestEnvelope, Response, RouteSpec, Tier};
+use datahost_plugin_api::{ApiError, ParamSpec, RequestEnvelope, Response, RouteSpec};
 use serde::Serialize;
 
 use crate::data::{Asset, Index};
 
 pub fn route_spec() -> RouteSpec {
-    RouteSpec {
-        path: crate::ROUTE.into(),
-        min_tier: Tier::Free,
-        params: vec![
+    RouteSpec::new(
+        crate::ROUTE,
+        vec![
             ParamSpec::string(
                 "ticker",
                 "Ticker, case-insensitive (for example `SPY`, `xlk`, `BRK.B` or `btc-usd`). When omitted, the \
@@ -23,7 +22,7 @@ pub fn route_spec() -> RouteSpec {
             ParamSpec::date("to", "Inclusive upper bound on the close date, `YYYY-MM-DD`. Only used with `ticker`.")
                 .example("2026-03-31"),
         ],
-    }
+    )
 }
 
 #[derive(Serialize)]

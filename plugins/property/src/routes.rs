@@ -1,12 +1,16 @@
 //! `GET /v1/property`: the assessor record of one street address, matched after normalisation, optionally
 //! scoped to a county. A county that is well-formed but not onboarded answers 200 with `record: null`.
+//! In engine mode one indexed query fetches the parcels whose street line opens the address; the same
+//! matching rule as in memory then checks the rest.
 
 use datahost_plugin_api::address::{canonical_tokens, has_alphanumeric};
 use datahost_plugin_api::county::{county_param, county_param_spec};
-use datahost_plugin_api::{ApiError, ParamSpec, RequestEnvelope, Response, RouteSpec, Tier};
+use datahost_plugin_api::sql::{self, Store};
+use datahost_plugin_api::{ApiError, Host, ParamSpec, RequestEnvelope, Response, RouteSpec, Tier};
 use serde::Serialize;
+use serde_json::Value;
 
-use crate::data::{Index, PropertyRecord};
+use crate::data::{address_matches, street_key_candidates, AddressKey, Index, Parcel, PropertyRecord, LOOKUP_SQL};
 
 /// Longest accepted address.
 pub const MAX_ADDRESS_CHARS: usize = 300;
@@ -51,7 +55,7 @@ struct Body<'a> {
     matched_address: Option<String>,
 }
 
-pub fn handle(index: &Index, request: &RequestEnvelope) -> Result<Response, ApiError> {
+pub fn handle(store: &Store<Index>, request: &RequestEnvelope) -> Result<Response, ApiError> {
     let q = request.params();
     let address = q.str_max("address", MAX_ADDRESS_CHARS)?.ok_or_else(|| ApiError::missing("address"))?;
     if !has_alphanumeric(address) {
@@ -61,7 +65,19 @@ pub fn handle(index: &Index, request: &RequestEnvelope) -> Result<Response, ApiE
     let county = county_param(&q, "county")?;
     let normalized_address = tokens.join(" ");
 
-    if let Some(c) = county.as_deref().filter(|c| !index.is_onboarded(c)) {
+    let engine_matches;
+    let (onboarded, matches): (bool, Vec<&Parcel>) = match store {
+        Store::Memory(index) => match county.as_deref() {
+            Some(c) if !index.is_onboarded(c) => (false, Vec::new()),
+            _ => (true, index.lookup(&tokens, county.as_deref()).matches),
+        },
+        Store::Engine(host) => {
+            let (onboarded, found) = engine_lookup(host, &tokens, county.as_deref())?;
+            engine_matches = found;
+            (onboarded, engine_matches.iter().collect())
+        }
+    };
+    if let Some(c) = county.as_deref().filter(|_| !onboarded) {
         return Response::json(&Body {
             address,
             county: c,
@@ -72,15 +88,27 @@ pub fn handle(index: &Index, request: &RequestEnvelope) -> Result<Response, ApiE
             matched_address: None,
         });
     }
-    let lookup = index.lookup(&tokens, county.as_deref());
-    let first = lookup.matches.first();
+    let first = matches.first();
     Response::json(&Body {
         address,
         county: county.as_deref().or(first.map(|p| p.record.county.as_str())).unwrap_or(""),
         record: first.map(|p| &p.record),
         normalized_address,
         status: if first.is_some() { Status::Matched } else { Status::NoMatch },
-        match_count: lookup.matches.len(),
+        match_count: matches.len(),
         matched_address: first.map(|p| p.full_address()),
     })
+}
+
+/// Engine mode: whether the county (if any) is onboarded, and the parcels the address names, in the
+/// in-memory index's order.
+fn engine_lookup(host: &Host, tokens: &[String], county: Option<&str>) -> Result<(bool, Vec<Parcel>), ApiError> {
+    let candidates = sql::text_array(&street_key_candidates(tokens));
+    let county = county.map_or(Value::Null, Value::from);
+    let rows = sql::query(host, crate::SLUG, LOOKUP_SQL, &[candidates.into(), county])?;
+    let onboarded = rows.first().and_then(|r| r["onboarded"].as_bool()).unwrap_or(false);
+    let rows: Vec<Value> = rows.into_iter().filter(|r| !r["assessorId"].is_null()).collect();
+    let parcels: Vec<Parcel> = sql::rows_as(crate::SLUG, &rows)?;
+    let matches = parcels.into_iter().filter(|p| address_matches(tokens, &AddressKey::new(p))).collect();
+    Ok((onboarded, matches))
 }

@@ -1,7 +1,8 @@
 //! `GET /v1/sam-entities`: name search ranked exact > prefix > word > inside a word, exact UEI lookup, an
 //! optional status filter, and the full list in name order when neither `q` nor `uei` is given.
 
-use datahost_plugin_api::{ApiError, ParamSpec, RequestEnvelope, Response, RouteSpec, Tier};
+use datahost_plugin_api::params::clip;
+use datahost_plugin_api::{ApiError, ParamSpec, RequestEnvelope, Response, RouteSpec};
 use serde::Serialize;
 
 use crate::data::{name_order, normalize_name, rank, Entity, Index};
@@ -13,10 +14,9 @@ pub const MAX_QUERY_CHARS: usize = 200;
 pub const UEI_LEN: usize = 12;
 
 pub fn route_spec() -> RouteSpec {
-    RouteSpec {
-        path: crate::ROUTE.into(),
-        min_tier: Tier::Free,
-        params: vec![
+    RouteSpec::new(
+        crate::ROUTE,
+        vec![
             ParamSpec::string(
                 "q",
                 "Legal business name or part of it, case-insensitive (punctuation is ignored). Ranked: exact name, \
@@ -35,7 +35,7 @@ pub fn route_spec() -> RouteSpec {
             .schema(serde_json::json!({"enum": ["active", "inactive", "Active", "Inactive"]})),
             ParamSpec::limit(DEFAULT_LIMIT, MAX_LIMIT, "entities"),
         ],
-    }
+    )
 }
 
 #[derive(Serialize)]
@@ -94,13 +94,4 @@ pub fn handle(index: &Index, request: &RequestEnvelope) -> Result<Response, ApiE
         count: entities.len(),
         entities,
     })
-}
-
-/// Keeps echoed user input short in error messages.
-fn clip(v: &str) -> String {
-    if v.chars().count() <= 40 {
-        v.to_string()
-    } else {
-        format!("{}…", v.chars().take(40).collect::<String>())
-    }
 }

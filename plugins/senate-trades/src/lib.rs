@@ -25,17 +25,14 @@ pub struct SenateTrades {
 
 impl Plugin for SenateTrades {
     fn manifest() -> Manifest {
-        Manifest {
-            slug: SLUG.into(),
-            version: env!("CARGO_PKG_VERSION").into(),
-            maturity: Maturity::Beta,
-            description: "U.S. Senate member stock-trade disclosures (Periodic Transaction Reports); beta.".into(),
-            routes: vec![routes::route_spec()],
-            openapi: schema::fragment(),
-            capabilities: vec![],
-            datasets: vec![SLUG.into()],
-            reads: vec![],
-        }
+        Manifest::dataset(
+            SLUG,
+            env!("CARGO_PKG_VERSION"),
+            Maturity::Beta,
+            "U.S. Senate member stock-trade disclosures (Periodic Transaction Reports); beta.",
+            vec![routes::route_spec()],
+            schema::fragment(),
+        )
     }
 
     fn seeds() -> Vec<Seed> {

@@ -3,7 +3,7 @@
 
 use datahost_plugin_api::disclosure::{self, DisclosureQuery, WithAmountBounds};
 use datahost_plugin_api::params::DEFAULT_MAX_LIMIT;
-use datahost_plugin_api::{ApiError, RequestEnvelope, Response, RouteSpec, Tier};
+use datahost_plugin_api::{ApiError, RequestEnvelope, Response, RouteSpec};
 use serde::Serialize;
 
 use crate::data::{Meta, Trade};
@@ -12,11 +12,7 @@ use crate::SenateTrades;
 pub const DEFAULT_LIMIT: usize = 100;
 
 pub fn route_spec() -> RouteSpec {
-    RouteSpec {
-        path: crate::ROUTE.into(),
-        min_tier: Tier::Free,
-        params: disclosure::params(DEFAULT_LIMIT, DEFAULT_MAX_LIMIT, "ravenscroft"),
-    }
+    RouteSpec::new(crate::ROUTE, disclosure::params(DEFAULT_LIMIT, DEFAULT_MAX_LIMIT, "ravenscroft"))
 }
 
 #[derive(Serialize)]

@@ -1,7 +1,7 @@
 //! `GET /v1/vin`: validates and decodes the VIN, then joins the vehicle data: pattern decode, plant, open
 //! recalls and complaints by make/model/year, and the theft flag.
 
-use datahost_plugin_api::{ApiError, ParamSpec, RequestEnvelope, Response, RouteSpec, Tier};
+use datahost_plugin_api::{ApiError, ParamSpec, RequestEnvelope, Response, RouteSpec};
 use serde::Serialize;
 use serde_json::json;
 
@@ -10,10 +10,9 @@ use crate::decode::{self, ParsedVin};
 use crate::wmi;
 
 pub fn route_spec() -> RouteSpec {
-    RouteSpec {
-        path: crate::ROUTE.into(),
-        min_tier: Tier::Free,
-        params: vec![ParamSpec::string(
+    RouteSpec::new(
+        crate::ROUTE,
+        vec![ParamSpec::string(
             "vin",
             "17-character vehicle identification number, case-insensitive: digits and the letters A-Z except I, O \
              and Q. North American VINs (first character 1-5) must carry a valid check digit in position 9.",
@@ -21,7 +20,7 @@ pub fn route_spec() -> RouteSpec {
         .required()
         .example("1HGCV1F1XKA014233")
         .schema(json!({"minLength": 17, "maxLength": 17}))],
-    }
+    )
 }
 
 /// How much of the VIN the vehicle data could decode.

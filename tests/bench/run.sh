@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# Throughput of the full host path against baselines measured in the same run, on loopback with wrk.
+#   1. /__baseline: the same binary and stack answering the same bytes, without auth, limits or plugin;
+#   2. /v1/congress-trades?ticker=NVDA through auth + in-process rate limit + plugin;
+#   3. the same through the Redis limiter (ratelimit.redis_url, Redis on 127.0.0.1:6379).
+# Each is run ROUNDS times, interleaved, and the medians are compared as ratios (these 2-core machines are
+# noisy; only same-run ratios mean anything). Needs `cargo build --release --workspace` and wrk.
+# Usage: tests/bench/run.sh [seconds per run, default 5] [rounds, default 3]
+set -euo pipefail
+secs=${1:-5}
+rounds=${2:-3}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+bin="$root/target/release/datahost"
+[ -x "$bin" ] || { echo "build first: cargo build --release --workspace" >&2; exit 1; }
+command -v wrk >/dev/null || { echo "install wrk: apt-get install -y wrk" >&2; exit 1; }
+work=$(mktemp -d)
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
+trap cleanup EXIT
+route='/v1/congress-trades?ticker=NVDA'
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+write_config() { # name port extra
+  cat > "$work/$1.toml" <<TOML
+[server]
+listen = "127.0.0.1:$2"
+base_url = "http://127.0.0.1:$2"
+bench_baseline_file = "$work/body.json"
+[metrics]
+listen = "127.0.0.1:0"
+[plugins]
+dir = "$root/target/release"
+[keys]
+file = "$work/keys.json"
+$3
+TOML
+}
+
+start() { # name
+  DATAHOST_CONFIG="$work/$1.toml" RUST_LOG=warn "$bin" serve > "$work/$1.out" 2> "$work/$1.err" &
+  pids+=($!)
+  for _ in $(seq 1 100); do grep -q listening "$work/$1.out" 2>/dev/null && return; sleep 0.1; done
+  cat "$work/$1.err" >&2; exit 1
+}
+
+p1=$(free_port); p2=$(free_port)
+write_config local "$p1" ""
+write_config redis "$p2" "[ratelimit]
+redis_url = \"redis://127.0.0.1:6379\"
+redis_prefix = \"dh-bench-$$\""
+
+echo "issuing 400 pro keys (1200 requests/minute each)..."
+for _ in $(seq 1 400); do DATAHOST_CONFIG="$work/local.toml" "$bin" keys issue --tier pro 2>/dev/null; done > "$work/keys.txt"
+key=$(head -1 "$work/keys.txt")
+echo '{}' > "$work/body.json"
+start local
+curl -fsS "http://127.0.0.1:$p1$route" -H "X-API-Key: $key" > "$work/body.json"
+kill "${pids[0]}"; wait "${pids[0]}" 2>/dev/null || true; pids=()
+start local
+start redis
+cmp -s <(curl -fsS "http://127.0.0.1:$p1/__baseline") <(curl -fsS "http://127.0.0.1:$p1$route" -H "X-API-Key: $key") \
+  || { echo "baseline body differs from the route's body" >&2; exit 1; }
+echo "response body: $(wc -c < "$work/body.json") bytes"
+
+rps() { # url [lua]
+  local out
+  if [ -n "${2:-}" ]; then
+    out=$(wrk -t2 -c32 -d"${secs}s" -s "$root/tests/bench/rotate-keys.lua" "$1" -- "$work/keys.txt")
+  else
+    out=$(wrk -t2 -c32 -d"${secs}s" "$1")
+  fi
+  if echo "$out" | grep -q "Non-2xx"; then echo "$out" >&2; echo "non-2xx responses during the run" >&2; exit 1; fi
+  echo "$out" | awk '/Requests\/sec/ {print $2}'
+}
+
+declare -a base full redis
+for r in $(seq 1 "$rounds"); do
+  base+=("$(rps "http://127.0.0.1:$p1/__baseline")")
+  full+=("$(rps "http://127.0.0.1:$p1$route" lua)")
+  redis+=("$(rps "http://127.0.0.1:$p2$route" lua)")
+  echo "round $r: baseline ${base[-1]} req/s, full path ${full[-1]} req/s, full path + redis ${redis[-1]} req/s"
+done
+median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+mb=$(median "${base[@]}"); mf=$(median "${full[@]}"); mr=$(median "${redis[@]}")
+python3 - "$mb" "$mf" "$mr" <<'PY'
+import sys
+b, f, r = map(float, sys.argv[1:])
+print(f"median req/s: baseline {b:.0f}, full path {f:.0f}, full path with Redis limiter {r:.0f}")
+print(f"full path / bare route             = {f / b:.3f}")
+print(f"Redis limiter / in-process limiter = {r / f:.3f}")
+PY
