@@ -30,18 +30,14 @@ pub struct Liens {
 
 impl Plugin for Liens {
     fn manifest() -> Manifest {
-        Manifest {
-            slug: SLUG.into(),
-            version: env!("CARGO_PKG_VERSION").into(),
-            maturity: Maturity::Beta,
-            description: "County clerk lien index search by claimant, debtor or address (county backfill incomplete)."
-                .into(),
-            routes: vec![routes::route_spec()],
-            openapi: schema::fragment(),
-            capabilities: vec![],
-            datasets: vec![SLUG.into()],
-            reads: vec![],
-        }
+        Manifest::dataset(
+            SLUG,
+            env!("CARGO_PKG_VERSION"),
+            Maturity::Beta,
+            "County clerk lien index search by claimant, debtor or address (county backfill incomplete).",
+            vec![routes::route_spec()],
+            schema::fragment(),
+        )
     }
 
     fn seeds() -> Vec<Seed> {
