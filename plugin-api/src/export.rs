@@ -260,7 +260,14 @@ pub fn build_info(crate_name: &str, crate_version: &str, panic_strategy: &str) -
 
 pub fn manifest<P: Plugin>() -> FfiReply {
     guarded(|| {
-        let mut doc = serde_json::to_value(P::manifest()).map_err(|e| e.to_string())?;
+        let mut manifest = P::manifest();
+        for format in P::ingest_formats() {
+            let capability = format!("ingest:{format}");
+            if !manifest.capabilities.contains(&capability) {
+                manifest.capabilities.push(capability);
+            }
+        }
+        let mut doc = serde_json::to_value(manifest).map_err(|e| e.to_string())?;
         let migrations = P::migrations();
         if !migrations.is_empty() {
             doc["migrations"] = serde_json::to_value(migrations).map_err(|e| e.to_string())?;
@@ -288,10 +295,21 @@ pub fn seeds<P: Plugin>() -> FfiReply {
     })
 }
 
-pub fn ingest<P: Plugin>(format: RStr<'_>, bytes: RSlice<'_, u8>, options_json: RStr<'_>) -> FfiReply {
+/// `format` is a hint only (empty: detect); the parser detects the format from the content either way and
+/// reports what it found in the batch.
+pub fn ingest<P: Plugin>(_format: RStr<'_>, bytes: RSlice<'_, u8>, options_json: RStr<'_>) -> FfiReply {
     guarded(|| {
-        let options = parse_json_arg(options_json.as_str())?;
-        P::ingest(format.as_str(), bytes.as_slice(), &options).map(|v| v.to_string())
+        let options: crate::ingest::IngestOptions = if options_json.as_str().trim().is_empty() {
+            Default::default()
+        } else {
+            serde_json::from_str(options_json.as_str()).map_err(|e| format!("ingest options are not valid: {e}"))?
+        };
+        let file = crate::ingest::SourceFile { name: &options.file_name, bytes: bytes.as_slice() };
+        let reply = match P::ingest(&file) {
+            Ok(batch) => crate::ingest::IngestReply::Batch(batch),
+            Err(refusal) => crate::ingest::IngestReply::Refused(refusal),
+        };
+        serde_json::to_string(&reply).map_err(|e| format!("the ingest reply does not serialise: {e}"))
     })
 }
 

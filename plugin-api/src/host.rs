@@ -92,6 +92,17 @@ impl Host {
         serde_json::from_str(&raw).map_err(|e| e.to_string())
     }
 
+    /// Resolves tickers, CIKs and names through the host's `companies` reference dataset, one answer per
+    /// query (`None` where nothing matches, or while no company list has been ingested).
+    pub fn resolve_companies(
+        &self,
+        queries: &[crate::reference::CompanyQuery],
+    ) -> Result<Vec<Option<crate::reference::CompanyRef>>, String> {
+        let input = serde_json::to_value(queries).map_err(|e| e.to_string())?;
+        let out = self.call(crate::reference::RESOLVE_CALL, &input)?;
+        serde_json::from_value(out).map_err(|e| format!("the host's company answer is not readable: {e}"))
+    }
+
     /// Which records engine backs the host: `embedded` or `postgres` (via the `engine.kind` host call).
     pub fn engine_kind(&self) -> String {
         self.call("engine.kind", &serde_json::Value::Null)

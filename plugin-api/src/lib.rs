@@ -17,10 +17,12 @@ pub mod export;
 #[doc(hidden)]
 pub use export as __export;
 pub mod host;
+pub mod ingest;
 pub mod manifest;
 pub mod market;
 pub mod openapi;
 pub mod params;
+pub mod reference;
 pub mod request;
 pub mod snapshot;
 pub mod sql;
@@ -29,6 +31,7 @@ pub mod text;
 
 pub use abi_stable;
 pub use host::{Host, LogLevel};
+pub use ingest::{IngestBatch, IngestRecord, Refusal, RowProblem, SourceFile};
 pub use manifest::{BuildInfo, Manifest, Maturity, Migration, ParamKind, ParamSpec, RouteSpec, Tier};
 pub use params::{Query, TickerFilter};
 pub use request::{ApiError, RequestEnvelope, Response};
@@ -87,9 +90,16 @@ pub trait Plugin: Send + Sync + Sized + 'static {
         true
     }
 
-    /// Parses a source document into records (capability `ingest:<format>`).
-    fn ingest(_format: &str, _bytes: &[u8], _options: &serde_json::Value) -> Result<serde_json::Value, String> {
-        Err("this plugin has no ingest capability".into())
+    /// The official formats this plugin's parser reads; each becomes an `ingest:<format>` capability in the
+    /// manifest. Empty: the plugin ingests nothing.
+    fn ingest_formats() -> Vec<&'static str> {
+        Vec::new()
+    }
+
+    /// Detects the format of one source file from its content and parses it into records (see
+    /// [`ingest`]). Runs without `init`: a parser needs nothing but the file. `Err` refuses the file whole.
+    fn ingest(file: &SourceFile<'_>) -> Result<IngestBatch, Refusal> {
+        Err(Refusal::new(format!("this plugin reads no source files (file `{}`)", file.name)))
     }
 
     /// Generic named call, for extensions that need no ABI change.

@@ -224,8 +224,9 @@ pub fn validate(m: &Manifest) -> Vec<String> {
     if m.version.trim().is_empty() {
         problems.push("version is empty".into());
     }
-    if m.routes.is_empty() {
-        problems.push("declares no routes".into());
+    // A reference dataset (companies) has no route of its own; it must at least ingest something.
+    if m.routes.is_empty() && !m.capabilities.iter().any(|c| c.starts_with("ingest:")) {
+        problems.push("declares no routes (and no ingest capability)".into());
     }
     let paths = m.openapi.get("paths").and_then(|p| p.as_object());
     if paths.is_none() {

@@ -14,6 +14,7 @@ use crate::{Host, InitContext, Plugin, RequestEnvelope, Seed};
 struct TestHostData {
     datasets: HashMap<String, String>,
     logs: Vec<String>,
+    companies: Vec<crate::reference::CompanyRef>,
 }
 
 static HOSTS: Mutex<Option<HashMap<u64, TestHostData>>> = Mutex::new(None);
@@ -37,11 +38,37 @@ extern "C" fn load_dataset(token: u64, dataset: RStr<'_>) -> FfiReply {
 extern "C" fn query(_token: u64, _request: RStr<'_>) -> FfiReply {
     FfiReply::err("the test host has no SQL engine")
 }
-extern "C" fn call(_token: u64, name: RStr<'_>, _input: RStr<'_>) -> FfiReply {
+extern "C" fn call(token: u64, name: RStr<'_>, input: RStr<'_>) -> FfiReply {
     match name.as_str() {
         "engine.kind" => FfiReply::ok("\"embedded\""),
+        crate::reference::RESOLVE_CALL => {
+            let queries: Vec<crate::reference::CompanyQuery> = match serde_json::from_str(input.as_str()) {
+                Ok(q) => q,
+                Err(e) => return FfiReply::err(format!("companies.resolve: {e}")),
+            };
+            let companies = with_host(token, |h| h.companies.clone()).unwrap_or_default();
+            let answers: Vec<_> = queries.iter().map(|q| resolve(&companies, q)).collect();
+            FfiReply::ok(serde_json::to_string(&answers).unwrap_or_default())
+        }
         other => FfiReply::err(format!("unknown host call `{other}`")),
     }
+}
+
+/// The same matching rules as the host's resolver, over a list the test supplies.
+fn resolve(
+    companies: &[crate::reference::CompanyRef],
+    query: &crate::reference::CompanyQuery,
+) -> Option<crate::reference::CompanyRef> {
+    use crate::reference::{cik10, normalize_company_name, CompanyQuery};
+    let found = match query {
+        CompanyQuery::Ticker(t) => companies.iter().find(|c| c.ticker.eq_ignore_ascii_case(t.trim())),
+        CompanyQuery::Cik(k) => cik10(k).and_then(|k| companies.iter().find(|c| c.cik == k)),
+        CompanyQuery::Name(n) => {
+            let n = normalize_company_name(n);
+            companies.iter().find(|c| normalize_company_name(&c.name) == n)
+        }
+    };
+    found.cloned()
 }
 
 /// A test host holding datasets in memory.
@@ -61,7 +88,7 @@ impl TestHost {
         let mut guard = HOSTS.lock().unwrap_or_else(|e| e.into_inner());
         guard
             .get_or_insert_with(HashMap::new)
-            .insert(token, TestHostData { datasets: HashMap::new(), logs: Vec::new() });
+            .insert(token, TestHostData { datasets: HashMap::new(), logs: Vec::new(), companies: Vec::new() });
         Self { token }
     }
 
@@ -75,6 +102,16 @@ impl TestHost {
 
     pub fn set_dataset(&self, name: &str, snapshot_json: &str) {
         with_host(self.token, |h| h.datasets.insert(name.to_string(), snapshot_json.to_string()));
+    }
+
+    /// Serves `datasets` as the host would after ingesting `batches` (see [`crate::ingest::assemble`]).
+    pub fn set_ingested(&self, name: &str, batches: &[crate::IngestBatch]) {
+        self.set_dataset(name, &crate::ingest::assemble(batches).to_string());
+    }
+
+    /// The company list `companies.resolve` answers from (the host's `companies` reference dataset).
+    pub fn set_companies(&self, companies: Vec<crate::reference::CompanyRef>) {
+        with_host(self.token, |h| h.companies = companies);
     }
 
     pub fn logs(&self) -> Vec<String> {

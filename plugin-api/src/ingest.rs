@@ -1,0 +1,269 @@
+//! What a plugin's parser gives the host for one official source file (the `ingest` ABI slot).
+//!
+//! The host reads the file, hands its bytes and name to the plugin that owns the dataset, and writes what
+//! comes back into the records engine in one transaction per file. The plugin only parses: it detects the
+//! format from the content, turns every row it can read into an [`IngestRecord`] and reports every row it
+//! cannot read as a [`RowProblem`] with its location. A file it cannot read at all is a [`Refusal`]: the host
+//! then changes nothing for that file.
+//!
+//! Identity and amendments are declared per record, so the host applies the same rules to every dataset:
+//! - `key` identifies a record within `(dataset, collection)`. The same key again with the same data is
+//!   `unchanged`; with other data it is `replaced`. Ingesting a file twice therefore changes nothing.
+//! - `group` is the filing the record comes from (accession number, House DocID, PTR id...).
+//! - `lineage` (optional) names what an amendment amends (for example issuer + owner + period for a Form 4/A,
+//!   filer + period for a 13F-HR/A). When a record with `amendment: true` arrives, every record of the same
+//!   lineage from another group with a lower `revision` is removed (counted as replaced). When an original
+//!   arrives after its amendment (higher revision already held), its records of that lineage are skipped and
+//!   reported as superseded. Nothing is counted twice, whatever the order the files arrive in.
+
+use serde::{Deserialize, Serialize};
+
+/// One file handed to a plugin's parser.
+#[derive(Debug, Clone, Copy)]
+pub struct SourceFile<'a> {
+    /// The file name as given to `datahost ingest` (a path relative to what the operator named), used in
+    /// messages and provenance only; the format is detected from `bytes`.
+    pub name: &'a str,
+    pub bytes: &'a [u8],
+}
+
+impl SourceFile<'_> {
+    /// The content as UTF-8 text (a leading byte-order mark removed), or a refusal naming the file.
+    pub fn text(&self) -> Result<&str, Refusal> {
+        let bytes = self.bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(self.bytes);
+        std::str::from_utf8(bytes).map_err(|e| {
+            Refusal::at(format!("byte {}", e.valid_up_to()), "the file is not UTF-8 text".to_string())
+        })
+    }
+}
+
+/// Everything a parser read from one file.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IngestBatch {
+    /// The detected format, one of the plugin's `ingest:<format>` capabilities (for example `form4-xml`).
+    pub format: String,
+    pub records: Vec<IngestRecord>,
+    /// Rows that could not be read. They are refused one by one (the rest of the file applies) and reported
+    /// with their location; never guessed into a value and never dropped silently.
+    #[serde(default)]
+    pub problems: Vec<RowProblem>,
+    /// Facts worth reporting about the file as a whole (for example which 13F value unit was applied, and
+    /// on what evidence).
+    #[serde(default)]
+    pub notes: Vec<String>,
+}
+
+/// One record to store.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IngestRecord {
+    /// The kind of record within the dataset (for example `transactions`, `filings`, `holdings`). The host
+    /// serves the dataset to its plugin as `{"<collection>": [data, ...], ...}`.
+    pub collection: String,
+    /// Stable identity within `(dataset, collection)`.
+    pub key: String,
+    /// The filing the record comes from (accession number, DocID...).
+    pub group: String,
+    /// What an amendment amends; see the module documentation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lineage: Option<String>,
+    /// Orders filings of one lineage (for example the filing date followed by the accession number).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub revision: String,
+    /// Whether this record comes from an amendment.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub amendment: bool,
+    /// The record itself, in the shape the plugin reads back.
+    pub data: serde_json::Value,
+}
+
+impl IngestRecord {
+    /// A record with no lineage (nothing amends it).
+    pub fn new(
+        collection: &str,
+        key: impl Into<String>,
+        group: impl Into<String>,
+        data: impl Serialize,
+    ) -> Result<Self, Refusal> {
+        Ok(Self {
+            collection: collection.into(),
+            key: key.into(),
+            group: group.into(),
+            lineage: None,
+            revision: String::new(),
+            amendment: false,
+            data: serde_json::to_value(data).map_err(|e| Refusal::new(format!("record does not serialise: {e}")))?,
+        })
+    }
+
+    /// Declares the lineage, revision and amendment flag of the filing this record comes from.
+    pub fn amending(mut self, lineage: impl Into<String>, revision: impl Into<String>, amendment: bool) -> Self {
+        self.lineage = Some(lineage.into());
+        self.revision = revision.into();
+        self.amendment = amendment;
+        self
+    }
+}
+
+/// A row that could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RowProblem {
+    /// Where: `line 12`, `line 12, column amount`, or an XML path such as `/ownershipDocument/...[3]`.
+    pub location: String,
+    pub message: String,
+}
+
+impl RowProblem {
+    pub fn new(location: impl Into<String>, message: impl Into<String>) -> Self {
+        Self { location: location.into(), message: message.into() }
+    }
+
+    /// A problem on a 1-based line.
+    pub fn line(line: usize, message: impl Into<String>) -> Self {
+        Self::new(format!("line {line}"), message)
+    }
+}
+
+/// A file that cannot be read as a whole (wrong format, truncated, unattributable): nothing of it applies.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Refusal {
+    /// Where the reading stopped, when known (`line 40`, an XML path, `byte 1024`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub location: Option<String>,
+    pub reason: String,
+}
+
+impl Refusal {
+    pub fn new(reason: impl Into<String>) -> Self {
+        Self { location: None, reason: reason.into() }
+    }
+
+    pub fn at(location: impl Into<String>, reason: impl Into<String>) -> Self {
+        Self { location: Some(location.into()), reason: reason.into() }
+    }
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.location {
+            Some(at) => write!(f, "{at}: {}", self.reason),
+            None => f.write_str(&self.reason),
+        }
+    }
+}
+
+impl From<String> for Refusal {
+    fn from(reason: String) -> Self {
+        Self::new(reason)
+    }
+}
+
+impl From<&str> for Refusal {
+    fn from(reason: &str) -> Self {
+        Self::new(reason)
+    }
+}
+
+/// What the host sends across the ABI's `ingest` slot as `options_json`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IngestOptions {
+    #[serde(default)]
+    pub file_name: String,
+}
+
+/// What travels back across the ABI: the batch, or the refusal (an OK outcome either way; an error outcome
+/// means the plugin itself failed).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum IngestReply {
+    Batch(IngestBatch),
+    Refused(Refusal),
+}
+
+/// The key of the block the host adds to a dataset document once the dataset holds ingested records:
+/// `load_dataset(slug)` then returns `{"ingested": IngestedInfo, "<collection>": [data, ...], ...}` (a
+/// collection with no records is absent) instead of the demo seed, which is never served beside real rows.
+/// A plugin supplies its own `meta` (source, sourceUrl, method, caveat) for real data.
+pub const INGESTED_KEY: &str = "ingested";
+
+/// What the host says about an ingested dataset.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IngestedInfo {
+    pub rows: u64,
+    pub files: u64,
+    /// RFC 3339 time of the last file that changed the dataset.
+    pub last_ingest_at: String,
+}
+
+/// Builds the document the host would serve after ingesting `batches` in order (records keyed by collection
+/// and key, later ones replacing earlier ones; amendment lineage is the host's business and not applied
+/// here). For plugin unit tests that parse a corpus file and then query the plugin.
+pub fn assemble(batches: &[IngestBatch]) -> serde_json::Value {
+    let mut order: Vec<(String, String)> = Vec::new();
+    let mut data: std::collections::HashMap<(String, String), serde_json::Value> = Default::default();
+    for record in batches.iter().flat_map(|b| &b.records) {
+        let id = (record.collection.clone(), record.key.clone());
+        if data.insert(id.clone(), record.data.clone()).is_none() {
+            order.push(id);
+        }
+    }
+    let mut doc = serde_json::Map::new();
+    let info = IngestedInfo { rows: order.len() as u64, files: batches.len() as u64, last_ingest_at: String::new() };
+    doc.insert(INGESTED_KEY.into(), serde_json::to_value(info).unwrap_or_default());
+    for id in order {
+        let value = data.remove(&id).unwrap_or_default();
+        match doc.entry(id.0).or_insert_with(|| serde_json::Value::Array(Vec::new())) {
+            serde_json::Value::Array(rows) => rows.push(value),
+            _ => unreachable!("collections are arrays"),
+        }
+    }
+    serde_json::Value::Object(doc)
+}
+
+/// Line number (1-based) of byte offset `pos` in `text`, for problems found by a parser that works on
+/// offsets (XML readers report byte positions).
+pub fn line_of(text: &str, pos: usize) -> usize {
+    let end = pos.min(text.len());
+    text.as_bytes()[..end].iter().filter(|&&b| b == b'\n').count() + 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_strips_a_byte_order_mark_and_refuses_non_utf8() {
+        let f = SourceFile { name: "a.txt", bytes: b"\xEF\xBB\xBFDocID\t1" };
+        assert_eq!(f.text().unwrap(), "DocID\t1");
+        let bad = SourceFile { name: "b.txt", bytes: b"ok\n\xFF" };
+        let refusal = bad.text().unwrap_err();
+        assert_eq!(refusal.location.as_deref(), Some("byte 3"));
+    }
+
+    #[test]
+    fn line_of_counts_newlines_before_the_offset() {
+        assert_eq!(line_of("a\nb\nc", 0), 1);
+        assert_eq!(line_of("a\nb\nc", 2), 2);
+        assert_eq!(line_of("a\nb\nc", 99), 3);
+    }
+
+    #[test]
+    fn replies_round_trip_as_json() {
+        let batch = IngestBatch {
+            format: "x".into(),
+            records: vec![IngestRecord::new("rows", "k", "g", serde_json::json!({"a": 1}))
+                .unwrap()
+                .amending("L", "2024-01-01", true)],
+            problems: vec![RowProblem::line(3, "bad date")],
+            notes: vec![],
+        };
+        let json = serde_json::to_string(&IngestReply::Batch(batch.clone())).unwrap();
+        match serde_json::from_str::<IngestReply>(&json).unwrap() {
+            IngestReply::Batch(b) => assert_eq!(b, batch),
+            IngestReply::Refused(_) => panic!("wrong variant"),
+        }
+    }
+}
