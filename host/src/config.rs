@@ -67,6 +67,8 @@ pub struct EngineConfig {
     pub seed_on_start: bool,
     pub degraded_start: bool,
     pub reload_interval_secs: u64,
+    /// Where the embedded engine keeps its database file (and later raw files and indexes).
+    pub data_dir: PathBuf,
 }
 
 #[derive(Debug, Clone, Deserialize)]

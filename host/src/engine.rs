@@ -1,14 +1,21 @@
-//! The records engine: where datasets live. The embedded engine keeps dataset snapshots in memory, seeded from
-//! the plugins' shipped snapshots, and needs nothing installed. The PostgreSQL engine (`pg.rs`) stores them
-//! in tables, serves them to every replica, and answers parameterised queries for datasets too large for
-//! memory. Either way, plugins reach data only through the host services backed by this type.
+//! The records engine: where datasets live. Plugins read each dataset as one document; it is the plugin's
+//! shipped demo seed until records of the dataset have been ingested, then the document assembled from those
+//! records (`records.rs`), never a mix. The embedded engine keeps ingested records in a SQLite file under
+//! `engine.data_dir` (`sqlite.rs`) and needs nothing installed; the PostgreSQL engine (`pg.rs`) keeps them in
+//! tables shared by every replica and answers parameterised queries for datasets too large for memory. Either
+//! way, plugins reach data only through the host services backed by this type, and the engine reports which
+//! datasets changed ([`Engine::refresh`]) without knowing who listens.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
+use datahost_plugin_api::ingest::IngestedInfo;
+
+use crate::companies::CompanyIndex;
 use crate::config::{redact_url, Config};
 use crate::pg::PgEngine;
+use crate::sqlite::SqliteStore;
 
 /// The records engine of one host process.
 pub struct Engine {
@@ -25,16 +32,33 @@ pub struct Engine {
     /// Bumped whenever a dataset changes, so the host knows to re-initialise the plugins that read it.
     generation: AtomicU64,
     pg: Option<PgEngine>,
+    /// The embedded engine's durable store (absent for throw-away engines such as `datahost openapi`).
+    sqlite: Option<SqliteStore>,
+    /// Per dataset, what the host knows of its ingested records; absent: the dataset serves its demo seed.
+    ingested: RwLock<HashMap<String, IngestedInfo>>,
+    /// The `companies` reference dataset, indexed.
+    companies: RwLock<Arc<CompanyIndex>>,
 }
 
 impl Engine {
-    /// The embedded engine.
+    /// An embedded engine that keeps nothing (seeds only): for commands that just inspect plugins.
     pub fn embedded() -> Self {
         Self::with_pg("embedded".into(), None)
     }
 
+    /// The embedded engine with its durable store under `data_dir`.
+    pub fn embedded_at(data_dir: &std::path::Path) -> Result<Self, String> {
+        let store = SqliteStore::open(data_dir)?;
+        let mut engine = Self::with_pg("embedded".into(), None);
+        engine.sqlite = Some(store);
+        Ok(engine)
+    }
+
     fn with_pg(address: String, pg: Option<PgEngine>) -> Self {
         Self {
+            sqlite: None,
+            ingested: RwLock::new(HashMap::new()),
+            companies: RwLock::new(Arc::new(CompanyIndex::default())),
             datasets: RwLock::new(HashMap::new()),
             seeds: RwLock::new(HashMap::new()),
             address,
@@ -50,7 +74,7 @@ impl Engine {
     /// unless `engine.degraded_start` allows starting without it).
     pub async fn from_config(config: &Config) -> Result<Arc<Self>, String> {
         if config.engine_is_embedded() {
-            return Ok(Arc::new(Self::embedded()));
+            return Ok(Arc::new(Self::embedded_at(&config.engine.data_dir)?));
         }
         let address = redact_url(&config.engine.url);
         let pg = PgEngine::connect(config).await?;
@@ -79,6 +103,10 @@ impl Engine {
 
     pub fn pg(&self) -> Option<&PgEngine> {
         self.pg.as_ref()
+    }
+
+    pub fn sqlite(&self) -> Option<&SqliteStore> {
+        self.sqlite.as_ref()
     }
 
     /// The configured address without credentials (shown by /health).
@@ -134,10 +162,65 @@ impl Engine {
         let mut map = self.datasets.write().unwrap_or_else(|e| e.into_inner());
         let changed = map.get(dataset).is_none_or(|old| **old != *snapshot);
         if changed {
+            let info = crate::records::ingested_info(&snapshot);
+            {
+                let mut ingested = self.ingested.write().unwrap_or_else(|e| e.into_inner());
+                match info {
+                    Some(info) => ingested.insert(dataset.to_string(), info),
+                    None => ingested.remove(dataset),
+                };
+            }
+            if dataset == crate::companies::DATASET {
+                match CompanyIndex::from_document(&snapshot) {
+                    Ok(index) => *self.companies.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(index),
+                    Err(e) => tracing::error!(error = %e, "keeping the previous company list"),
+                }
+            }
             map.insert(dataset.to_string(), snapshot);
             self.generation.fetch_add(1, Ordering::Relaxed);
         }
         changed
+    }
+
+    /// What is known of a dataset's ingested records; `None` while it serves its demo seed.
+    pub fn ingested(&self, dataset: &str) -> Option<IngestedInfo> {
+        self.ingested.read().unwrap_or_else(|e| e.into_inner()).get(dataset).cloned()
+    }
+
+    /// Whether a dataset serves demo rows (its seed) rather than ingested records.
+    pub fn is_demo(&self, dataset: &str) -> bool {
+        !self.ingested.read().unwrap_or_else(|e| e.into_inner()).contains_key(dataset)
+    }
+
+    /// The company reference index (empty until `companies` is ingested).
+    pub fn companies(&self) -> Arc<CompanyIndex> {
+        self.companies.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Brings the cached documents in line with the durable store (SQLite or PostgreSQL) and returns the
+    /// names of the datasets that changed. Errors mean the store could not be read; nothing cached is lost.
+    pub async fn refresh(&self) -> Result<Vec<String>, String> {
+        let sums = match (&self.pg, &self.sqlite) {
+            (Some(pg), _) => pg.dataset_checksums().await?,
+            (None, Some(store)) => store.dataset_checksums()?,
+            (None, None) => return Ok(Vec::new()),
+        };
+        let mut changed = Vec::new();
+        for (name, sum) in &sums {
+            if self.checksum(name).as_deref() == Some(sum.as_str()) {
+                continue;
+            }
+            let document = match (&self.pg, &self.sqlite) {
+                (Some(pg), _) => pg.fetch_dataset(name).await?,
+                (None, Some(store)) => store.fetch_dataset(name)?,
+                (None, None) => None,
+            };
+            if let Some(document) = document {
+                self.set_dataset_with_checksum(name, Arc::from(document.as_str()), sum.clone());
+                changed.push(name.clone());
+            }
+        }
+        Ok(changed)
     }
 
     /// The snapshot of a dataset.

@@ -3,16 +3,22 @@
 
 pub mod app;
 pub mod auth;
+pub mod companies;
 pub mod config;
 pub mod engine;
 pub mod error;
 pub mod keys;
 pub mod metrics;
 pub mod openapi;
+pub mod ingest;
 pub mod pg;
+pub mod pg_records;
 pub mod plugins;
 pub mod ratelimit;
+pub mod records;
 pub mod redis_limiter;
 pub mod server;
+pub mod watch;
+pub mod sqlite;
 
 pub use app::{app, AppState};

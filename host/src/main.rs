@@ -1,4 +1,4 @@
-//! The `datahost` command line: `serve`, `keys issue|list|revoke`, `plugins list`, `openapi`, and
+//! The `datahost` command line: `serve`, `ingest`, `keys issue|list|revoke`, `plugins list`, `openapi`, and
 //! `engine migrate|load-seeds`.
 
 use std::path::PathBuf;
@@ -8,6 +8,7 @@ use std::sync::Arc;
 use clap::{Parser, Subcommand};
 use datahost::config::{Config, LogFormat};
 use datahost::engine::Engine;
+use datahost::pg::PgEngine;
 use datahost_plugin_api::Tier;
 
 #[derive(Parser)]
@@ -36,6 +37,19 @@ enum Command {
     },
     /// Print the assembled OpenAPI document for the plugins in plugins.dir.
     Openapi,
+    /// Read official source files (or folders of them) into the records engine. The format of each file is
+    /// detected from its content. Exit status: 0 every file applied or unchanged, 1 some file refused,
+    /// 2 usage error.
+    Ingest {
+        /// The dataset, for example `insiders`, `institutional-holdings`, `congress-trades`, `companies`.
+        dataset: String,
+        /// Files or folders (recursed).
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// Print the report as one JSON document.
+        #[arg(long)]
+        json: bool,
+    },
     /// Records engine maintenance (PostgreSQL).
     Engine {
         #[command(subcommand)]
@@ -103,6 +117,9 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    if let Command::Ingest { dataset, paths, json } = &cli.command {
+        return runtime.block_on(ingest(&config, dataset, paths, *json));
+    }
     match runtime.block_on(run(cli.command, config)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -132,12 +149,13 @@ async fn run(command: Command, config: Config) -> Result<(), String> {
             println!("{}", serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?);
             Ok(())
         }
+        Command::Ingest { .. } => unreachable!("handled in main: it has exit statuses of its own"),
         Command::Engine { command } => {
             let engine = Engine::from_config(&config).await?;
             let pg = engine.pg().ok_or("engine.url is \"embedded\": there is nothing to migrate or seed")?;
             match command {
-                EngineCommand::Migrate => pg.migrate_cli(&config, &engine).await,
-                EngineCommand::LoadSeeds => pg.load_seeds_cli(&config, &engine).await,
+                EngineCommand::Migrate => migrate_cli(pg, &config, &engine).await,
+                EngineCommand::LoadSeeds => load_seeds_cli(pg, &config, &engine).await,
             }
         }
     }
@@ -178,4 +196,61 @@ async fn keys(command: KeysCommand, config: Config) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// `datahost engine migrate`: host migrations, then every plugin's.
+async fn migrate_cli(pg: &PgEngine, config: &Config, engine: &Arc<Engine>) -> Result<(), String> {
+    for line in pg.migrate().await? {
+        println!("applied {line}");
+    }
+    let opened = datahost::server::open_plugins(config, engine).await?;
+    for line in pg.migrate_plugins(&opened.migrations()).await? {
+        println!("applied {line}");
+    }
+    println!("migrations up to date");
+    Ok(())
+}
+
+/// `datahost engine load-seeds`: copies every plugin's seed snapshots into the engine. Idempotent: an
+/// unchanged snapshot is not rewritten (and so wakes no replica).
+async fn load_seeds_cli(pg: &PgEngine, config: &Config, engine: &Arc<Engine>) -> Result<(), String> {
+    pg.migrate().await?;
+    let opened = datahost::server::open_plugins(config, engine).await?;
+    pg.migrate_plugins(&opened.migrations()).await?;
+    let mut changed = 0;
+    for (name, snapshot) in engine.seeds() {
+        let did = pg.put_dataset(&name, &snapshot, "seed").await?;
+        changed += did as usize;
+        println!("{name}: {}", if did { "loaded" } else { "unchanged" });
+    }
+    println!("{changed} dataset(s) changed");
+    Ok(())
+}
+
+/// `datahost ingest`: exit 0 every file applied or unchanged, 1 some file refused, 2 usage error.
+async fn ingest(config: &Config, dataset: &str, paths: &[PathBuf], json: bool) -> ExitCode {
+    match datahost::ingest::run(config, dataset, paths).await {
+        Err(datahost::ingest::UsageError(message)) => {
+            eprintln!("datahost ingest: {message}");
+            ExitCode::from(2)
+        }
+        Ok(report) => {
+            if json {
+                match serde_json::to_string_pretty(&report) {
+                    Ok(text) => println!("{text}"),
+                    Err(e) => {
+                        eprintln!("datahost ingest: cannot print the report: {e}");
+                        return ExitCode::FAILURE;
+                    }
+                }
+            } else {
+                print!("{}", datahost::ingest::render(&report));
+            }
+            if report.refused > 0 {
+                ExitCode::from(1)
+            } else {
+                ExitCode::SUCCESS
+            }
+        }
+    }
 }

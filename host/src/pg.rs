@@ -12,11 +12,9 @@ use std::time::Duration;
 
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
 use serde_json::{json, Value};
-use sha2::{Digest, Sha256};
 use tokio_postgres::types::{ToSql, Type};
 use tokio_postgres::NoTls;
 
-use crate::app::AppState;
 use crate::config::{redact_url, Config};
 use crate::engine::Engine;
 use crate::keys::{FileKeyStore, KeyRecord, KeySource};
@@ -70,6 +68,7 @@ const HOST_MIGRATIONS: &[(i32, &str, &str)] = &[
             FOR EACH ROW EXECUTE FUNCTION datahost.notify_dataset();
         "#,
     ),
+    (3, "ingested records and their provenance", crate::pg_records::MIGRATION),
 ];
 
 pub struct PgEngine {
@@ -80,9 +79,7 @@ pub struct PgEngine {
     connect_timeout: Duration,
 }
 
-fn checksum(text: &str) -> String {
-    hex::encode(Sha256::digest(text.as_bytes()))
-}
+use crate::records::checksum;
 
 /// The schema a plugin's tables live in.
 pub fn plugin_schema(slug: &str) -> String {
@@ -122,7 +119,7 @@ impl PgEngine {
         &self.address
     }
 
-    async fn client(&self) -> Result<deadpool_postgres::Object, String> {
+    pub(crate) async fn client(&self) -> Result<deadpool_postgres::Object, String> {
         self.pool.get().await.map_err(|e| format!("records engine at {} is unreachable: {e}", self.address))
     }
 
@@ -235,7 +232,9 @@ impl PgEngine {
                 "INSERT INTO datahost.datasets (name, snapshot, checksum, source) VALUES ($1, $2, $3, $4)
                  ON CONFLICT (name) DO UPDATE SET snapshot = EXCLUDED.snapshot, checksum = EXCLUDED.checksum,
                      source = EXCLUDED.source, updated_at = now()
-                 WHERE datahost.datasets.checksum <> EXCLUDED.checksum",
+                 WHERE datahost.datasets.checksum <> EXCLUDED.checksum
+                   -- a seed never replaces ingested records
+                   AND NOT (EXCLUDED.source = 'seed' AND datahost.datasets.source = 'ingest')",
                 &[&name, &snapshot, &sum, &source],
             )
             .await
@@ -317,35 +316,6 @@ impl PgEngine {
         PgKeys { pool: self.pool.clone(), address: self.address.clone() }
     }
 
-    /// `datahost engine migrate`: host migrations, then every plugin's.
-    pub async fn migrate_cli(&self, config: &Config, engine: &Arc<Engine>) -> Result<(), String> {
-        for line in self.migrate().await? {
-            println!("applied {line}");
-        }
-        let opened = crate::server::open_plugins(config, engine).await?;
-        for line in self.migrate_plugins(&opened.migrations()).await? {
-            println!("applied {line}");
-        }
-        println!("migrations up to date");
-        Ok(())
-    }
-
-    /// `datahost engine load-seeds`: copies every plugin's seed snapshots into the engine. Idempotent: an
-    /// unchanged snapshot is not rewritten (and so wakes no replica).
-    pub async fn load_seeds_cli(&self, config: &Config, engine: &Arc<Engine>) -> Result<(), String> {
-        self.migrate().await?;
-        let opened = crate::server::open_plugins(config, engine).await?;
-        self.migrate_plugins(&opened.migrations()).await?;
-        let mut changed = 0;
-        for (name, snapshot) in engine.seeds() {
-            let did = self.put_dataset(&name, &snapshot, "seed").await?;
-            changed += did as usize;
-            println!("{name}: {}", if did { "loaded" } else { "unchanged" });
-        }
-        println!("{changed} dataset(s) changed");
-        Ok(())
-    }
-
     /// Applies each plugin's own-table migrations in its schema.
     pub async fn migrate_plugins(&self, plugins: &[(String, Vec<Migration>)]) -> Result<Vec<String>, String> {
         let mut done = Vec::new();
@@ -375,7 +345,7 @@ impl PgEngine {
     }
 
     /// Opens a dedicated connection that LISTENs for dataset changes and wakes `notify` on each one.
-    async fn listen(&self, notify: Arc<tokio::sync::Notify>) -> Result<(), String> {
+    pub async fn listen(&self, notify: Arc<tokio::sync::Notify>) -> Result<(), String> {
         let (client, mut connection) =
             self.pg_config.connect(NoTls).await.map_err(|e| format!("LISTEN connection to {}: {e}", self.address))?;
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
@@ -553,132 +523,5 @@ pub fn key_source(config: &Config, engine: &Arc<Engine>) -> KeySource {
     match engine.pg() {
         Some(pg) => KeySource::Postgres(pg.keys()),
         None => KeySource::File(FileKeyStore::new(config.keys.file.clone())),
-    }
-}
-
-/// Background upkeep: reloads keys when the store changes; in engine mode also watches engine health and
-/// dataset changes (LISTEN/NOTIFY plus a periodic check) and re-initialises the plugins that read a changed
-/// dataset.
-pub fn spawn_background(state: Arc<AppState>) {
-    let interval = Duration::from_secs(state.config.engine.reload_interval_secs.max(1));
-    let keys_state = state.clone();
-    tokio::spawn(async move {
-        loop {
-            tokio::time::sleep(interval).await;
-            if let Err(e) = keys_state.keys.refresh_if_due(interval / 2).await {
-                tracing::warn!(error = %e, "cannot reload API keys; keeping the previous set");
-            }
-        }
-    });
-    if state.engine.pg().is_none() {
-        return;
-    }
-    let wake = Arc::new(tokio::sync::Notify::new());
-    let listen_state = state.clone();
-    let listen_wake = wake.clone();
-    tokio::spawn(async move {
-        loop {
-            if let Some(pg) = listen_state.engine.pg() {
-                if let Err(e) = pg.listen(listen_wake.clone()).await {
-                    tracing::debug!(error = %e, "dataset LISTEN ended; retrying");
-                }
-            }
-            tokio::time::sleep(interval).await;
-        }
-    });
-    tokio::spawn(async move {
-        loop {
-            tokio::select! {
-                _ = tokio::time::sleep(interval) => {},
-                _ = wake.notified() => {},
-            }
-            check_engine(&state).await;
-        }
-    });
-}
-
-/// After a degraded start, once the engine answers: apply migrations, seed what is missing, load the stored
-/// datasets and re-initialise every plugin on them.
-async fn recover_from_degraded_start(state: &Arc<AppState>, pg: &PgEngine) {
-    let plugin_migrations: Vec<(String, Vec<Migration>)> =
-        state.registry.plugins.iter().map(|p| (p.slug().to_string(), p.migrations.clone())).collect();
-    let result = async {
-        pg.ping().await?;
-        if state.config.engine.migrate_on_start {
-            pg.migrate().await?;
-            pg.migrate_plugins(&plugin_migrations).await?;
-        }
-        pg.sync_datasets(&state.config, &state.engine).await
-    }
-    .await;
-    if let Err(e) = result {
-        tracing::debug!(error = %e, "records engine still unavailable");
-        return;
-    }
-    tracing::info!(engine = pg.address(), "records engine reachable: leaving degraded mode");
-    state.engine.set_healthy(true);
-    metrics::gauge!("datahost_records_engine_up").set(1.0);
-    for plugin in &state.registry.plugins {
-        let plugin = plugin.clone();
-        let slug = plugin.slug().to_string();
-        if let Ok(Err(e)) = tokio::task::spawn_blocking(move || plugin.reinit()).await {
-            tracing::error!(plugin = %slug, error = %e, "reload after recovery failed; still serving the seeds");
-        }
-    }
-    if let Err(e) = state.keys.refresh_if_due(Duration::ZERO).await {
-        tracing::warn!(error = %e, "cannot load API keys after recovery");
-    }
-}
-
-/// One round of the engine watch: health, then changed datasets.
-pub async fn check_engine(state: &Arc<AppState>) {
-    let Some(pg) = state.engine.pg() else { return };
-    if state.engine.is_degraded() {
-        recover_from_degraded_start(state, pg).await;
-        return;
-    }
-    let sums = match pg.dataset_checksums().await {
-        Ok(s) => s,
-        Err(e) => {
-            if state.engine.is_healthy() {
-                tracing::error!(error = %e, "records engine lost; serving the datasets already loaded");
-            }
-            state.engine.set_healthy(false);
-            metrics::gauge!("datahost_records_engine_up").set(0.0);
-            return;
-        }
-    };
-    if !state.engine.is_healthy() {
-        tracing::info!(engine = pg.address(), "records engine reachable again");
-    }
-    state.engine.set_healthy(true);
-    metrics::gauge!("datahost_records_engine_up").set(1.0);
-    let mut changed = Vec::new();
-    for (name, sum) in &sums {
-        if state.engine.checksum(name).as_deref() == Some(sum.as_str()) {
-            continue;
-        }
-        match pg.fetch_dataset(name).await {
-            Ok(Some(snapshot)) => {
-                state.engine.set_dataset_with_checksum(name, Arc::from(snapshot.as_str()), sum.clone());
-                changed.push(name.clone());
-            }
-            Ok(None) => {}
-            Err(e) => tracing::warn!(dataset = %name, error = %e, "cannot read changed dataset"),
-        }
-    }
-    if changed.is_empty() {
-        return;
-    }
-    let plugins: Vec<_> =
-        state.registry.plugins.iter().filter(|p| p.reads().any(|d| changed.iter().any(|c| c == d))).cloned().collect();
-    for plugin in plugins {
-        let slug = plugin.slug().to_string();
-        let result = tokio::task::spawn_blocking(move || plugin.reinit()).await;
-        match result {
-            Ok(Ok(())) => tracing::info!(plugin = %slug, datasets = ?changed, "reloaded after a dataset change"),
-            Ok(Err(e)) => tracing::error!(plugin = %slug, error = %e, "reload failed; still serving the previous data"),
-            Err(e) => tracing::error!(plugin = %slug, error = %e, "reload crashed; still serving the previous data"),
-        }
     }
 }

@@ -229,7 +229,72 @@ pub struct OpenedPlugins {
     failures: Vec<LoadFailure>,
 }
 
+/// A plugin's parser, as `datahost ingest` uses it (no `init` needed: parsing needs only the file).
+pub struct Parser {
+    pub slug: String,
+    pub formats: Vec<String>,
+    module: PluginModuleRef,
+}
+
+/// What a parser made of one file.
+pub enum ParseOutcome {
+    Batch(datahost_plugin_api::IngestBatch),
+    Refused(datahost_plugin_api::Refusal),
+}
+
+impl Parser {
+    /// The `ingest:<format>` capabilities of a manifest.
+    pub fn formats_of(manifest: &Manifest) -> Vec<String> {
+        manifest.capabilities.iter().filter_map(|c| c.strip_prefix("ingest:")).map(str::to_string).collect()
+    }
+
+    /// Parses one file. A parser that panics or answers garbage refuses the file; it never takes the host down.
+    pub fn parse(&self, file_name: &str, bytes: &[u8]) -> ParseOutcome {
+        use datahost_plugin_api::ingest::{IngestOptions, IngestReply};
+        use datahost_plugin_api::Refusal;
+        let options = serde_json::to_string(&IngestOptions { file_name: file_name.to_string() }).unwrap_or_default();
+        let reply = (self.module.ingest())(RStr::from(""), bytes.into(), RStr::from(options.as_str()));
+        match reply.outcome {
+            OUTCOME_OK => match serde_json::from_str::<IngestReply>(reply.payload.as_str()) {
+                Ok(IngestReply::Batch(batch)) => ParseOutcome::Batch(batch),
+                Ok(IngestReply::Refused(refusal)) => ParseOutcome::Refused(refusal),
+                Err(e) => ParseOutcome::Refused(Refusal::new(format!("the {} parser answered garbage: {e}", self.slug))),
+            },
+            OUTCOME_PANIC => ParseOutcome::Refused(Refusal::new(format!(
+                "the {} parser panicked: {}",
+                self.slug,
+                first_line(reply.payload.as_str())
+            ))),
+            _ => ParseOutcome::Refused(Refusal::new(format!("the {} parser failed: {}", self.slug, reply.payload))),
+        }
+    }
+}
+
 impl OpenedPlugins {
+    /// The parser of the plugin that owns `dataset`, if any plugin does.
+    pub fn parser(&self, dataset: &str) -> Option<Parser> {
+        self.candidates
+            .iter()
+            .find(|c| c.manifest.datasets.iter().any(|d| d == dataset) || c.manifest.slug == dataset)
+            .map(|c| Parser {
+                slug: c.manifest.slug.clone(),
+                formats: Parser::formats_of(&c.manifest),
+                module: c.module,
+            })
+    }
+
+    /// Every dataset some plugin can ingest, with its formats (for messages and `plugins list`).
+    pub fn ingestible(&self) -> Vec<(String, Vec<String>)> {
+        let mut v: Vec<_> = self
+            .candidates
+            .iter()
+            .map(|c| (c.manifest.slug.clone(), Parser::formats_of(&c.manifest)))
+            .filter(|(_, f)| !f.is_empty())
+            .collect();
+        v.sort();
+        v
+    }
+
     /// Each plugin's slug and its own-table migrations (for the PostgreSQL engine).
     pub fn migrations(&self) -> Vec<(String, Vec<Migration>)> {
         self.candidates.iter().map(|c| (c.manifest.slug.clone(), c.migrations.clone())).collect()
@@ -448,11 +513,18 @@ extern "C" fn svc_query(token: u64, request_json: RStr<'_>) -> FfiReply {
     })
 }
 
-extern "C" fn svc_call(token: u64, name: RStr<'_>, _input: RStr<'_>) -> FfiReply {
+extern "C" fn svc_call(token: u64, name: RStr<'_>, input: RStr<'_>) -> FfiReply {
     shielded(|| {
         let ctx = context(token).ok_or("unknown plugin token")?;
         match name.as_str() {
             "engine.kind" => Ok(format!("\"{}\"", ctx.engine.kind())),
+            datahost_plugin_api::reference::RESOLVE_CALL => {
+                let queries: Vec<datahost_plugin_api::reference::CompanyQuery> = serde_json::from_str(input.as_str())
+                    .map_err(|e| format!("companies.resolve takes a JSON array of queries: {e}"))?;
+                let index = ctx.engine.companies();
+                let answers: Vec<_> = queries.iter().map(|q| index.resolve(q)).collect();
+                serde_json::to_string(&answers).map_err(|e| e.to_string())
+            }
             "host.version" => Ok(format!("\"{}\"", env!("CARGO_PKG_VERSION"))),
             other => Err(format!("unknown host call `{other}`")),
         }
@@ -469,9 +541,13 @@ pub fn describe(registry: &PluginRegistry) -> String {
             p.slug(),
             p.maturity().as_str(),
             p.manifest.version,
-            routes.join(", "),
+            if routes.is_empty() { "(reference dataset, no routes)".to_string() } else { routes.join(", ") },
             file_label(&p.file)
         ));
+        let formats = Parser::formats_of(&p.manifest);
+        if !formats.is_empty() {
+            out.push_str(&format!("        {:<24} ingest: {}\n", "", formats.join(", ")));
+        }
     }
     for f in &registry.failures {
         out.push_str(&format!(

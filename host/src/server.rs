@@ -36,6 +36,16 @@ pub async fn load_plugins(config: &Config, engine: &Arc<Engine>) -> Result<Arc<P
         }
         pg.sync_datasets(config, engine).await?;
     }
+    if let Some(store) = engine.sqlite() {
+        // A `datahost ingest` cut off between its last file and the assembly leaves a stale document.
+        for dataset in store.stale_datasets()? {
+            store.assemble_if_changed(&dataset)?;
+        }
+        let ingested = engine.refresh().await?;
+        if !ingested.is_empty() {
+            tracing::info!(datasets = ?ingested, store = %store.path().display(), "serving ingested records");
+        }
+    }
     let engine = engine.clone();
     let settings = config.plugins.settings.clone();
     let registry = tokio::task::spawn_blocking(move || init_all(opened, &engine, &settings))
@@ -93,7 +103,7 @@ pub async fn serve(config: Config) -> Result<(), String> {
     if state.keys.cache.is_empty() {
         tracing::warn!("no API keys issued yet: run `datahost keys issue --tier owner`");
     }
-    crate::pg::spawn_background(state.clone());
+    crate::watch::spawn_background(state.clone());
 
     let api_addr = api_listener.local_addr().map_err(|e| e.to_string())?;
     let metrics_addr = metrics_listener.local_addr().map_err(|e| e.to_string())?;

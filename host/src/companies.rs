@@ -1,0 +1,81 @@
+//! The `companies` reference dataset held by the host: SEC company identities (CIK, ticker, name) that every
+//! plugin resolves through the `companies.resolve` host call. One copy, rebuilt when the dataset changes.
+
+use std::collections::HashMap;
+
+use datahost_plugin_api::reference::{cik10, normalize_company_name, CompanyQuery, CompanyRef};
+use serde::Deserialize;
+
+/// The dataset's name in the records engine (owned by the `companies` plugin).
+pub const DATASET: &str = "companies";
+
+/// Look-up tables over the company list.
+#[derive(Debug, Default)]
+pub struct CompanyIndex {
+    companies: Vec<CompanyRef>,
+    by_ticker: HashMap<String, usize>,
+    by_cik: HashMap<String, usize>,
+    by_name: HashMap<String, usize>,
+}
+
+impl CompanyIndex {
+    /// Builds the index from the dataset document (`{"companies": [{cik, ticker, name}, ...]}`). The first
+    /// entry wins on a tie (company_tickers.json lists a company's primary ticker first).
+    pub fn from_document(document: &str) -> Result<Self, String> {
+        #[derive(Deserialize)]
+        struct Doc {
+            #[serde(default)]
+            companies: Vec<CompanyRef>,
+        }
+        let doc: Doc =
+            serde_json::from_str(document).map_err(|e| format!("the companies dataset is not readable: {e}"))?;
+        let mut index = Self::default();
+        for c in doc.companies {
+            let i = index.companies.len();
+            if !c.ticker.is_empty() {
+                index.by_ticker.entry(c.ticker.to_ascii_uppercase()).or_insert(i);
+            }
+            index.by_cik.entry(c.cik.clone()).or_insert(i);
+            index.by_name.entry(normalize_company_name(&c.name)).or_insert(i);
+            index.companies.push(c);
+        }
+        Ok(index)
+    }
+
+    pub fn len(&self) -> usize {
+        self.companies.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.companies.is_empty()
+    }
+
+    pub fn resolve(&self, query: &CompanyQuery) -> Option<&CompanyRef> {
+        let i = match query {
+            CompanyQuery::Ticker(t) => self.by_ticker.get(&t.trim().to_ascii_uppercase()),
+            CompanyQuery::Cik(c) => cik10(c).and_then(|c| self.by_cik.get(&c)),
+            CompanyQuery::Name(n) => self.by_name.get(&normalize_company_name(n)),
+        }?;
+        self.companies.get(*i)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resolves_by_ticker_cik_and_tolerant_name() {
+        let doc = r#"{"ingested": {"rows": 3, "files": 1, "lastIngestAt": ""}, "companies": [
+            {"cik": "0000320193", "ticker": "AAPL", "name": "Apple Inc."},
+            {"cik": "0001652044", "ticker": "GOOGL", "name": "Alphabet Inc."},
+            {"cik": "0001652044", "ticker": "GOOG", "name": "Alphabet Inc."}]}"#;
+        let index = CompanyIndex::from_document(doc).unwrap();
+        assert_eq!(index.resolve(&CompanyQuery::Ticker("aapl".into())).unwrap().cik, "0000320193");
+        assert_eq!(index.resolve(&CompanyQuery::Cik("320193".into())).unwrap().ticker, "AAPL");
+        assert_eq!(index.resolve(&CompanyQuery::Cik("1652044".into())).unwrap().ticker, "GOOGL");
+        assert_eq!(index.resolve(&CompanyQuery::Name("APPLE INC".into())).unwrap().ticker, "AAPL");
+        assert_eq!(index.resolve(&CompanyQuery::Name("Alphabet, Inc".into())).unwrap().ticker, "GOOGL");
+        assert!(index.resolve(&CompanyQuery::Ticker("NOPE".into())).is_none());
+    }
+}

@@ -1,0 +1,223 @@
+//! Ingested records in PostgreSQL: the same tables and rules as the embedded engine (`records.rs`), so every
+//! replica serves what any `datahost ingest` wrote. Assembled documents go into `datahost.datasets`, whose
+//! trigger NOTIFYs the replicas; they reload them atomically as they always did.
+
+use datahost_plugin_api::ingest::IngestedInfo;
+use datahost_plugin_api::IngestBatch;
+
+use crate::pg::PgEngine;
+use crate::records::{self, Counts, RecordsTx, StoredRecord};
+
+/// Host migration 3.
+pub const MIGRATION: &str = r#"
+CREATE TABLE IF NOT EXISTS datahost.ingest_files (
+    id          bigserial PRIMARY KEY,
+    dataset     text NOT NULL,
+    name        text NOT NULL,
+    sha256      text NOT NULL,
+    format      text NOT NULL,
+    ingested_at text NOT NULL,
+    added       bigint NOT NULL DEFAULT 0,
+    replaced    bigint NOT NULL DEFAULT 0,
+    unchanged   bigint NOT NULL DEFAULT 0,
+    removed     bigint NOT NULL DEFAULT 0,
+    superseded  bigint NOT NULL DEFAULT 0,
+    refused     bigint NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS datahost.records (
+    seq        bigserial PRIMARY KEY,
+    dataset    text NOT NULL,
+    collection text NOT NULL,
+    key        text NOT NULL,
+    grp        text NOT NULL,
+    lineage    text,
+    revision   text NOT NULL,
+    amendment  boolean NOT NULL,
+    file_id    bigint NOT NULL REFERENCES datahost.ingest_files(id),
+    data       text NOT NULL,
+    UNIQUE (dataset, collection, key)
+);
+CREATE INDEX IF NOT EXISTS records_lineage ON datahost.records (dataset, lineage) WHERE lineage IS NOT NULL;
+CREATE INDEX IF NOT EXISTS records_group ON datahost.records (dataset, grp);
+CREATE TABLE IF NOT EXISTS datahost.dataset_state (
+    dataset           text PRIMARY KEY,
+    version           bigint NOT NULL DEFAULT 0,
+    assembled_version bigint NOT NULL DEFAULT 0
+);
+"#;
+
+fn err(what: &str) -> impl Fn(tokio_postgres::Error) -> String + '_ {
+    move |e| format!("records engine: {what}: {e}")
+}
+
+impl PgEngine {
+    /// Applies one parsed file in one transaction. Call from a blocking thread of the runtime (for example
+    /// inside `spawn_blocking`), never from async code: each statement is driven with `Handle::block_on`.
+    pub fn apply_file(&self, dataset: &str, file_name: &str, sha256: &str, batch: &IngestBatch) -> Result<Counts, String> {
+        let handle = tokio::runtime::Handle::current();
+        let mut client = handle.block_on(self.client())?;
+        let tx = handle.block_on(client.transaction()).map_err(err("begin"))?;
+        // One ingest per dataset at a time, whichever replica or process runs it.
+        handle
+            .block_on(tx.execute("SELECT pg_advisory_xact_lock(727174, hashtext($1))", &[&dataset]))
+            .map_err(err("locking the dataset"))?;
+        let mut wrapped = PgTx { tx, handle: handle.clone() };
+        let counts = records::apply(&mut wrapped, dataset, file_name, sha256, batch)?;
+        handle.block_on(wrapped.tx.commit()).map_err(err("commit"))?;
+        Ok(counts)
+    }
+
+    /// Re-assembles the dataset's document when its records changed; the datasets trigger wakes the replicas.
+    pub async fn assemble_if_changed(&self, dataset: &str) -> Result<bool, String> {
+        let mut client = self.client().await?;
+        let tx = client.transaction().await.map_err(err("begin"))?;
+        tx.execute("SELECT pg_advisory_xact_lock(727174, hashtext($1))", &[&dataset])
+            .await
+            .map_err(err("locking the dataset"))?;
+        let state = tx
+            .query_opt("SELECT version, assembled_version FROM datahost.dataset_state WHERE dataset = $1", &[&dataset])
+            .await
+            .map_err(err("reading dataset state"))?;
+        let Some(state) = state else { return Ok(false) };
+        let (version, assembled): (i64, i64) = (state.get(0), state.get(1));
+        if version == assembled {
+            return Ok(false);
+        }
+        let head = tx
+            .query_one("SELECT count(*), max(ingested_at) FROM datahost.ingest_files WHERE dataset = $1", &[&dataset])
+            .await
+            .map_err(err("counting files"))?;
+        let rows = tx
+            .query("SELECT collection, data FROM datahost.records WHERE dataset = $1 ORDER BY collection, seq", &[
+                &dataset,
+            ])
+            .await
+            .map_err(err("reading records"))?;
+        let pairs: Vec<(String, String)> = rows.iter().map(|r| (r.get(0), r.get(1))).collect();
+        let info = IngestedInfo {
+            rows: pairs.len() as u64,
+            files: head.get::<_, i64>(0) as u64,
+            last_ingest_at: head.get::<_, Option<String>>(1).unwrap_or_default(),
+        };
+        let document = records::assemble(&info, pairs.iter().map(|(c, d)| (c.as_str(), d.as_str())));
+        tx.execute(
+            "INSERT INTO datahost.datasets (name, snapshot, checksum, source) VALUES ($1, $2, $3, 'ingest')
+             ON CONFLICT (name) DO UPDATE SET snapshot = EXCLUDED.snapshot, checksum = EXCLUDED.checksum,
+                 source = EXCLUDED.source, updated_at = now()",
+            &[&dataset, &document, &records::checksum(&document)],
+        )
+        .await
+        .map_err(err("storing the dataset"))?;
+        tx.execute("UPDATE datahost.dataset_state SET assembled_version = version WHERE dataset = $1", &[&dataset])
+            .await
+            .map_err(err("updating dataset state"))?;
+        tx.commit().await.map_err(err("commit"))?;
+        Ok(true)
+    }
+
+    /// Datasets whose records changed since their document was assembled.
+    pub async fn stale_datasets(&self) -> Result<Vec<String>, String> {
+        let client = self.client().await?;
+        let rows = client
+            .query("SELECT dataset FROM datahost.dataset_state WHERE version <> assembled_version", &[])
+            .await
+            .map_err(err("reading dataset state"))?;
+        Ok(rows.iter().map(|r| r.get(0)).collect())
+    }
+}
+
+struct PgTx<'c> {
+    tx: deadpool_postgres::Transaction<'c>,
+    handle: tokio::runtime::Handle,
+}
+
+const RECORD_COLUMNS: &str = "collection, key, grp, lineage, revision, amendment, data";
+
+fn to_record(r: &tokio_postgres::Row) -> StoredRecord {
+    StoredRecord {
+        collection: r.get(0),
+        key: r.get(1),
+        group: r.get(2),
+        lineage: r.get(3),
+        revision: r.get(4),
+        amendment: r.get(5),
+        data: r.get(6),
+    }
+}
+
+impl RecordsTx for PgTx<'_> {
+    fn get(&mut self, dataset: &str, collection: &str, key: &str) -> Result<Option<StoredRecord>, String> {
+        let sql =
+            format!("SELECT {RECORD_COLUMNS} FROM datahost.records WHERE dataset = $1 AND collection = $2 AND key = $3");
+        let row = self
+            .handle
+            .block_on(self.tx.query_opt(&sql, &[&dataset, &collection, &key]))
+            .map_err(err("reading a record"))?;
+        Ok(row.as_ref().map(to_record))
+    }
+
+    fn lineage(&mut self, dataset: &str, lineage: &str) -> Result<Vec<StoredRecord>, String> {
+        let sql = format!("SELECT {RECORD_COLUMNS} FROM datahost.records WHERE dataset = $1 AND lineage = $2");
+        let rows = self.handle.block_on(self.tx.query(&sql, &[&dataset, &lineage])).map_err(err("reading a lineage"))?;
+        Ok(rows.iter().map(to_record).collect())
+    }
+
+    fn delete(&mut self, dataset: &str, collection: &str, key: &str) -> Result<(), String> {
+        self.handle
+            .block_on(self.tx.execute(
+                "DELETE FROM datahost.records WHERE dataset = $1 AND collection = $2 AND key = $3",
+                &[&dataset, &collection, &key],
+            ))
+            .map(|_| ())
+            .map_err(err("deleting a record"))
+    }
+
+    fn upsert(&mut self, dataset: &str, r: &StoredRecord, file_id: i64) -> Result<(), String> {
+        self.handle
+            .block_on(self.tx.execute(
+                "INSERT INTO datahost.records (dataset, collection, key, grp, lineage, revision, amendment, file_id, data)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+                 ON CONFLICT (dataset, collection, key) DO UPDATE SET grp = EXCLUDED.grp,
+                     lineage = EXCLUDED.lineage, revision = EXCLUDED.revision, amendment = EXCLUDED.amendment,
+                     file_id = EXCLUDED.file_id, data = EXCLUDED.data",
+                &[&dataset, &r.collection, &r.key, &r.group, &r.lineage, &r.revision, &r.amendment, &file_id, &r.data],
+            ))
+            .map(|_| ())
+            .map_err(err("writing a record"))
+    }
+
+    fn insert_file(&mut self, dataset: &str, name: &str, sha256: &str, format: &str) -> Result<i64, String> {
+        let row = self
+            .handle
+            .block_on(self.tx.query_one(
+                "INSERT INTO datahost.ingest_files (dataset, name, sha256, format, ingested_at)
+                 VALUES ($1, $2, $3, $4, $5) RETURNING id",
+                &[&dataset, &name, &sha256, &format, &crate::sqlite::now()],
+            ))
+            .map_err(err("recording the file"))?;
+        Ok(row.get(0))
+    }
+
+    fn finish_file(&mut self, file_id: i64, c: &Counts) -> Result<(), String> {
+        let n = |v: u64| v as i64;
+        self.handle
+            .block_on(self.tx.execute(
+                "UPDATE datahost.ingest_files SET added = $2, replaced = $3, unchanged = $4, removed = $5,
+                     superseded = $6, refused = $7 WHERE id = $1",
+                &[&file_id, &n(c.added), &n(c.replaced), &n(c.unchanged), &n(c.removed), &n(c.superseded), &n(c.refused)],
+            ))
+            .map(|_| ())
+            .map_err(err("recording the file"))
+    }
+
+    fn bump_version(&mut self, dataset: &str) -> Result<(), String> {
+        self.handle
+            .block_on(self.tx.execute(
+                "INSERT INTO datahost.dataset_state (dataset, version) VALUES ($1, 1)
+                 ON CONFLICT (dataset) DO UPDATE SET version = datahost.dataset_state.version + 1",
+                &[&dataset],
+            ))
+            .map(|_| ())
+            .map_err(err("updating dataset state"))
+    }
+}

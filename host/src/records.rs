@@ -1,0 +1,375 @@
+//! Ingested records, engine-neutral: how one parsed source file is applied to the records tables (keys,
+//! amendments, counts), and how a dataset's document is assembled from its records. The SQL dialects live in
+//! `sqlite.rs` (embedded) and `pg.rs` (PostgreSQL) behind the small [`RecordsTx`] trait, so both engines apply
+//! exactly the same rules.
+//!
+//! Tables (the same columns in both engines):
+//! - `records(seq, dataset, collection, key, grp, lineage, revision, amendment, file_id, data)`, unique on
+//!   `(dataset, collection, key)`; `data` is the record's canonical JSON text.
+//! - `ingest_files(id, dataset, name, sha256, format, ingested_at, added, replaced, unchanged, removed,
+//!   superseded, refused)`: provenance of every file that changed something.
+//! - `dataset_state(dataset, version, assembled_version)`: `version` moves with every change to the records, so
+//!   a document is re-assembled only when needed (also after an interrupted run).
+//! - `datasets(name, snapshot, checksum, source, updated_at)`: the document plugins read, as in PostgreSQL mode
+//!   before ingest existed; replicas and the embedded server watch its checksums.
+
+use std::collections::{BTreeMap, HashMap};
+
+use datahost_plugin_api::ingest::{IngestBatch, IngestRecord, IngestedInfo, RowProblem, INGESTED_KEY};
+use serde::Serialize;
+
+/// SHA-256 of a document or file, hex: how a changed document is told from an unchanged one.
+pub fn checksum(bytes: impl AsRef<[u8]>) -> String {
+    use sha2::{Digest, Sha256};
+    hex::encode(Sha256::digest(bytes.as_ref()))
+}
+
+/// A record as stored.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredRecord {
+    pub collection: String,
+    pub key: String,
+    pub group: String,
+    pub lineage: Option<String>,
+    pub revision: String,
+    pub amendment: bool,
+    pub data: String,
+}
+
+/// The primitive operations the ingest rules need, inside one transaction.
+pub trait RecordsTx {
+    fn get(&mut self, dataset: &str, collection: &str, key: &str) -> Result<Option<StoredRecord>, String>;
+    /// Every record of `lineage` in `dataset`.
+    fn lineage(&mut self, dataset: &str, lineage: &str) -> Result<Vec<StoredRecord>, String>;
+    fn delete(&mut self, dataset: &str, collection: &str, key: &str) -> Result<(), String>;
+    /// Inserts or replaces the record with the same `(dataset, collection, key)` (keeping its position).
+    fn upsert(&mut self, dataset: &str, record: &StoredRecord, file_id: i64) -> Result<(), String>;
+    /// Records the file (provenance) and returns its id; the counts are filled in by [`RecordsTx::finish_file`].
+    fn insert_file(&mut self, dataset: &str, name: &str, sha256: &str, format: &str) -> Result<i64, String>;
+    fn finish_file(&mut self, file_id: i64, counts: &Counts) -> Result<(), String>;
+    /// Moves the dataset's records version on.
+    fn bump_version(&mut self, dataset: &str) -> Result<(), String>;
+}
+
+/// What one file did to the records.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Counts {
+    pub added: u64,
+    pub replaced: u64,
+    pub unchanged: u64,
+    /// Records of earlier filings removed because this file amends them.
+    pub removed: u64,
+    /// Records of this file not applied because an amendment of the same filing is already held.
+    pub superseded: u64,
+    /// Rows the parser could not read.
+    pub refused: u64,
+}
+
+impl Counts {
+    pub fn changed(&self) -> bool {
+        self.added + self.replaced + self.removed > 0
+    }
+
+    pub fn add(&mut self, other: &Counts) {
+        self.added += other.added;
+        self.replaced += other.replaced;
+        self.unchanged += other.unchanged;
+        self.removed += other.removed;
+        self.superseded += other.superseded;
+        self.refused += other.refused;
+    }
+}
+
+fn stored(record: &IngestRecord) -> StoredRecord {
+    StoredRecord {
+        collection: record.collection.clone(),
+        key: record.key.clone(),
+        group: record.group.clone(),
+        lineage: record.lineage.clone(),
+        revision: record.revision.clone(),
+        amendment: record.amendment,
+        // serde_json's maps are sorted, so equal records have equal text.
+        data: record.data.to_string(),
+    }
+}
+
+/// Checks what the host relies on before anything is written: non-empty identities, no key twice.
+pub fn validate(batch: &IngestBatch) -> Result<(), String> {
+    let mut seen = std::collections::HashSet::new();
+    for (i, r) in batch.records.iter().enumerate() {
+        if r.collection.is_empty() || r.key.is_empty() || r.group.is_empty() {
+            return Err(format!("the parser produced record {i} without a collection, key or group"));
+        }
+        if r.collection == INGESTED_KEY {
+            return Err(format!("the parser used the reserved collection name `{INGESTED_KEY}`"));
+        }
+        if !seen.insert((r.collection.as_str(), r.key.as_str())) {
+            return Err(format!("the parser produced the key `{}` twice in collection `{}`", r.key, r.collection));
+        }
+    }
+    Ok(())
+}
+
+/// Applies one parsed file inside `tx` (the caller commits). The rules are in `plugin-api`'s `ingest` module
+/// docs: same key and data is unchanged; an amendment removes the lower revisions of its lineage held from
+/// other filings; an original arriving after its amendment is superseded.
+pub fn apply(
+    tx: &mut dyn RecordsTx,
+    dataset: &str,
+    file_name: &str,
+    sha256: &str,
+    batch: &IngestBatch,
+) -> Result<Counts, String> {
+    validate(batch)?;
+    let mut counts = Counts { refused: batch.problems.len() as u64, ..Counts::default() };
+
+    // Per lineage in this file: the newest revision and whether it is an amendment.
+    let mut lineages: BTreeMap<&str, (&str, bool, Vec<&str>)> = BTreeMap::new();
+    for r in &batch.records {
+        if let Some(l) = &r.lineage {
+            let entry = lineages.entry(l.as_str()).or_insert((r.revision.as_str(), r.amendment, Vec::new()));
+            if r.revision.as_str() > entry.0 {
+                entry.0 = r.revision.as_str();
+                entry.1 = r.amendment;
+            }
+            if !entry.2.contains(&r.group.as_str()) {
+                entry.2.push(r.group.as_str());
+            }
+        }
+    }
+    let mut skip_lineages = std::collections::HashSet::new();
+    let mut removals: Vec<StoredRecord> = Vec::new();
+    for (lineage, (revision, amendment, groups)) in &lineages {
+        let held: Vec<StoredRecord> =
+            tx.lineage(dataset, lineage)?.into_iter().filter(|r| !groups.contains(&r.group.as_str())).collect();
+        if held.iter().any(|r| r.amendment && r.revision.as_str() > *revision) {
+            // A later amendment of this filing is already held: this file's version of it is out of date.
+            skip_lineages.insert(*lineage);
+            continue;
+        }
+        if *amendment {
+            removals.extend(held.into_iter().filter(|r| r.revision.as_str() < *revision));
+        }
+    }
+
+    let mut file_id: Option<i64> = None;
+    let mut ensure_file = |tx: &mut dyn RecordsTx| -> Result<i64, String> {
+        if let Some(id) = file_id {
+            return Ok(id);
+        }
+        let id = tx.insert_file(dataset, file_name, sha256, &batch.format)?;
+        file_id = Some(id);
+        Ok(id)
+    };
+    for r in &removals {
+        ensure_file(tx)?;
+        tx.delete(dataset, &r.collection, &r.key)?;
+        counts.removed += 1;
+    }
+    for record in &batch.records {
+        if record.lineage.as_deref().is_some_and(|l| skip_lineages.contains(l)) {
+            counts.superseded += 1;
+            continue;
+        }
+        let new = stored(record);
+        match tx.get(dataset, &new.collection, &new.key)? {
+            Some(old) if old == new => counts.unchanged += 1,
+            Some(_) => {
+                let id = ensure_file(tx)?;
+                tx.upsert(dataset, &new, id)?;
+                counts.replaced += 1;
+            }
+            None => {
+                let id = ensure_file(tx)?;
+                tx.upsert(dataset, &new, id)?;
+                counts.added += 1;
+            }
+        }
+    }
+    if let Some(id) = file_id {
+        tx.finish_file(id, &counts)?;
+        tx.bump_version(dataset)?;
+    }
+    Ok(counts)
+}
+
+/// Builds the document plugins read: `{"ingested": {...}, "<collection>": [data, ...]}`. `rows` yields
+/// `(collection, data)` in storage order; record texts are spliced in as they are (they are JSON already).
+pub fn assemble<'a>(info: &IngestedInfo, rows: impl IntoIterator<Item = (&'a str, &'a str)>) -> String {
+    let mut collections: Vec<(&str, Vec<&str>)> = Vec::new();
+    let mut index: HashMap<&str, usize> = HashMap::new();
+    for (collection, data) in rows {
+        let i = *index.entry(collection).or_insert_with(|| {
+            collections.push((collection, Vec::new()));
+            collections.len() - 1
+        });
+        collections[i].1.push(data);
+    }
+    let mut out = String::with_capacity(64 + collections.iter().flat_map(|c| &c.1).map(|d| d.len() + 1).sum::<usize>());
+    out.push_str("{\"");
+    out.push_str(INGESTED_KEY);
+    out.push_str("\":");
+    out.push_str(&serde_json::to_string(info).unwrap_or_else(|_| "{}".into()));
+    for (collection, items) in collections {
+        out.push(',');
+        out.push_str(&serde_json::Value::String(collection.to_string()).to_string());
+        out.push_str(":[");
+        for (i, item) in items.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            out.push_str(item);
+        }
+        out.push(']');
+    }
+    out.push('}');
+    out
+}
+
+/// The `ingested` block of a dataset document, if it has one (a seed has none). Reads only what it needs.
+pub fn ingested_info(document: &str) -> Option<IngestedInfo> {
+    #[derive(serde::Deserialize)]
+    struct Head {
+        ingested: Option<IngestedInfo>,
+    }
+    serde_json::from_str::<Head>(document).ok().and_then(|h| h.ingested)
+}
+
+/// A row problem as reported (first ones only in the text summary; all in `--json`).
+pub fn describe_problem(file: &str, p: &RowProblem) -> String {
+    format!("{file}: {}: {}", p.location, p.message)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use datahost_plugin_api::IngestRecord;
+    use serde_json::json;
+
+    /// The trait over a plain map: the rules are tested once here; the SQL of each engine is tested black-box.
+    #[derive(Default)]
+    struct MemTx {
+        rows: Vec<StoredRecord>,
+        files: Vec<(String, Counts)>,
+        version: u64,
+    }
+
+    impl RecordsTx for MemTx {
+        fn get(&mut self, _d: &str, c: &str, k: &str) -> Result<Option<StoredRecord>, String> {
+            Ok(self.rows.iter().find(|r| r.collection == c && r.key == k).cloned())
+        }
+        fn lineage(&mut self, _d: &str, l: &str) -> Result<Vec<StoredRecord>, String> {
+            Ok(self.rows.iter().filter(|r| r.lineage.as_deref() == Some(l)).cloned().collect())
+        }
+        fn delete(&mut self, _d: &str, c: &str, k: &str) -> Result<(), String> {
+            self.rows.retain(|r| !(r.collection == c && r.key == k));
+            Ok(())
+        }
+        fn upsert(&mut self, _d: &str, record: &StoredRecord, _f: i64) -> Result<(), String> {
+            match self.rows.iter_mut().find(|r| r.collection == record.collection && r.key == record.key) {
+                Some(r) => *r = record.clone(),
+                None => self.rows.push(record.clone()),
+            }
+            Ok(())
+        }
+        fn insert_file(&mut self, _d: &str, name: &str, _s: &str, _f: &str) -> Result<i64, String> {
+            self.files.push((name.into(), Counts::default()));
+            Ok(self.files.len() as i64)
+        }
+        fn finish_file(&mut self, id: i64, counts: &Counts) -> Result<(), String> {
+            self.files[id as usize - 1].1 = counts.clone();
+            Ok(())
+        }
+        fn bump_version(&mut self, _d: &str) -> Result<(), String> {
+            self.version += 1;
+            Ok(())
+        }
+    }
+
+    fn rec(key: &str, group: &str, value: i64) -> IngestRecord {
+        IngestRecord::new("rows", key, group, json!({"v": value})).unwrap()
+    }
+
+    fn batch(records: Vec<IngestRecord>) -> IngestBatch {
+        IngestBatch { format: "test".into(), records, ..Default::default() }
+    }
+
+    #[test]
+    fn the_same_file_twice_changes_nothing_the_second_time() {
+        let mut tx = MemTx::default();
+        let b = batch(vec![rec("a", "g1", 1), rec("b", "g1", 2)]);
+        let first = apply(&mut tx, "d", "f", "s", &b).unwrap();
+        assert_eq!((first.added, first.unchanged), (2, 0));
+        let second = apply(&mut tx, "d", "f", "s", &b).unwrap();
+        assert_eq!((second.added, second.replaced, second.unchanged), (0, 0, 2));
+        assert!(!second.changed());
+        assert_eq!(tx.files.len(), 1, "an unchanged file leaves no provenance row");
+        assert_eq!(tx.version, 1, "and does not move the version");
+    }
+
+    #[test]
+    fn a_changed_record_is_replaced_in_place() {
+        let mut tx = MemTx::default();
+        apply(&mut tx, "d", "f1", "s1", &batch(vec![rec("a", "g1", 1), rec("b", "g1", 2)])).unwrap();
+        let c = apply(&mut tx, "d", "f2", "s2", &batch(vec![rec("a", "g1", 9)])).unwrap();
+        assert_eq!((c.added, c.replaced, c.unchanged), (0, 1, 0));
+        assert_eq!(tx.rows[0].data, r#"{"v":9}"#);
+        assert_eq!(tx.rows.len(), 2);
+    }
+
+    #[test]
+    fn an_amendment_replaces_what_it_amends_in_either_order() {
+        let original = batch(vec![
+            rec("orig-1", "ACC1", 100).amending("issuer|owner|2024-01-02", "2024-01-03 ACC1", false),
+            rec("orig-2", "ACC1", 200).amending("issuer|owner|2024-01-02", "2024-01-03 ACC1", false),
+        ]);
+        let amendment =
+            batch(vec![rec("amend-1", "ACC2", 150).amending("issuer|owner|2024-01-02", "2024-02-01 ACC2", true)]);
+        let unrelated = batch(vec![rec("other", "ACC3", 5).amending("issuer|other|2024-01-02", "2024-01-03", false)]);
+
+        let mut in_order = MemTx::default();
+        apply(&mut in_order, "d", "o", "1", &original).unwrap();
+        apply(&mut in_order, "d", "u", "3", &unrelated).unwrap();
+        let c = apply(&mut in_order, "d", "a", "2", &amendment).unwrap();
+        assert_eq!((c.added, c.removed), (1, 2));
+        let keys: Vec<&str> = in_order.rows.iter().map(|r| r.key.as_str()).collect();
+        assert_eq!(keys, ["other", "amend-1"]);
+
+        let mut reversed = MemTx::default();
+        apply(&mut reversed, "d", "a", "2", &amendment).unwrap();
+        let c = apply(&mut reversed, "d", "o", "1", &original).unwrap();
+        assert_eq!((c.added, c.superseded), (0, 2), "the original arrives late and is superseded");
+        let keys: Vec<&str> = reversed.rows.iter().map(|r| r.key.as_str()).collect();
+        assert_eq!(keys, ["amend-1"]);
+
+        // Re-ingesting either file afterwards changes nothing.
+        let again = apply(&mut in_order, "d", "a", "2", &amendment).unwrap();
+        assert!(!again.changed());
+        let again = apply(&mut in_order, "d", "o", "1", &original).unwrap();
+        assert!(!again.changed());
+        assert_eq!(again.superseded, 2);
+    }
+
+    #[test]
+    fn refused_rows_are_counted_and_bad_identities_refuse_the_file() {
+        let mut tx = MemTx::default();
+        let mut b = batch(vec![rec("a", "g", 1)]);
+        b.problems.push(RowProblem::line(7, "bad date"));
+        assert_eq!(apply(&mut tx, "d", "f", "s", &b).unwrap().refused, 1);
+        let twice = batch(vec![rec("a", "g", 1), rec("a", "g", 2)]);
+        assert!(apply(&mut tx, "d", "f", "s2", &twice).unwrap_err().contains("twice"));
+        let reserved = batch(vec![IngestRecord::new("ingested", "k", "g", json!(1)).unwrap()]);
+        assert!(validate(&reserved).unwrap_err().contains("reserved"));
+    }
+
+    #[test]
+    fn documents_group_records_by_collection_and_expose_their_ingest_block() {
+        let info = IngestedInfo { rows: 3, files: 2, last_ingest_at: "2026-11-22T10:00:00Z".into() };
+        let doc = assemble(&info, [("filings", "{\"a\":1}"), ("trades", "[1]"), ("filings", "{\"a\":2}")]);
+        let v: serde_json::Value = serde_json::from_str(&doc).unwrap();
+        assert_eq!(v["filings"], json!([{"a": 1}, {"a": 2}]));
+        assert_eq!(v["trades"], json!([[1]]));
+        assert_eq!(ingested_info(&doc), Some(info));
+        assert_eq!(ingested_info(r#"{"meta": {}, "rows": []}"#), None);
+    }
+}
