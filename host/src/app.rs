@@ -264,8 +264,11 @@ fn call_plugin(state: &AppState, plugin: &LoadedPlugin, envelope_json: &str, rid
                 if serde_json::from_slice::<serde::de::IgnoredAny>(&body).is_err() {
                     return fault("invalid-json", "2xx body is not JSON");
                 }
+                let data_status = data_status(state, plugin);
+                let body = label_body(body, data_status);
                 let mut resp = (StatusCode::from_u16(status).unwrap_or(StatusCode::OK), body).into_response();
                 resp.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+                resp.headers_mut().insert("x-data-status", HeaderValue::from_static(data_status));
                 for (k, v) in headers {
                     let allowed = k.eq_ignore_ascii_case("cache-control")
                         || (k.to_ascii_lowercase().starts_with("x-")
@@ -296,6 +299,52 @@ fn call_plugin(state: &AppState, plugin: &LoadedPlugin, envelope_json: &str, rid
     }
 }
 
+/// Per dataset: `demo` (serving its shipped seed) or `ingested`, with row count and last ingest time.
+fn dataset_status(state: &AppState) -> serde_json::Map<String, serde_json::Value> {
+    let mut names: Vec<&str> =
+        state.registry.plugins.iter().flat_map(|p| p.manifest.datasets.iter().map(String::as_str)).collect();
+    names.sort_unstable();
+    names.dedup();
+    names
+        .into_iter()
+        .map(|name| {
+            let value = match state.engine.ingested(name) {
+                Some(i) => {
+                    json!({"data": "ingested", "rows": i.rows, "files": i.files, "lastIngestAt": i.last_ingest_at})
+                }
+                None => json!({"data": "demo", "rows": null, "files": 0, "lastIngestAt": null}),
+            };
+            (name.to_string(), value)
+        })
+        .collect()
+}
+
+/// `demo` when the plugin answers from any demo seed (its own dataset or one it derives from), else
+/// `ingested`. The `companies` reference dataset only resolves names and carries no rows of its own.
+fn data_status(state: &AppState, plugin: &LoadedPlugin) -> &'static str {
+    let demo = plugin.reads().any(|d| d != crate::companies::DATASET && state.engine.is_demo(d));
+    if demo {
+        "demo"
+    } else {
+        "ingested"
+    }
+}
+
+/// Puts `"dataStatus"` first in a JSON object body, the same place for every dataset.
+fn label_body(body: Vec<u8>, status: &str) -> Vec<u8> {
+    let Some(open) = body.iter().position(|b| !b.is_ascii_whitespace()) else { return body };
+    if body[open] != b'{' {
+        return body;
+    }
+    let empty = body[open + 1..].iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'}');
+    let field = format!("\"dataStatus\":\"{status}\"{}", if empty { "" } else { "," });
+    let mut out = Vec::with_capacity(body.len() + field.len());
+    out.extend_from_slice(&body[..=open]);
+    out.extend_from_slice(field.as_bytes());
+    out.extend_from_slice(&body[open + 1..]);
+    out
+}
+
 async fn health(State(state): State<Arc<AppState>>) -> Response {
     let limiter = state.limiter.describe().await;
     let body = json!({
@@ -305,6 +354,7 @@ async fn health(State(state): State<Arc<AppState>>) -> Response {
         "datasets": state.registry.plugins.iter().map(|p| p.slug()).collect::<Vec<_>>(),
         "recordsEngine": state.engine.address(),
         "recordsEngineKind": state.engine.kind(),
+        "data": dataset_status(&state),
         "rateLimiter": limiter,
         "pluginFailures": state.registry.failures.iter()
             .map(|f| json!({"plugin": f.plugin, "stage": f.stage}))
@@ -349,4 +399,20 @@ async fn observe(request: Request, next: Next) -> Response {
     metrics::counter!("datahost_http_requests_total", &labels).increment(1);
     metrics::histogram!("datahost_http_request_duration_seconds", &labels).record(started.elapsed().as_secs_f64());
     response
+}
+
+#[cfg(test)]
+mod label_tests {
+    use super::label_body;
+
+    #[test]
+    fn the_data_status_goes_first_in_every_object_body() {
+        assert_eq!(label_body(br#"{"a":1}"#.to_vec(), "demo"), br#"{"dataStatus":"demo","a":1}"#.to_vec());
+        assert_eq!(label_body(b" { }".to_vec(), "ingested"), br#" {"dataStatus":"ingested" }"#.to_vec());
+        assert_eq!(label_body(b"[1]".to_vec(), "demo"), b"[1]".to_vec(), "arrays are left alone");
+        let labelled = label_body(br#"{"x":{"y":[1,2]}}"#.to_vec(), "demo");
+        let v: serde_json::Value = serde_json::from_slice(&labelled).unwrap();
+        assert_eq!(v["dataStatus"], "demo");
+        assert_eq!(v["x"]["y"][1], 2);
+    }
 }

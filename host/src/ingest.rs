@@ -67,8 +67,7 @@ pub fn collect_files(paths: &[PathBuf]) -> Vec<PathBuf> {
     for path in paths {
         if path.is_dir() {
             let walker = walkdir::WalkDir::new(path).sort_by_file_name().into_iter();
-            for entry in walker.filter_entry(|e| e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.'))
-            {
+            for entry in walker.filter_entry(|e| e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.')) {
                 match entry {
                     Ok(e) if e.file_type().is_file() => files.push(e.into_path()),
                     Ok(_) => {}
@@ -105,10 +104,18 @@ pub async fn run(config: &Config, dataset: &str, paths: &[PathBuf]) -> Result<Re
     let opened = crate::server::open_plugins(config, &engine).await.map_err(UsageError)?;
     let ingestible = opened.ingestible();
     let known = || {
-        ingestible.iter().map(|(slug, formats)| format!("{slug} ({})", formats.join(", "))).collect::<Vec<_>>().join("; ")
+        ingestible
+            .iter()
+            .map(|(slug, formats)| format!("{slug} ({})", formats.join(", ")))
+            .collect::<Vec<_>>()
+            .join("; ")
     };
     let parser = opened.parser(dataset).ok_or_else(|| {
-        UsageError(format!("no plugin in {} owns a dataset `{dataset}`; datasets that ingest: {}", config.plugins_dir().display(), known()))
+        UsageError(format!(
+            "no plugin in {} owns a dataset `{dataset}`; datasets that ingest: {}",
+            config.plugins_dir().display(),
+            known()
+        ))
     })?;
     if parser.formats.is_empty() {
         return Err(UsageError(format!(
@@ -128,10 +135,8 @@ pub async fn run(config: &Config, dataset: &str, paths: &[PathBuf]) -> Result<Re
 
 fn ingest_files(engine: &Arc<Engine>, parser: &Parser, dataset: &str, files: &[PathBuf], engine_label: &str) -> Report {
     let started = Instant::now();
-    let bar = indicatif::ProgressBar::with_draw_target(
-        Some(files.len() as u64),
-        indicatif::ProgressDrawTarget::stderr(),
-    );
+    let bar =
+        indicatif::ProgressBar::with_draw_target(Some(files.len() as u64), indicatif::ProgressDrawTarget::stderr());
     bar.set_style(
         indicatif::ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} files  {msg}")
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),

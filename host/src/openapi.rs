@@ -10,12 +10,25 @@ use crate::error::ERROR_CODES;
 use crate::plugins::PluginRegistry;
 
 /// Component schema names the host defines; plugins may not reuse them.
-pub const HOST_SCHEMAS: &[&str] = &["Error", "Health", "PluginStatus"];
+pub const HOST_SCHEMAS: &[&str] = &["Error", "Health", "PluginStatus", "DataStatus"];
 
 pub const API_VERSION: &str = "1.0.0";
 
+/// The label every dataset response carries, in its body (`dataStatus`) and in the `X-Data-Status` header.
+fn data_status_schema() -> Value {
+    json!({
+        "type": "string",
+        "enum": ["demo", "ingested"],
+        "description": "`demo`: the response contains demo rows (the dataset, or one it is derived from, serves \
+            its shipped demo seed: fictional, never real filings). `ingested`: every row comes from official \
+            source files ingested into the records engine, each with its source address.",
+    })
+}
+
 fn rate_headers() -> Value {
     json!({
+        "X-Data-Status": {"description": "`demo` or `ingested`: the same as the body's `dataStatus`.",
+            "schema": {"$ref": "#/components/schemas/DataStatus"}},
         "X-RateLimit-Limit": {"$ref": "#/components/headers/X-RateLimit-Limit"},
         "X-RateLimit-Remaining": {"$ref": "#/components/headers/X-RateLimit-Remaining"},
         "X-Request-Id": {"$ref": "#/components/headers/X-Request-Id"},
@@ -73,6 +86,7 @@ fn components() -> Value {
                 "schema": {"type": "string"}},
         },
         "schemas": {
+            "DataStatus": data_status_schema(),
             "Error": {
                 "type": "object",
                 "required": ["error", "code"],
@@ -97,6 +111,20 @@ fn components() -> Value {
                 "required": ["ok", "service", "datasets", "recordsEngine"],
                 "properties": {
                     "ok": {"type": "boolean", "description": "False when the records engine is unreachable."},
+                    "data": {
+                        "type": "object",
+                        "description": "Per dataset: whether it serves its demo seed or ingested records.",
+                        "additionalProperties": {
+                            "type": "object",
+                            "required": ["data"],
+                            "properties": {
+                                "data": {"type": "string", "enum": ["demo", "ingested"]},
+                                "rows": {"type": ["integer", "null"], "description": "Ingested records held."},
+                                "files": {"type": "integer", "description": "Source files that changed the dataset."},
+                                "lastIngestAt": {"type": ["string", "null"], "format": "date-time"},
+                            },
+                        },
+                    },
                     "service": {"type": "string"},
                     "version": {"type": "string"},
                     "datasets": {"type": "array", "items": {"type": "string"}, "description": "Loaded dataset slugs."},
@@ -170,6 +198,17 @@ pub fn assemble(registry: &PluginRegistry, base_url: &str) -> Value {
             let Some(mut item) = plugin_paths.get(&route.path).cloned() else { continue };
             if let Some(op) = item.get_mut("get").and_then(Value::as_object_mut) {
                 stamp_operation(op, &m.slug, m.maturity, route.min_tier);
+            }
+            if let Some(name) = item
+                .pointer("/get/responses/200/content/application~1json/schema/$ref")
+                .and_then(Value::as_str)
+                .and_then(|r| r.strip_prefix("#/components/schemas/"))
+            {
+                if let Some(props) =
+                    comps["schemas"].get_mut(name).and_then(|s| s.get_mut("properties")).and_then(Value::as_object_mut)
+                {
+                    props.insert("dataStatus".into(), json!({"$ref": "#/components/schemas/DataStatus"}));
+                }
             }
             paths.insert(route.path.clone(), item);
         }

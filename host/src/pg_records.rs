@@ -53,7 +53,13 @@ fn err(what: &str) -> impl Fn(tokio_postgres::Error) -> String + '_ {
 impl PgEngine {
     /// Applies one parsed file in one transaction. Call from a blocking thread of the runtime (for example
     /// inside `spawn_blocking`), never from async code: each statement is driven with `Handle::block_on`.
-    pub fn apply_file(&self, dataset: &str, file_name: &str, sha256: &str, batch: &IngestBatch) -> Result<Counts, String> {
+    pub fn apply_file(
+        &self,
+        dataset: &str,
+        file_name: &str,
+        sha256: &str,
+        batch: &IngestBatch,
+    ) -> Result<Counts, String> {
         let handle = tokio::runtime::Handle::current();
         let mut client = handle.block_on(self.client())?;
         let tx = handle.block_on(client.transaction()).map_err(err("begin"))?;
@@ -88,9 +94,10 @@ impl PgEngine {
             .await
             .map_err(err("counting files"))?;
         let rows = tx
-            .query("SELECT collection, data FROM datahost.records WHERE dataset = $1 ORDER BY collection, seq", &[
-                &dataset,
-            ])
+            .query(
+                "SELECT collection, data FROM datahost.records WHERE dataset = $1 ORDER BY collection, seq",
+                &[&dataset],
+            )
             .await
             .map_err(err("reading records"))?;
         let pairs: Vec<(String, String)> = rows.iter().map(|r| (r.get(0), r.get(1))).collect();
@@ -147,8 +154,9 @@ fn to_record(r: &tokio_postgres::Row) -> StoredRecord {
 
 impl RecordsTx for PgTx<'_> {
     fn get(&mut self, dataset: &str, collection: &str, key: &str) -> Result<Option<StoredRecord>, String> {
-        let sql =
-            format!("SELECT {RECORD_COLUMNS} FROM datahost.records WHERE dataset = $1 AND collection = $2 AND key = $3");
+        let sql = format!(
+            "SELECT {RECORD_COLUMNS} FROM datahost.records WHERE dataset = $1 AND collection = $2 AND key = $3"
+        );
         let row = self
             .handle
             .block_on(self.tx.query_opt(&sql, &[&dataset, &collection, &key]))
@@ -158,7 +166,8 @@ impl RecordsTx for PgTx<'_> {
 
     fn lineage(&mut self, dataset: &str, lineage: &str) -> Result<Vec<StoredRecord>, String> {
         let sql = format!("SELECT {RECORD_COLUMNS} FROM datahost.records WHERE dataset = $1 AND lineage = $2");
-        let rows = self.handle.block_on(self.tx.query(&sql, &[&dataset, &lineage])).map_err(err("reading a lineage"))?;
+        let rows =
+            self.handle.block_on(self.tx.query(&sql, &[&dataset, &lineage])).map_err(err("reading a lineage"))?;
         Ok(rows.iter().map(to_record).collect())
     }
 
@@ -204,7 +213,15 @@ impl RecordsTx for PgTx<'_> {
             .block_on(self.tx.execute(
                 "UPDATE datahost.ingest_files SET added = $2, replaced = $3, unchanged = $4, removed = $5,
                      superseded = $6, refused = $7 WHERE id = $1",
-                &[&file_id, &n(c.added), &n(c.replaced), &n(c.unchanged), &n(c.removed), &n(c.superseded), &n(c.refused)],
+                &[
+                    &file_id,
+                    &n(c.added),
+                    &n(c.replaced),
+                    &n(c.unchanged),
+                    &n(c.removed),
+                    &n(c.superseded),
+                    &n(c.refused),
+                ],
             ))
             .map(|_| ())
             .map_err(err("recording the file"))

@@ -258,7 +258,9 @@ impl Parser {
             OUTCOME_OK => match serde_json::from_str::<IngestReply>(reply.payload.as_str()) {
                 Ok(IngestReply::Batch(batch)) => ParseOutcome::Batch(batch),
                 Ok(IngestReply::Refused(refusal)) => ParseOutcome::Refused(refusal),
-                Err(e) => ParseOutcome::Refused(Refusal::new(format!("the {} parser answered garbage: {e}", self.slug))),
+                Err(e) => {
+                    ParseOutcome::Refused(Refusal::new(format!("the {} parser answered garbage: {e}", self.slug)))
+                }
             },
             OUTCOME_PANIC => ParseOutcome::Refused(Refusal::new(format!(
                 "the {} parser panicked: {}",
@@ -519,8 +521,9 @@ extern "C" fn svc_call(token: u64, name: RStr<'_>, input: RStr<'_>) -> FfiReply 
         match name.as_str() {
             "engine.kind" => Ok(format!("\"{}\"", ctx.engine.kind())),
             datahost_plugin_api::reference::RESOLVE_CALL => {
-                let queries: Vec<datahost_plugin_api::reference::CompanyQuery> = serde_json::from_str(input.as_str())
-                    .map_err(|e| format!("companies.resolve takes a JSON array of queries: {e}"))?;
+                let queries: Vec<datahost_plugin_api::reference::CompanyQuery> =
+                    serde_json::from_str(input.as_str())
+                        .map_err(|e| format!("companies.resolve takes a JSON array of queries: {e}"))?;
                 let index = ctx.engine.companies();
                 let answers: Vec<_> = queries.iter().map(|q| index.resolve(q)).collect();
                 serde_json::to_string(&answers).map_err(|e| e.to_string())

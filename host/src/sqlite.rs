@@ -135,11 +135,9 @@ impl SqliteStore {
         let mut conn = self.lock();
         let tx = conn.transaction().map_err(err("begin"))?;
         let state: Option<(i64, i64)> = tx
-            .query_row(
-                "SELECT version, assembled_version FROM dataset_state WHERE dataset = ?1",
-                [dataset],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
+            .query_row("SELECT version, assembled_version FROM dataset_state WHERE dataset = ?1", [dataset], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
             .optional()
             .map_err(err("reading dataset state"))?;
         let Some((version, assembled)) = state else { return Ok(false) };

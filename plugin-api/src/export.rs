@@ -258,16 +258,22 @@ pub fn build_info(crate_name: &str, crate_version: &str, panic_strategy: &str) -
     serde_json::to_string(&info).unwrap_or_default().into()
 }
 
+/// The manifest as the host receives it: [`Plugin::manifest`] plus an `ingest:<format>` capability for each of
+/// [`Plugin::ingest_formats`].
+pub fn full_manifest<P: Plugin>() -> crate::Manifest {
+    let mut manifest = P::manifest();
+    for format in P::ingest_formats() {
+        let capability = format!("ingest:{format}");
+        if !manifest.capabilities.contains(&capability) {
+            manifest.capabilities.push(capability);
+        }
+    }
+    manifest
+}
+
 pub fn manifest<P: Plugin>() -> FfiReply {
     guarded(|| {
-        let mut manifest = P::manifest();
-        for format in P::ingest_formats() {
-            let capability = format!("ingest:{format}");
-            if !manifest.capabilities.contains(&capability) {
-                manifest.capabilities.push(capability);
-            }
-        }
-        let mut doc = serde_json::to_value(manifest).map_err(|e| e.to_string())?;
+        let mut doc = serde_json::to_value(full_manifest::<P>()).map_err(|e| e.to_string())?;
         let migrations = P::migrations();
         if !migrations.is_empty() {
             doc["migrations"] = serde_json::to_value(migrations).map_err(|e| e.to_string())?;

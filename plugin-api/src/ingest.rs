@@ -31,9 +31,8 @@ impl SourceFile<'_> {
     /// The content as UTF-8 text (a leading byte-order mark removed), or a refusal naming the file.
     pub fn text(&self) -> Result<&str, Refusal> {
         let bytes = self.bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(self.bytes);
-        std::str::from_utf8(bytes).map_err(|e| {
-            Refusal::at(format!("byte {}", e.valid_up_to()), "the file is not UTF-8 text".to_string())
-        })
+        std::str::from_utf8(bytes)
+            .map_err(|e| Refusal::at(format!("byte {}", e.valid_up_to()), "the file is not UTF-8 text".to_string()))
     }
 }
 
@@ -254,9 +253,11 @@ mod tests {
     fn replies_round_trip_as_json() {
         let batch = IngestBatch {
             format: "x".into(),
-            records: vec![IngestRecord::new("rows", "k", "g", serde_json::json!({"a": 1}))
-                .unwrap()
-                .amending("L", "2024-01-01", true)],
+            records: vec![IngestRecord::new("rows", "k", "g", serde_json::json!({"a": 1})).unwrap().amending(
+                "L",
+                "2024-01-01",
+                true,
+            )],
             problems: vec![RowProblem::line(3, "bad date")],
             notes: vec![],
         };

@@ -38,8 +38,28 @@ pub fn cik10(cik: &str) -> Option<String> {
 
 /// Legal-form words that do not distinguish one company from another.
 const SUFFIXES: &[&str] = &[
-    "INC", "INCORPORATED", "CORP", "CORPORATION", "CO", "COMPANY", "LLC", "LP", "LLP", "LTD", "LIMITED", "PLC",
-    "SA", "NV", "AG", "SE", "HOLDINGS", "HOLDING", "GROUP", "THE", "DE", "NEW",
+    "INC",
+    "INCORPORATED",
+    "CORP",
+    "CORPORATION",
+    "CO",
+    "COMPANY",
+    "LLC",
+    "LP",
+    "LLP",
+    "LTD",
+    "LIMITED",
+    "PLC",
+    "SA",
+    "NV",
+    "AG",
+    "SE",
+    "HOLDINGS",
+    "HOLDING",
+    "GROUP",
+    "THE",
+    "DE",
+    "NEW",
 ];
 
 /// Upper case, punctuation removed (`&` kept as `AND`), legal-form words dropped: `Apple Inc.`, `APPLE INC`

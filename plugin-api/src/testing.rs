@@ -150,5 +150,5 @@ pub fn get<P: Plugin>(plugin: &P, route: &str, query: &[(&str, &str)]) -> (u16, 
 /// Checks a manifest the way the host will: slug form, routes under `/v1/`, and every route documented
 /// with a `get` operation in the fragment. Returns the list of problems (empty when valid).
 pub fn manifest_problems<P: Plugin>() -> Vec<String> {
-    crate::manifest::validate(&P::manifest())
+    crate::manifest::validate(&crate::export::full_manifest::<P>())
 }
