@@ -28,6 +28,18 @@ pub fn datahost_bin() -> PathBuf {
     bin
 }
 
+/// A file of the shared corpus of real official filings (`../shared/corpus` beside the repository), or `None`
+/// (with a note on stderr) when the corpus is absent, so corpus tests skip outside CI.
+pub fn corpus(relative: &str) -> Option<PathBuf> {
+    let path = workspace_root().join("../shared/corpus").join(relative);
+    if path.exists() {
+        Some(path)
+    } else {
+        eprintln!("corpus file {} absent: skipping", path.display());
+        None
+    }
+}
+
 /// The workspace root (for `config/` and fixtures).
 pub fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
@@ -62,6 +74,19 @@ pub struct ServerOptions {
     pub keys_file: Option<PathBuf>,
     /// Do not issue the owner key (for servers whose key store is unreachable on purpose).
     pub no_owner_key: bool,
+    /// The embedded engine's folder (`engine.data_dir`) to share with another server; `None` gives a fresh
+    /// one, so no test sees another's ingested records.
+    pub data_dir: Option<PathBuf>,
+}
+
+/// Puts `engine.data_dir = dir` into a config's extra TOML (inside its `[engine]` table when it has one).
+fn with_data_dir(extra_toml: &str, dir: &Path) -> String {
+    let line = format!("data_dir = {:?}\n", dir.display().to_string());
+    if extra_toml.contains("[engine]\n") {
+        extra_toml.replacen("[engine]\n", &format!("[engine]\n{line}"), 1)
+    } else {
+        format!("{extra_toml}\n[engine]\n{line}")
+    }
 }
 
 /// A running `datahost serve` process, killed on drop.
@@ -72,6 +97,8 @@ pub struct Server {
     pub owner_key: String,
     pub keys_file: PathBuf,
     pub config_file: PathBuf,
+    /// `engine.data_dir` of this server (its embedded database).
+    pub data_dir: PathBuf,
     pub stderr_lines: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
     _dir: tempfile::TempDir,
     _plugins: Option<tempfile::TempDir>,
@@ -94,13 +121,14 @@ impl Server {
                 (d.path().to_path_buf(), Some(d))
             }
         };
+        let data_dir = options.data_dir.clone().unwrap_or_else(|| dir.path().join("data"));
         let config_file = dir.path().join("datahost.toml");
         let config = format!(
             "[server]\nlisten = \"127.0.0.1:0\"\nbase_url = \"http://localhost\"\n\n[metrics]\nlisten = \"127.0.0.1:0\"\n\n\
              [plugins]\ndir = {plugins:?}\n\n[keys]\nfile = {keys:?}\n\n{extra}\n",
             plugins = plugins_dir.display().to_string(),
             keys = keys_file.display().to_string(),
-            extra = options.extra_toml,
+            extra = with_data_dir(&options.extra_toml, &data_dir),
         );
         std::fs::write(&config_file, config).unwrap();
         let owner_key = if options.no_owner_key {
@@ -156,6 +184,7 @@ impl Server {
             owner_key,
             keys_file,
             config_file,
+            data_dir,
             stderr_lines,
             _dir: dir,
             _plugins: plugins_guard,
@@ -202,6 +231,31 @@ impl Server {
     /// Runs a `datahost` CLI command against this server's config.
     pub fn cli(&self, args: &[&str]) -> String {
         run_cli(&self.config_file, args, &[])
+    }
+
+    /// Runs `datahost ingest <dataset> <paths...>` (plus `extra` arguments such as `--json`) against this
+    /// server's config: (exit code, stdout, stderr).
+    pub fn ingest(&self, dataset: &str, paths: &[&Path], extra: &[&str]) -> (i32, String, String) {
+        let mut args: Vec<String> = vec!["ingest".into(), dataset.into()];
+        args.extend(paths.iter().map(|p| p.display().to_string()));
+        args.extend(extra.iter().map(|a| a.to_string()));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        run_cli_raw(&self.config_file, &args)
+    }
+
+    /// Polls `/health` until `dataset` reports ingested data satisfying `ready` (the server reloads on its
+    /// own; this only waits for it). Panics with the last health document after `limit`.
+    pub fn wait_for_data(&self, dataset: &str, limit: Duration, ready: impl Fn(&Value) -> bool) -> Value {
+        let deadline = Instant::now() + limit;
+        loop {
+            let (_, health) = self.get_with("/health", &[]);
+            let status = &health["data"][dataset];
+            if status["data"] == "ingested" && ready(status) {
+                return status.clone();
+            }
+            assert!(Instant::now() < deadline, "{dataset} not served as ingested within {limit:?}: {health}");
+            std::thread::sleep(Duration::from_millis(100));
+        }
     }
 
     pub fn stderr(&self) -> String {
