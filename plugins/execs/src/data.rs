@@ -1,5 +1,9 @@
-//! The part of the `insiders` snapshot this plugin reads (its record fields `ticker`, `owner`, `titles`,
-//! `code`, `date`, `filedDate`, `accessionNumber`; everything else is ignored), and the rosters derived from it.
+//! The part of the `insiders` dataset this plugin reads, and the rosters derived from it. Two documents:
+//! - the demo seed `{meta, companies, filings}` (record fields `ticker`, `owner`, `titles`, `code`, `date`,
+//!   `filedDate`, `accessionNumber`; everything else is ignored);
+//! - ingested filings `{ingested, transactions, forms}` (`records.rs` of the insiders plugin): companies are the
+//!   issuers (keyed by CIK, ticker and CEO derived the same way `/v1/insiders` does), and every reporting owner
+//!   of a joint filing is a person of the roster.
 //!
 //! Roster rules, per company and person (the owner name as filed):
 //! - `titles`: the person's distinct titles, newest filing first, joined with `, ` (a promoted officer lists the
@@ -12,14 +16,23 @@
 use std::collections::HashMap;
 
 use datahost_plugin_api::companies::{Companies, CompaniesMeta};
+use datahost_plugin_api::ingest::IngestedInfo;
 use datahost_plugin_api::params::normalize_ticker;
+use datahost_plugin_api::Host;
+use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};
+
+use crate::records::{self, TransactionRecord};
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct SourceCompany {
     pub ticker: String,
     pub company: String,
     pub ceo: String,
+    /// What joins the company to its records: the issuer CIK for ingested data (an issuer may have no known
+    /// ticker), the normalised ticker when absent (the seed).
+    #[serde(skip)]
+    pub key: Option<String>,
 }
 
 /// A Form 4 transaction row, reduced to its reporting-owner metadata.
@@ -35,6 +48,9 @@ pub struct OwnerRecord {
     #[serde(default)]
     pub filed_date: Option<String>,
     pub accession_number: String,
+    /// See [`SourceCompany::key`].
+    #[serde(skip)]
+    pub key: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -42,6 +58,55 @@ pub struct InsidersSnapshot {
     pub meta: CompaniesMeta,
     pub companies: Vec<SourceCompany>,
     pub filings: Vec<OwnerRecord>,
+}
+
+/// The insiders dataset once filings are ingested.
+#[derive(Debug, Deserialize)]
+pub struct IngestedInsiders {
+    pub ingested: IngestedInfo,
+    #[serde(default)]
+    pub transactions: Vec<TransactionRecord>,
+    #[serde(default)]
+    pub forms: Vec<IgnoredAny>,
+}
+
+impl InsidersSnapshot {
+    /// The same view over ingested records: one owner record per reporting owner of each transaction row
+    /// (a filing whose accession number is unknown counts by its filing id).
+    pub fn from_ingested(doc: IngestedInsiders, host: &Host) -> Self {
+        let meta = records::ingested_meta(&doc.ingested, &doc.transactions, doc.forms.len());
+        let companies = records::issuers(&doc.transactions, host)
+            .into_iter()
+            .map(|i| SourceCompany { ticker: i.ticker, company: i.company, ceo: i.ceo, key: Some(i.cik) })
+            .collect();
+        let filings = doc
+            .transactions
+            .iter()
+            .flat_map(|r| {
+                r.owners.iter().map(|owner| OwnerRecord {
+                    ticker: r.ticker.clone(),
+                    owner: owner.name.clone(),
+                    titles: owner.titles(),
+                    code: r.code.clone(),
+                    date: r.date.clone(),
+                    filed_date: r.filed_date.clone(),
+                    accession_number: r.accession_number.clone().unwrap_or_else(|| r.filing_id.clone()),
+                    key: Some(r.issuer_cik.clone()),
+                })
+            })
+            .collect();
+        let meta = CompaniesMeta {
+            generated_at: meta.generated_at,
+            source: meta.source,
+            source_url: meta.source_url,
+            caveat: meta.caveat,
+        };
+        Self { meta, companies, filings }
+    }
+}
+
+fn company_key(key: &Option<String>, ticker: &str) -> String {
+    key.clone().unwrap_or_else(|| normalize_ticker(ticker))
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -82,7 +147,7 @@ impl Rosters {
         // Rows per (company, person), remembering each row's position so rows of one filing keep their order.
         let mut rows: HashMap<(String, &str), Vec<(usize, &OwnerRecord)>> = HashMap::new();
         for (pos, r) in snapshot.filings.iter().enumerate() {
-            rows.entry((normalize_ticker(&r.ticker), r.owner.as_str())).or_default().push((pos, r));
+            rows.entry((company_key(&r.key, &r.ticker), r.owner.as_str())).or_default().push((pos, r));
         }
         let mut by_company: HashMap<String, Vec<Exec>> = HashMap::new();
         for ((key, name), mut person_rows) in rows {
@@ -95,7 +160,7 @@ impl Rosters {
             .companies
             .into_iter()
             .map(|c| {
-                let mut execs = by_company.remove(&normalize_ticker(&c.ticker)).unwrap_or_default();
+                let mut execs = by_company.remove(&company_key(&c.key, &c.ticker)).unwrap_or_default();
                 execs.sort_by(|a, b| b.last_filing_date.cmp(&a.last_filing_date).then_with(|| a.name.cmp(&b.name)));
                 CompanyRoster { ticker: c.ticker, company: c.company, ceo: c.ceo, execs }
             })

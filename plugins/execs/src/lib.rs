@@ -3,14 +3,29 @@
 //!
 //! File roles (the same in every plugin): `lib.rs` manifest and export, `routes.rs` request handling,
 //! `schema.rs` OpenAPI fragment, `data.rs` the insiders records it reads and the rosters built from them,
-//! `tests.rs`.
+//! `tests.rs`. `records.rs` is the insiders plugin's own definition of its ingested records, included here
+//! so both readers of the dataset share one definition (plugins cannot link each other: each exports the
+//! same ABI symbols).
 
 mod data;
+#[path = "../../insiders/src/records.rs"]
+mod records;
 mod routes;
 mod schema;
 #[cfg(test)]
 mod tests;
+// The insiders parser, compiled into the tests only, so they feed the rosters real ingested records. Execs
+// uses part of it, hence `dead_code`.
+#[cfg(test)]
+#[allow(dead_code)]
+#[path = "../../insiders/src/form4.rs"]
+mod form4;
+#[cfg(test)]
+#[allow(dead_code)]
+#[path = "../../insiders/src/ingest.rs"]
+mod ingest;
 
+use datahost_plugin_api::ingest::INGESTED_KEY;
 use datahost_plugin_api::{
     export_plugin, ApiError, InitContext, Manifest, Maturity, Plugin, RequestEnvelope, Response,
 };
@@ -40,7 +55,13 @@ impl Plugin for Execs {
     }
 
     fn init(ctx: InitContext) -> Result<Self, String> {
-        let snapshot: data::InsidersSnapshot = ctx.host.load_dataset(SOURCE_DATASET)?;
+        let doc: serde_json::Value = ctx.host.load_dataset(SOURCE_DATASET)?;
+        let schema_error = |e: serde_json::Error| format!("dataset `{SOURCE_DATASET}` does not match its schema: {e}");
+        let snapshot = if doc.get(INGESTED_KEY).is_some() {
+            data::InsidersSnapshot::from_ingested(serde_json::from_value(doc).map_err(schema_error)?, &ctx.host)
+        } else {
+            serde_json::from_value(doc).map_err(schema_error)?
+        };
         Ok(Self { rosters: data::Rosters::new(snapshot) })
     }
 

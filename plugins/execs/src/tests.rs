@@ -180,3 +180,94 @@ fn a_record_without_filed_date_falls_back_to_its_transaction_date() {
     let (_, body) = get(&host.init::<Execs>().unwrap(), ROUTE, &[]);
     assert_eq!(roster(&body), [row("Pat Doe", "Chief Executive Officer, Director", 2, "2026-03-04", "S")]);
 }
+
+/// The Form 4 files of the shared corpus, parsed by the insiders parser (`None` when the corpus is absent).
+fn ingested_corpus() -> Option<Vec<datahost_plugin_api::IngestBatch>> {
+    const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/corpus/sec-form4/");
+    let names = [
+        "form4.snow.xml",
+        "374WaterForm4.xml",
+        "0001127602-25-001055.txt",
+        "0001127602-25-004598.nc",
+        "0000320193-22-000061.txt",
+    ];
+    let mut batches = Vec::new();
+    for name in names {
+        let Ok(bytes) = std::fs::read(format!("{CORPUS}{name}")) else {
+            eprintln!("corpus absent: skipping");
+            return None;
+        };
+        let file = datahost_plugin_api::SourceFile { name, bytes: &bytes };
+        batches.push(crate::ingest::ingest(&file).unwrap_or_else(|r| panic!("{name} refused: {r}")));
+    }
+    Some(batches)
+}
+
+#[test]
+fn rosters_from_ingested_form4_filings_hand_checked() {
+    let Some(batches) = ingested_corpus() else { return };
+    let host = TestHost::new();
+    host.set_ingested("insiders", &batches);
+    let p = host.init::<Execs>().unwrap();
+    let (status, all) = get(&p, ROUTE, &[]);
+    assert_eq!(status, 200);
+    let tickers: Vec<&str> =
+        all["companies"].as_array().unwrap().iter().map(|c| c["ticker"].as_str().unwrap()).collect();
+    assert_eq!(tickers, ["AAPL", "AIR", "ARW", "SCWO", "SNOW"]);
+    assert!(!all["meta"]["caveat"].as_str().unwrap().contains("DEMO"));
+    assert_eq!(all["meta"]["derivedFrom"], "insiders");
+    let one = |ticker: &str| {
+        let (_, body) = get(&p, ROUTE, &[("ticker", ticker)]);
+        assert_eq!(body["companies"][0]["ceo"], "", "no owner of these filings is the CEO");
+        roster(&body)
+    };
+    // Seven S rows of one filing, FILED AS OF DATE 20220506.
+    assert_eq!(one("AAPL"), [row("Adams Katherine L.", "SVP, GC and Secretary", 1, "2022-05-06", "S")]);
+    assert_eq!(one("AIR"), [row("Garascia Jessica A.", "Senior VP, GC, CAO & Secretary", 1, "2025-01-10", "S")]);
+    // <FILING-DATE>20250213; the A row then the F row: the last row of the filing is F.
+    assert_eq!(one("ARW"), [row("Jean-Claude Carine Lamercie", "SVP, CLO & Secretary", 1, "2025-02-13", "F")]);
+    // Bare XML has no filed date: the transaction date (2025-04-30) stands in; the last row is the option grant.
+    assert_eq!(one("SCWO"), [row("Melkote Rajesh Ramaswamy", "Chief Technology Officer", 1, "2025-04-30", "A")]);
+    // The derivative M row follows the five S rows of the non-derivative table.
+    assert_eq!(one("SNOW"), [row("Scarpelli Michael", "Chief Financial Officer", 1, "2022-12-13", "M")]);
+}
+
+#[test]
+fn ingested_joint_filing_lists_each_owner_and_resolves_a_missing_ticker() {
+    // A hand-written fixture: an issuer without trading symbol, a CEO and a 10% owner filing jointly.
+    let owner = |cik: &str, name: &str, relationship: &str| {
+        format!(
+            "<reportingOwner><reportingOwnerId><rptOwnerCik>{cik}</rptOwnerCik><rptOwnerName>{name}</rptOwnerName>\
+             </reportingOwnerId><reportingOwnerRelationship>{relationship}</reportingOwnerRelationship></reportingOwner>"
+        )
+    };
+    let xml = format!(
+        "<ownershipDocument><documentType>4</documentType><periodOfReport>2025-03-03</periodOfReport>\
+         <issuer><issuerCik>42</issuerCik><issuerName>Fixture Corp</issuerName></issuer>{}{}\
+         <nonDerivativeTable><nonDerivativeTransaction><transactionDate><value>2025-03-03</value></transactionDate>\
+         <transactionCoding><transactionCode>P</transactionCode></transactionCoding><transactionAmounts>\
+         <transactionShares><value>5</value></transactionShares><transactionAcquiredDisposedCode><value>A</value>\
+         </transactionAcquiredDisposedCode></transactionAmounts></nonDerivativeTransaction></nonDerivativeTable>\
+         </ownershipDocument>",
+        owner("7", "Doe Pat", "<isOfficer>1</isOfficer><officerTitle>Chief Executive Officer</officerTitle>"),
+        owner("8", "Doe Holdings LLC", "<isTenPercentOwner>true</isTenPercentOwner>"),
+    );
+    let file = datahost_plugin_api::SourceFile { name: "0000000042-25-000001.xml", bytes: xml.as_bytes() };
+    let batch = crate::ingest::ingest(&file).unwrap();
+    let host = TestHost::new();
+    host.set_ingested("insiders", &[batch]);
+    host.set_companies(vec![datahost_plugin_api::reference::CompanyRef {
+        cik: "0000000042".into(),
+        ticker: "FXTR".into(),
+        name: "FIXTURE CORP".into(),
+    }]);
+    let (_, body) = get(&host.init::<Execs>().unwrap(), ROUTE, &[("ticker", "fxtr")]);
+    assert_eq!(body["companies"][0]["ceo"], "Doe Pat");
+    assert_eq!(
+        roster(&body),
+        [
+            row("Doe Holdings LLC", "10% Owner", 1, "2025-03-03", "P"),
+            row("Doe Pat", "Chief Executive Officer", 1, "2025-03-03", "P"),
+        ]
+    );
+}

@@ -1,15 +1,23 @@
-//! The dataset's records as stored in the records engine, and the per-company index built from them.
+//! The dataset as the host serves it, and the per-company index built from it. Two documents, never mixed:
+//! - the demo seed: `{meta, companies: [{ticker, company, cik, ceo}], filings: [...]}`, each filing record one
+//!   transaction row with its reporting owner (`owner`, `titles`), `code`, `date`, `filedDate`,
+//!   `accessionNumber` and `ticker`;
+//! - once filings are ingested: `{ingested, transactions: [TransactionRecord], forms: [...]}` (see
+//!   `records.rs`); the companies are the issuers of those filings and `meta` names the real source.
 //!
-//! Snapshot document: `{meta, companies: [{ticker, company, cik, ceo}], filings: [...]}` where each filing
-//! record is one Form 4 transaction row with its reporting owner (`owner`, `titles`), `code`, `date`,
-//! `filedDate`, `accessionNumber` and `ticker`. The `execs` plugin reads these same records to build rosters.
+//! The `execs` plugin reads these same records to build rosters.
 
 use std::collections::HashMap;
 
 use datahost_plugin_api::companies::Companies;
+use datahost_plugin_api::ingest::{IngestedInfo, INGESTED_KEY};
 use datahost_plugin_api::params::normalize_ticker;
 use datahost_plugin_api::snapshot::SnapshotMeta;
+use datahost_plugin_api::Host;
+use serde::de::IgnoredAny;
 use serde::Deserialize;
+
+use crate::records::{self, TransactionRecord};
 
 /// The shared company-dataset meta fields plus `method` (how the records were read).
 pub type Meta = SnapshotMeta;
@@ -24,7 +32,7 @@ pub struct Company {
     pub ceo: String,
 }
 
-/// One non-derivative transaction row of a Form 4.
+/// One transaction row of a Form 4.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Transaction {
@@ -34,30 +42,75 @@ pub struct Transaction {
     pub titles: Vec<String>,
     pub code: String,
     pub acquired_disposed: String,
-    pub accession_number: String,
-    pub source_url: String,
+    /// Null for an ingested bare XML whose accession number is unknown.
+    pub accession_number: Option<String>,
+    pub source_url: Option<String>,
     /// Transaction date.
     pub date: String,
-    pub filed_date: String,
+    /// Null for an ingested bare XML (no EDGAR header).
+    pub filed_date: Option<String>,
     pub shares: f64,
-    pub price: f64,
-    /// Whether the filer checked the Rule 10b5-1(c) trading-plan box.
+    /// Null when the filing gives the price only in a footnote.
+    pub price: Option<f64>,
+    /// Whether the filer checked the Rule 10b5-1(c) trading-plan box (or, ingested, a footnote says so).
     #[serde(default)]
     pub trading_plan: bool,
+    /// The full ingested record (absent for the demo seed).
+    #[serde(skip)]
+    pub detail: Option<Box<TransactionRecord>>,
 }
 
 impl Transaction {
-    /// Shares times price in USD, rounded to cents. Computed, never stored, so it always agrees with its inputs.
-    pub fn value(&self) -> f64 {
-        (self.shares * self.price * 100.0).round() / 100.0
+    /// Shares times price in USD, rounded to cents; null when the price is unknown. Computed, never stored, so
+    /// it always agrees with its inputs.
+    pub fn value(&self) -> Option<f64> {
+        self.price.map(|price| (self.shares * price * 100.0).round() / 100.0)
+    }
+
+    /// The filing the row belongs to: the accession number, or the content-derived id of a bare XML.
+    fn filing(&self) -> &str {
+        match (&self.accession_number, &self.detail) {
+            (Some(accession), _) => accession,
+            (None, Some(detail)) => &detail.filing_id,
+            (None, None) => "",
+        }
+    }
+
+    fn from_record(record: TransactionRecord, ticker: &str) -> Self {
+        Self {
+            ticker: ticker.to_string(),
+            owner: record.owner.clone(),
+            titles: record.titles.clone(),
+            code: record.code.clone(),
+            acquired_disposed: record.acquired_disposed.clone(),
+            accession_number: record.accession_number.clone(),
+            source_url: record.source_url.clone(),
+            date: record.date.clone(),
+            filed_date: record.filed_date.clone(),
+            shares: record.shares,
+            price: record.price,
+            trading_plan: record.trading_plan,
+            detail: Some(Box::new(record)),
+        }
     }
 }
 
+/// The demo seed document.
 #[derive(Debug, Clone, Deserialize)]
-pub struct Snapshot {
-    pub meta: Meta,
-    pub companies: Vec<Company>,
-    pub filings: Vec<Transaction>,
+struct SeedSnapshot {
+    meta: Meta,
+    companies: Vec<Company>,
+    filings: Vec<Transaction>,
+}
+
+/// The document of an ingested dataset.
+#[derive(Debug, Deserialize)]
+struct IngestedSnapshot {
+    ingested: IngestedInfo,
+    #[serde(default)]
+    transactions: Vec<TransactionRecord>,
+    #[serde(default)]
+    forms: Vec<IgnoredAny>,
 }
 
 pub struct CompanyFilings {
@@ -72,24 +125,66 @@ pub struct Index {
     pub companies: Companies<CompanyFilings>,
 }
 
+/// The index and how many records named no company entry (left out).
+pub struct Loaded {
+    pub index: Index,
+    pub orphans: usize,
+}
+
+/// Loads the dataset from the host: the ingested records when there are any, else the demo seed.
+pub fn load(host: &Host, dataset: &str) -> Result<Loaded, String> {
+    let doc: serde_json::Value = host.load_dataset(dataset)?;
+    let schema_error = |e: serde_json::Error| format!("dataset `{dataset}` does not match its schema: {e}");
+    if doc.get(INGESTED_KEY).is_some() {
+        let ingested: IngestedSnapshot = serde_json::from_value(doc).map_err(schema_error)?;
+        Ok(from_ingested(ingested, host))
+    } else {
+        let seed: SeedSnapshot = serde_json::from_value(doc).map_err(schema_error)?;
+        let rows = seed.filings.into_iter().map(|t| (normalize_ticker(&t.ticker), t)).collect();
+        let companies = seed.companies.into_iter().map(|c| (normalize_ticker(&c.ticker), c)).collect();
+        Ok(Index::build(seed.meta, companies, rows))
+    }
+}
+
+/// Companies are the issuers of the ingested filings, keyed by issuer CIK (an issuer with no known ticker
+/// is still listed, under an empty ticker).
+fn from_ingested(doc: IngestedSnapshot, host: &Host) -> Loaded {
+    let meta = records::ingested_meta(&doc.ingested, &doc.transactions, doc.forms.len());
+    let issuers = records::issuers(&doc.transactions, host);
+    let tickers: HashMap<&str, &str> = issuers.iter().map(|i| (i.cik.as_str(), i.ticker.as_str())).collect();
+    let rows = doc
+        .transactions
+        .into_iter()
+        .map(|r| {
+            let ticker = tickers.get(r.issuer_cik.as_str()).copied().unwrap_or_default().to_string();
+            (r.issuer_cik.clone(), Transaction::from_record(r, &ticker))
+        })
+        .collect();
+    let companies = issuers
+        .into_iter()
+        .map(|i| (i.cik.clone(), Company { ticker: i.ticker, company: i.company, cik: i.cik, ceo: i.ceo }))
+        .collect();
+    Index::build(meta, companies, rows)
+}
+
 impl Index {
-    /// Builds the index; also returns how many records named a ticker with no company entry (left out).
-    pub fn new(snapshot: Snapshot) -> (Self, usize) {
-        let mut by_ticker: HashMap<String, Vec<Transaction>> = HashMap::new();
-        for t in snapshot.filings {
-            by_ticker.entry(normalize_ticker(&t.ticker)).or_default().push(t);
+    /// Builds the index from companies and rows, each paired with the key that joins them (the normalised
+    /// ticker for the seed, the issuer CIK for ingested records).
+    fn build(meta: Meta, companies: Vec<(String, Company)>, rows: Vec<(String, Transaction)>) -> Loaded {
+        let mut by_company: HashMap<String, Vec<Transaction>> = HashMap::new();
+        for (key, t) in rows {
+            by_company.entry(key).or_default().push(t);
         }
-        let companies = snapshot
-            .companies
+        let companies = companies
             .into_iter()
-            .map(|company| {
-                let mut filings = by_ticker.remove(&normalize_ticker(&company.ticker)).unwrap_or_default();
+            .map(|(key, company)| {
+                let mut filings = by_company.remove(&key).unwrap_or_default();
                 // Stable sort: rows of one accession (an exercise and its sale) stay in filed order.
-                filings.sort_by(|a, b| (&b.date, &b.accession_number).cmp(&(&a.date, &a.accession_number)));
+                filings.sort_by(|a, b| (&b.date, b.filing()).cmp(&(&a.date, a.filing())));
                 CompanyFilings { company, filings }
             })
             .collect();
-        let orphans = by_ticker.values().map(Vec::len).sum();
-        (Self { meta: snapshot.meta, companies: Companies::new(companies, |c| &c.company.ticker) }, orphans)
+        let orphans = by_company.values().map(Vec::len).sum();
+        Loaded { index: Self { meta, companies: Companies::new(companies, |c| &c.company.ticker) }, orphans }
     }
 }

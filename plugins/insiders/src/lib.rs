@@ -1,18 +1,26 @@
 //! insiders: SEC Form 4 insider transactions, grouped by company.
 //!
 //! File roles (the same in every plugin): `lib.rs` manifest and export, `routes.rs` request handling,
-//! `schema.rs` OpenAPI fragment, `data.rs` records and index, `seed/` the shipped snapshot, `tests.rs`.
+//! `schema.rs` OpenAPI fragment, `data.rs` records and index, `seed/` the shipped snapshot, `tests.rs`,
+//! `ingest.rs` the parser of official files (with `form4.rs`, the ownershipDocument reader, and
+//! `records.rs`, the ingested record shape shared with `execs`), `ingest_tests.rs`.
 //! The snapshot's records carry each reporting owner's name and relationship titles, so the `execs` plugin
 //! derives its rosters from this same dataset (keep the record fields it reads stable: see `data.rs`).
 
 mod data;
+mod form4;
+mod ingest;
+#[cfg(test)]
+mod ingest_tests;
+mod records;
 mod routes;
 mod schema;
 #[cfg(test)]
 mod tests;
 
 use datahost_plugin_api::{
-    export_plugin, ApiError, InitContext, LogLevel, Manifest, Maturity, Plugin, RequestEnvelope, Response, Seed,
+    export_plugin, ApiError, IngestBatch, InitContext, LogLevel, Manifest, Maturity, Plugin, Refusal, RequestEnvelope,
+    Response, Seed, SourceFile,
 };
 
 pub const SLUG: &str = "insiders";
@@ -40,8 +48,7 @@ impl Plugin for Insiders {
     }
 
     fn init(ctx: InitContext) -> Result<Self, String> {
-        let snapshot: data::Snapshot = ctx.host.load_dataset(SLUG)?;
-        let (index, orphans) = data::Index::new(snapshot);
+        let data::Loaded { index, orphans } = data::load(&ctx.host, SLUG)?;
         if orphans > 0 {
             ctx.host.log(LogLevel::Warn, &format!("{orphans} insider records name a ticker with no company entry"));
         }
@@ -50,6 +57,14 @@ impl Plugin for Insiders {
 
     fn handle(&self, request: &RequestEnvelope) -> Result<Response, ApiError> {
         routes::handle(&self.index, request)
+    }
+
+    fn ingest_formats() -> Vec<&'static str> {
+        ingest::FORMATS.to_vec()
+    }
+
+    fn ingest(file: &SourceFile<'_>) -> Result<IngestBatch, Refusal> {
+        ingest::ingest(file)
     }
 }
 

@@ -4,11 +4,8 @@ use datahost_plugin_api::companies::CompaniesDoc;
 use datahost_plugin_api::openapi::schema::*;
 use serde_json::{json, Value};
 
+use crate::form4::FORM4_CODES;
 use crate::routes::route_spec;
-
-/// Every Form 4 transaction code (SEC Form 4 General Instructions, section 8).
-const FORM4_CODES: &[&str] =
-    &["P", "S", "V", "A", "D", "F", "I", "M", "C", "E", "H", "O", "X", "G", "L", "W", "Z", "J", "K", "U"];
 
 pub fn fragment() -> Value {
     let filing = object_with_optional(
@@ -31,16 +28,93 @@ pub fn fragment() -> Value {
                 ),
             ),
             ("acquiredDisposed", describe(string_enum(&["A", "D"]), "A acquired, D disposed.")),
-            ("accessionNumber", describe(string(), "SEC accession number of the Form 4, `0001234567-25-000123`.")),
-            ("sourceUrl", describe(uri(), "The filing's index page in the SEC EDGAR archives.")),
+            (
+                "accessionNumber",
+                describe(
+                    nullable(string()),
+                    "SEC accession number of the Form 4, `0001234567-25-000123`; null for a filing ingested as \
+                     bare XML whose accession number is unknown (see `accessionKnown`, `filingId`).",
+                ),
+            ),
+            (
+                "sourceUrl",
+                describe(
+                    nullable(uri()),
+                    "The filing in the SEC EDGAR archives (`.../Archives/edgar/data/<cik>/<accession>/...`); null \
+                     when the accession number is unknown.",
+                ),
+            ),
             ("date", describe(date(), "Transaction date.")),
-            ("shares", describe(number(), "Number of shares in the transaction.")),
-            ("price", describe(number(), "Price per share in USD (0 for grants and gifts).")),
-            ("value", describe(number(), "shares × price in USD, rounded to cents.")),
+            ("shares", describe(number(), "Number of shares (or underlying units) in the transaction.")),
+            (
+                "price",
+                describe(
+                    nullable(number()),
+                    "Price per share in USD as filed (0 for grants and gifts); null when the filing gives the \
+                     price only in a footnote.",
+                ),
+            ),
+            ("value", describe(nullable(number()), "shares × price in USD, rounded to cents; null when price is.")),
         ],
         &[
-            ("filedDate", describe(date(), "Date the Form 4 was filed with the SEC.")),
-            ("tradingPlan", describe(boolean(), "True when the filer checked the Rule 10b5-1(c) trading-plan box.")),
+            (
+                "filedDate",
+                describe(
+                    nullable(date()),
+                    "Date the Form 4 was filed with the SEC (EDGAR header); null for bare XML, which has none.",
+                ),
+            ),
+            (
+                "tradingPlan",
+                describe(
+                    boolean(),
+                    "True when the filer checked the Rule 10b5-1(c) trading-plan box or (ingested filings) a \
+                     footnote of the row says the trade was made under a 10b5-1 plan.",
+                ),
+            ),
+            ("filingId", describe(string(), "Ingested: the accession number, or `xml-sha256-<hex>` of the content.")),
+            ("accessionKnown", describe(boolean(), "Ingested: false when the accession number is unknown.")),
+            ("documentType", describe(string_enum(&["4", "4/A"]), "Ingested: `4/A` for an amendment.")),
+            ("amendment", boolean()),
+            ("periodOfReport", date()),
+            ("table", describe(string_enum(&["non-derivative", "derivative"]), "Ingested: the Form 4 table.")),
+            ("securityTitle", nullable(string())),
+            ("ownerCik", describe(string(), "The reporting owner's CIK, 10 digits.")),
+            ("isDirector", boolean()),
+            ("isOfficer", boolean()),
+            ("isTenPercentOwner", boolean()),
+            ("isOther", boolean()),
+            ("officerTitle", nullable(string())),
+            (
+                "jointOwners",
+                describe(
+                    array(object(&[("name", string()), ("cik", string()), ("title", string())])),
+                    "The other reporting owners of a joint filing.",
+                ),
+            ),
+            (
+                "aff10b5One",
+                describe(
+                    nullable(boolean()),
+                    "The Rule 10b5-1 checkbox as filed; null on forms that predate it (2023).",
+                ),
+            ),
+            (
+                "tradingPlanEvidence",
+                describe(nullable(string_enum(&["checkbox", "footnote"])), "What made `tradingPlan` true."),
+            ),
+            (
+                "footnotes",
+                describe(
+                    array(object(&[("id", string()), ("text", nullable(string()))])),
+                    "The footnotes the row refers to, with their text.",
+                ),
+            ),
+            ("sharesOwnedFollowing", nullable(number())),
+            ("directOrIndirect", nullable(string_enum(&["D", "I"]))),
+            ("exercisePrice", describe(nullable(number()), "Derivative rows: exercise or conversion price.")),
+            ("underlyingSecurity", nullable(string())),
+            ("underlyingShares", nullable(number())),
         ],
     );
     let company = object_with_optional(
@@ -72,38 +146,66 @@ pub fn fragment() -> Value {
     .fragment()
 }
 
+/// A real ingested row: the first sale of EDGAR filing 0000320193-22-000061 (Apple, Katherine L. Adams).
 fn example() -> Value {
+    let mut filing = json!({
+        "owner": "Adams Katherine L.",
+        "title": "SVP, GC and Secretary",
+        "code": "S",
+        "acquiredDisposed": "D",
+        "accessionNumber": "0000320193-22-000061",
+        "sourceUrl": "https://www.sec.gov/Archives/edgar/data/320193/000032019322000061/0000320193-22-000061.txt",
+        "date": "2022-05-04",
+        "filedDate": "2022-05-06",
+        "shares": 9136.0,
+        "price": 159.94,
+        "value": 1461211.84,
+        "tradingPlan": true
+    });
+    let ingested = json!({
+        "filingId": "0000320193-22-000061",
+        "accessionKnown": true,
+        "documentType": "4",
+        "amendment": false,
+        "periodOfReport": "2022-05-04",
+        "table": "non-derivative",
+        "securityTitle": "Common Stock",
+        "ownerCik": "0001462356",
+        "isDirector": false,
+        "isOfficer": true,
+        "isTenPercentOwner": false,
+        "isOther": false,
+        "officerTitle": "SVP, GC and Secretary",
+        "jointOwners": [],
+        "aff10b5One": null,
+        "tradingPlanEvidence": "footnote",
+        "footnotes": [
+            {"id": "F1", "text": "This transaction was made pursuant to a Rule 10b5-1 trading plan adopted by the \
+                reporting person on August 16, 2021."},
+            {"id": "F2", "text": "This transaction was executed in multiple trades at prices ranging from $159.42 to \
+                $160.41; the price reported above reflects the weighted average sale price. ..."}
+        ],
+        "sharesOwnedFollowing": 468198.0,
+        "directOrIndirect": "D",
+        "exercisePrice": null,
+        "underlyingSecurity": null,
+        "underlyingShares": null
+    });
+    if let (Value::Object(all), Value::Object(extra)) = (&mut filing, ingested) {
+        all.extend(extra);
+    }
     json!({
         "meta": {
-            "source": "datahost demo seed: fictional insiders at real issuers, generated for development (not real \
-                Form 4 filings)",
+            "source": "SEC EDGAR Form 4 filings (Statement of Changes in Beneficial Ownership): 7 transaction rows \
+                from 1 filings in 1 ingested files",
             "sourceUrl": "https://www.sec.gov/cgi-bin/browse-edgar?action=getcurrent&type=4",
-            "method": "SEC Form 4 non-derivative table rows, one record per transaction row.",
-            "caveat": "DEMO DATA: insider names and transactions are fictional. Open-market sells (code S) are \
-                often driven by pre-scheduled Rule 10b5-1 trading plans, tax withholding or diversification, \
-                not a bearish view on the company.",
+            "method": "Read from each filing's ownershipDocument XML (bare XML, EDGAR .txt submissions, EDGAR feed \
+                .nc files): one record per non-derivative and derivative transaction row with its reporting owner.",
+            "caveat": "Open-market sells (code S) are often driven by pre-scheduled Rule 10b5-1 trading plans, tax \
+                withholding or diversification, not a bearish view on the company.",
             "generatedAt": "2026-11-01T06:00:00Z"
         },
         "count": 1,
-        "companies": [{
-            "ticker": "AAPL",
-            "company": "Apple Inc.",
-            "cik": "0000320193",
-            "ceo": "Sebastian Kilbride",
-            "filings": [{
-                "owner": "Anselm Underhill",
-                "title": "SVP and Chief People Officer",
-                "code": "S",
-                "acquiredDisposed": "D",
-                "accessionNumber": "0000320193-26-040369",
-                "sourceUrl": "https://www.sec.gov/Archives/edgar/data/320193/000032019326040369/0000320193-26-040369-index.htm",
-                "date": "2026-10-19",
-                "filedDate": "2026-10-20",
-                "shares": 26550.0,
-                "price": 249.04,
-                "value": 6612012.0,
-                "tradingPlan": true
-            }]
-        }]
+        "companies": [{"ticker": "AAPL", "company": "Apple Inc.", "cik": "0000320193", "ceo": "", "filings": [filing]}]
     })
 }

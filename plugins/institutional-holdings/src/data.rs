@@ -1,11 +1,15 @@
-//! The 13F snapshot (every filing of every filer, with its information table) and the index built from it
-//! once at load: each filer's latest filing, holdings sorted by value, the total over all of them, and the
-//! lookups by CIK and by name.
+//! The 13F filings served (from the demo seed, or built from ingested records by `records.rs`) and the
+//! index built from them once at load: each filer's latest filing, holdings sorted by value, the total over
+//! all of them, and the lookups by CIK and by name.
 
-use datahost_plugin_api::companies::CompaniesMeta;
+use datahost_plugin_api::ingest::IngestedInfo;
+use datahost_plugin_api::reference::CompanyRef;
 use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+use crate::records::VotingAuthority;
+
+/// One position. The optional fields exist for ingested filings only (the seed has none of them).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Holding {
     pub name_of_issuer: String,
@@ -15,9 +19,33 @@ pub struct Holding {
     pub shares: u64,
     /// `Put`, `Call`, or null for a plain position.
     pub put_call: Option<String>,
+    /// `SH` or `PRN`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shares_type: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub investment_discretion: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub voting_authority: Option<VotingAuthority>,
+    /// The filing the row comes from (differs from the served filing's for a NEW HOLDINGS amendment's rows).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub accession: Option<String>,
+    /// The issuing company as the host's company list names it, when the issuer name resolves there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub issuer: Option<CompanyRef>,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+/// A NEW HOLDINGS amendment whose rows are merged into the served filing.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AmendmentRef {
+    pub accession: String,
+    pub form: String,
+    pub amendment_type: String,
+    pub filed_date: String,
+    pub source_url: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Filing {
     pub cik: String,
@@ -27,12 +55,41 @@ pub struct Filing {
     pub period_of_report: String,
     pub filed_date: String,
     pub holdings: Vec<Holding>,
+    /// `RESTATEMENT` when the served filing is a 13F-HR/A restating the quarter.
+    #[serde(default)]
+    pub amendment_type: Option<String>,
+    /// `dollars` or `thousands`: the unit the filing reported its values in (valueUsd is always dollars).
+    #[serde(default)]
+    pub value_unit: Option<String>,
+    #[serde(default)]
+    pub value_unit_reason: Option<String>,
+    #[serde(default)]
+    pub source_url: Option<String>,
+    #[serde(default)]
+    pub amendments: Vec<AmendmentRef>,
+    /// Rows of the information table that could not be read at ingest (so the list is incomplete).
+    #[serde(default)]
+    pub unread_rows: Option<usize>,
 }
 
-/// The snapshot document: `{meta, filings}`.
+/// Where the served data comes from. `method` and `ingested` are present for ingested data only.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Meta {
+    pub generated_at: String,
+    pub source: String,
+    pub source_url: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub method: Option<String>,
+    pub caveat: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ingested: Option<IngestedInfo>,
+}
+
+/// The seed document: `{meta, filings}`.
 #[derive(Debug, Clone, Deserialize)]
 pub struct Snapshot {
-    pub meta: CompaniesMeta,
+    pub meta: Meta,
     pub filings: Vec<Filing>,
 }
 
@@ -55,15 +112,15 @@ pub enum NameMatch {
 }
 
 pub struct Index {
-    pub meta: CompaniesMeta,
+    pub meta: Meta,
     /// Sorted by CIK.
     pub filers: Vec<Filer>,
 }
 
 impl Index {
-    pub fn new(snapshot: Snapshot) -> Result<Self, String> {
+    pub fn new(meta: Meta, filings: Vec<Filing>) -> Result<Self, String> {
         let mut latest: std::collections::BTreeMap<String, Filing> = Default::default();
-        for filing in snapshot.filings {
+        for filing in filings {
             validate(&filing)?;
             let key = |f: &Filing| (f.period_of_report.clone(), f.filed_date.clone(), f.accession.clone());
             match latest.get(&filing.cik) {
@@ -84,7 +141,16 @@ impl Index {
                 }
             })
             .collect();
-        Ok(Self { meta: snapshot.meta, filers })
+        Ok(Self { meta, filers })
+    }
+
+    /// Every filer's latest filing.
+    pub fn latest_filings(&self) -> impl Iterator<Item = &Filing> {
+        self.filers.iter().map(|f| &f.latest)
+    }
+
+    pub fn latest_filings_mut(&mut self) -> impl Iterator<Item = &mut Filing> {
+        self.filers.iter_mut().map(|f| &mut f.latest)
     }
 
     /// The filer with this 10-digit CIK.

@@ -1,16 +1,21 @@
 //! institutional-holdings: quarterly 13F-HR holdings of institutional investment managers, latest quarter per filer.
 //!
 //! File roles (the same in every plugin): `lib.rs` manifest and export, `routes.rs` request handling,
-//! `schema.rs` OpenAPI fragment, `data.rs` records and index, `seed/` the shipped snapshot, `tests.rs`.
+//! `schema.rs` OpenAPI fragment, `data.rs` records and index, `seed/` the shipped snapshot, `tests.rs`;
+//! `ingest.rs` the parser of the official 13F files and `records.rs` the records it writes and `init` reads.
 
 mod data;
+mod ingest;
+mod records;
 mod routes;
 mod schema;
 #[cfg(test)]
 mod tests;
 
+use datahost_plugin_api::ingest::INGESTED_KEY;
 use datahost_plugin_api::{
-    export_plugin, ApiError, InitContext, Manifest, Maturity, Plugin, RequestEnvelope, Response, Seed,
+    export_plugin, ApiError, IngestBatch, InitContext, Manifest, Maturity, Plugin, Refusal, RequestEnvelope, Response,
+    Seed, SourceFile,
 };
 
 pub const SLUG: &str = "institutional-holdings";
@@ -37,9 +42,25 @@ impl Plugin for InstitutionalHoldings {
         vec![Seed::new(SLUG, include_str!("../seed/institutional-holdings.json"))]
     }
 
+    /// Serves the ingested records once there are any, else the demo seed; never both.
     fn init(ctx: InitContext) -> Result<Self, String> {
-        let snapshot: data::Snapshot = ctx.host.load_dataset(SLUG)?;
-        Ok(Self { index: data::Index::new(snapshot)? })
+        let document: serde_json::Value = ctx.host.load_dataset(SLUG)?;
+        let index = if document.get(INGESTED_KEY).is_some() {
+            records::index_from_ingested(document, &ctx.host)?
+        } else {
+            let snapshot: data::Snapshot =
+                serde_json::from_value(document).map_err(|e| format!("the {SLUG} seed is not readable: {e}"))?;
+            data::Index::new(snapshot.meta, snapshot.filings)?
+        };
+        Ok(Self { index })
+    }
+
+    fn ingest_formats() -> Vec<&'static str> {
+        ingest::formats()
+    }
+
+    fn ingest(file: &SourceFile<'_>) -> Result<IngestBatch, Refusal> {
+        ingest::ingest(file)
     }
 
     fn handle(&self, request: &RequestEnvelope) -> Result<Response, ApiError> {

@@ -1,11 +1,12 @@
 //! `GET /v1/institutional-holdings`: the latest 13F filing of one filer, found by `cik` or by name `q`.
 
-use datahost_plugin_api::companies::CompaniesMeta;
 use datahost_plugin_api::params::DEFAULT_MAX_LIMIT;
+use datahost_plugin_api::reference::CompanyRef;
 use datahost_plugin_api::{ApiError, ParamSpec, RequestEnvelope, Response, RouteSpec};
 use serde::Serialize;
 
-use crate::data::{Holding, Index, NameMatch};
+use crate::data::{AmendmentRef, Holding, Index, Meta, NameMatch};
+use crate::records::VotingAuthority;
 
 pub const DEFAULT_LIMIT: usize = 100;
 /// Long enough for any legal fund name; bounds the substring scan.
@@ -43,6 +44,17 @@ struct HoldingOut<'a> {
     shares: u64,
     put_call: Option<&'a str>,
     title_of_class: &'a str,
+    // Additive fields of ingested filings (absent for the demo seed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    shares_type: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    investment_discretion: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    voting_authority: Option<&'a VotingAuthority>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    accession: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    issuer: Option<&'a CompanyRef>,
 }
 
 #[derive(Serialize)]
@@ -60,7 +72,20 @@ struct Body<'a> {
     total_value_usd: u64,
     truncated: bool,
     holdings: Vec<HoldingOut<'a>>,
-    meta: &'a CompaniesMeta,
+    // Additive fields of ingested filings (absent for the demo seed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    amendment_type: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    value_unit: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    value_unit_reason: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    source_url: Option<&'a str>,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    amendments: &'a [AmendmentRef],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    unread_rows: Option<usize>,
+    meta: &'a Meta,
 }
 
 pub fn handle(index: &Index, request: &RequestEnvelope) -> Result<Response, ApiError> {
@@ -97,6 +122,12 @@ pub fn handle(index: &Index, request: &RequestEnvelope) -> Result<Response, ApiE
         total_value_usd: filer.total_value_usd,
         truncated: holdings.len() < f.holdings.len(),
         holdings,
+        amendment_type: f.amendment_type.as_deref(),
+        value_unit: f.value_unit.as_deref(),
+        value_unit_reason: f.value_unit_reason.as_deref(),
+        source_url: f.source_url.as_deref(),
+        amendments: &f.amendments,
+        unread_rows: f.unread_rows,
         meta: &index.meta,
     })
 }
@@ -109,5 +140,10 @@ fn holding_out(h: &Holding) -> HoldingOut<'_> {
         shares: h.shares,
         put_call: h.put_call.as_deref(),
         title_of_class: &h.title_of_class,
+        shares_type: h.shares_type.as_deref(),
+        investment_discretion: h.investment_discretion.as_deref(),
+        voting_authority: h.voting_authority.as_ref(),
+        accession: h.accession.as_deref(),
+        issuer: h.issuer.as_ref(),
     }
 }

@@ -6,7 +6,16 @@ use serde_json::{json, Value};
 use crate::routes::route_spec;
 
 pub fn fragment() -> Value {
-    let holding = object(&[
+    let voting = object(&[("sole", integer()), ("shared", integer()), ("none", integer())]);
+    let issuer = object(&[
+        ("cik", with(string(), "pattern", json!("^[0-9]{10}$"))),
+        (
+            "ticker",
+            describe(string(), "The company's primary ticker (not necessarily this share class); may be empty."),
+        ),
+        ("name", describe(string(), "The SEC's conformed company name.")),
+    ]);
+    let holding = object_with_optional(&[
         ("nameOfIssuer", describe(string(), "Issuer name as reported on the 13F information table.")),
         ("cusip", with(describe(string(), "CUSIP of the security."), "pattern", json!("^[0-9A-Z]{9}$"))),
         ("valueUsd", describe(number(), "Reported market value at quarter end, USD.")),
@@ -19,18 +28,43 @@ pub fn fragment() -> Value {
             ),
         ),
         ("titleOfClass", describe(string(), "Title of the class of security, e.g. `COM`.")),
+    ], &[
+        ("sharesType", describe(string_enum(&["SH", "PRN"]), "Ingested data: `shares` counts shares (SH) or a principal amount (PRN).")),
+        ("investmentDiscretion", describe(string(), "Ingested data: SOLE, DFND (shared-defined) or OTR (shared-other).")),
+        ("votingAuthority", describe(voting, "Ingested data: shares over which the manager has sole, shared or no voting authority.")),
+        ("accession", describe(string(), "Ingested data: the filing the row comes from (a NEW HOLDINGS amendment's rows carry the amendment's).")),
+        ("issuer", describe(issuer, "Ingested data: the issuing company as the SEC's company list names it, when the issuer name matches there; absent otherwise.")),
     ]);
-    let meta = object(&[
-        ("generatedAt", datetime()),
-        ("source", describe(string(), "Where the snapshot comes from; says so when it is demo data.")),
+    let amendment = object(&[
+        ("accession", string()),
+        ("form", string()),
+        ("amendmentType", string_enum(&["NEW HOLDINGS"])),
+        ("filedDate", date()),
         ("sourceUrl", uri()),
-        ("caveat", string()),
     ]);
-    let body = object(&[
+    let meta = object_with_optional(
+        &[
+            ("generatedAt", datetime()),
+            ("source", describe(string(), "Where the data comes from; says so when it is demo data.")),
+            ("sourceUrl", uri()),
+            ("caveat", string()),
+        ],
+        &[
+            ("method", describe(string(), "Ingested data: how the official files were read.")),
+            (
+                "ingested",
+                describe(
+                    object(&[("rows", integer()), ("files", integer()), ("lastIngestAt", string())]),
+                    "Ingested data: what the records engine holds.",
+                ),
+            ),
+        ],
+    );
+    let body = object_with_optional(&[
         ("cik", with(describe(string(), "Filer CIK, 10 digits, zero-padded."), "pattern", json!("^[0-9]{10}$"))),
         ("filer", describe(string(), "Filer (investment manager) name.")),
         ("accession", describe(string(), "Accession number of the filing.")),
-        ("form", describe(string(), "Form type, `13F-HR`.")),
+        ("form", describe(string(), "Form type: `13F-HR`, or `13F-HR/A` when a restatement is the filing served.")),
         ("filedDate", describe(date(), "Date the filing was made.")),
         ("periodOfReport", describe(date(), "Quarter end the holdings are reported for (the filer's latest).")),
         (
@@ -52,6 +86,13 @@ pub fn fragment() -> Value {
             describe(array(reference("InstitutionalHolding")), "Holdings, largest valueUsd first, at most `limit`."),
         ),
         ("meta", reference("InstitutionalHoldingsMeta")),
+    ], &[
+        ("amendmentType", describe(string_enum(&["RESTATEMENT"]), "Ingested data: the filing served is a 13F-HR/A restating the quarter (it replaces the original).")),
+        ("valueUnit", describe(string_enum(&["dollars", "thousands"]), "Ingested data: the unit the filing reported its values in; valueUsd is always dollars (thousands are multiplied by 1000).")),
+        ("valueUnitReason", describe(string(), "Ingested data: the evidence for valueUnit (implied share prices, filing date against the SEC's 2023-01-03 switch to dollars).")),
+        ("sourceUrl", describe(uri(), "Ingested data: the submission in the EDGAR archive.")),
+        ("amendments", describe(array(reference("InstitutionalHoldingsAmendment")), "Ingested data: NEW HOLDINGS amendments whose rows are included.")),
+        ("unreadRows", describe(integer(), "Ingested data: information-table rows that could not be read at ingest; the holdings list lacks them.")),
     ]);
     let route = route_spec();
     let op = Operation {
@@ -71,6 +112,7 @@ pub fn fragment() -> Value {
         vec![
             ("InstitutionalHolding", holding),
             ("InstitutionalHoldingsMeta", meta),
+            ("InstitutionalHoldingsAmendment", amendment),
             ("InstitutionalHoldingsResponse", body),
         ],
     )
