@@ -264,7 +264,7 @@ fn call_plugin(state: &AppState, plugin: &LoadedPlugin, envelope_json: &str, rid
                 if serde_json::from_slice::<serde::de::IgnoredAny>(&body).is_err() {
                     return fault("invalid-json", "2xx body is not JSON");
                 }
-                let data_status = data_status(state, plugin);
+                let data_status = data_status(plugin);
                 let body = label_body(body, data_status);
                 let mut resp = (StatusCode::from_u16(status).unwrap_or(StatusCode::OK), body).into_response();
                 resp.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
@@ -299,16 +299,21 @@ fn call_plugin(state: &AppState, plugin: &LoadedPlugin, envelope_json: &str, rid
     }
 }
 
-/// Per dataset: `demo` (serving its shipped seed) or `ingested`, with row count and last ingest time.
+/// Per dataset: `demo` (serving its shipped seed) or `ingested`, with row count and last ingest time, as the
+/// owning plugin's current instance serves it (not merely as the engine holds it).
 fn dataset_status(state: &AppState) -> serde_json::Map<String, serde_json::Value> {
-    let mut names: Vec<&str> =
-        state.registry.plugins.iter().flat_map(|p| p.manifest.datasets.iter().map(String::as_str)).collect();
-    names.sort_unstable();
-    names.dedup();
-    names
+    let mut owned: Vec<(&str, &LoadedPlugin)> = state
+        .registry
+        .plugins
+        .iter()
+        .flat_map(|p| p.manifest.datasets.iter().map(move |d| (d.as_str(), p.as_ref())))
+        .collect();
+    owned.sort_unstable_by_key(|(d, _)| *d);
+    owned.dedup_by_key(|(d, _)| *d);
+    owned
         .into_iter()
-        .map(|name| {
-            let value = match state.engine.ingested(name) {
+        .map(|(name, plugin)| {
+            let value = match plugin.served_info(name) {
                 Some(i) => {
                     json!({"data": "ingested", "rows": i.rows, "files": i.files, "lastIngestAt": i.last_ingest_at})
                 }
@@ -319,11 +324,9 @@ fn dataset_status(state: &AppState) -> serde_json::Map<String, serde_json::Value
         .collect()
 }
 
-/// `demo` when the plugin answers from any demo seed (its own dataset or one it derives from), else
-/// `ingested`. The `companies` reference dataset only resolves names and carries no rows of its own.
-fn data_status(state: &AppState, plugin: &LoadedPlugin) -> &'static str {
-    let demo = plugin.reads().any(|d| d != crate::companies::DATASET && state.engine.is_demo(d));
-    if demo {
+/// `demo` when the plugin's current instance answers from any demo seed, else `ingested`.
+fn data_status(plugin: &LoadedPlugin) -> &'static str {
+    if plugin.serves_demo() {
         "demo"
     } else {
         "ingested"

@@ -187,11 +187,6 @@ impl Engine {
         self.ingested.read().unwrap_or_else(|e| e.into_inner()).get(dataset).cloned()
     }
 
-    /// Whether a dataset serves demo rows (its seed) rather than ingested records.
-    pub fn is_demo(&self, dataset: &str) -> bool {
-        !self.ingested.read().unwrap_or_else(|e| e.into_inner()).contains_key(dataset)
-    }
-
     /// The company reference index (empty until `companies` is ingested).
     pub fn companies(&self) -> Arc<CompanyIndex> {
         self.companies.read().unwrap_or_else(|e| e.into_inner()).clone()

@@ -16,6 +16,7 @@ use abi_stable::std_types::RStr;
 use datahost_plugin_api::abi::{
     FfiReply, FfiResponse, HostServices, PluginModuleRef, ABI_MAJOR, OUTCOME_OK, OUTCOME_PANIC,
 };
+use datahost_plugin_api::ingest::IngestedInfo;
 use datahost_plugin_api::manifest::validate;
 use datahost_plugin_api::{BuildInfo, Manifest, Maturity, Migration};
 use serde::Serialize;
@@ -32,6 +33,9 @@ pub struct LoadedPlugin {
     pub build: BuildInfo,
     module: PluginModuleRef,
     config_json: String,
+    /// What the current instance was built from: per dataset it reads, the ingest info (`None`: demo seed).
+    /// Taken before `init` ran, kept only when it succeeded, so it describes what is really being served.
+    served: RwLock<Vec<(String, Option<IngestedInfo>)>>,
 }
 
 /// A file that did not become a serving plugin, and why.
@@ -86,7 +90,30 @@ impl LoadedPlugin {
     /// Re-runs `init` (after a dataset it reads changed). The SDK swaps the new state in atomically.
     pub fn reinit(&self) -> Result<(), String> {
         let services = host_services(self.token);
-        (self.module.init())(services, RStr::from(self.config_json.as_str())).into_result().map(|_| ())
+        let about_to_serve = context(self.token).map(|c| served_by(&c.engine, &self.manifest)).unwrap_or_default();
+        (self.module.init())(services, RStr::from(self.config_json.as_str())).into_result()?;
+        *self.served.write().unwrap_or_else(|e| e.into_inner()) = about_to_serve;
+        Ok(())
+    }
+
+    /// Whether the current instance answers from any demo seed (its own dataset or one it derives from). The
+    /// `companies` reference dataset only resolves names and carries no rows of its own.
+    pub fn serves_demo(&self) -> bool {
+        self.served
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .any(|(d, info)| d != crate::companies::DATASET && info.is_none())
+    }
+
+    /// The ingest info of `dataset` as the current instance loaded it (`None`: demo seed or not read).
+    pub fn served_info(&self, dataset: &str) -> Option<IngestedInfo> {
+        self.served
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .find(|(d, _)| d == dataset)
+            .and_then(|(_, i)| i.clone())
     }
 
     /// The plugin's generic extension call.
@@ -381,6 +408,11 @@ pub fn open_all(dir: &Path, engine: &Arc<Engine>, disabled: &[String]) -> Result
     Ok(OpenedPlugins { candidates, failures })
 }
 
+/// Per dataset a plugin reads, what the engine holds right now (before the plugin loads it).
+fn served_by(engine: &Engine, manifest: &Manifest) -> Vec<(String, Option<IngestedInfo>)> {
+    manifest.datasets.iter().chain(manifest.reads.iter()).map(|d| (d.clone(), engine.ingested(d))).collect()
+}
+
 /// Runs `init` of every opened plugin; those that fail join the failures.
 pub fn init_all(
     opened: OpenedPlugins,
@@ -394,6 +426,7 @@ pub fn init_all(
         let config_json = settings.get(&c.manifest.slug).map(|v| v.to_string()).unwrap_or_else(|| "{}".into());
         let started = Instant::now();
         let services = host_services(token);
+        let about_to_serve = served_by(engine, &c.manifest);
         let result = (c.module.init())(services, RStr::from(config_json.as_str())).into_result();
         let slug = c.manifest.slug.clone();
         match result {
@@ -408,6 +441,7 @@ pub fn init_all(
                     build: c.build,
                     module: c.module,
                     config_json,
+                    served: RwLock::new(about_to_serve),
                 }));
             }
             Err(e) => failures.push(LoadFailure {
