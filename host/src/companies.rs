@@ -19,8 +19,9 @@ pub struct CompanyIndex {
 }
 
 impl CompanyIndex {
-    /// Builds the index from the dataset document (`{"companies": [{cik, ticker, name}, ...]}`). The first
-    /// entry wins on a tie (company_tickers.json lists a company's primary ticker first).
+    /// Builds the index from the dataset document (`{"companies": [{cik, ticker, name}, ...]}`). A CIK or name
+    /// listed with several tickers resolves to the first common-stock-looking one (no `-` class suffix such as
+    /// `NS-PB` or `AIZN`-style note tickers listed after it); company_tickers.json lists the primary ticker first.
     pub fn from_document(document: &str) -> Result<Self, String> {
         #[derive(Deserialize)]
         struct Doc {
@@ -35,9 +36,24 @@ impl CompanyIndex {
             if !c.ticker.is_empty() {
                 index.by_ticker.entry(c.ticker.to_ascii_uppercase()).or_insert(i);
             }
-            index.by_cik.entry(c.cik.clone()).or_insert(i);
-            index.by_name.entry(normalize_company_name(&c.name)).or_insert(i);
+            let preferred = !c.ticker.contains('-');
             index.companies.push(c);
+            let c = &index.companies[i];
+            for (map, key) in
+                [(&mut index.by_cik, c.cik.clone()), (&mut index.by_name, normalize_company_name(&c.name))]
+            {
+                match map.entry(key) {
+                    std::collections::hash_map::Entry::Vacant(v) => {
+                        v.insert(i);
+                    }
+                    // A class or preferred ticker listed first gives way to the first plain one.
+                    std::collections::hash_map::Entry::Occupied(mut o) => {
+                        if preferred && index.companies[*o.get()].ticker.contains('-') {
+                            o.insert(i);
+                        }
+                    }
+                }
+            }
         }
         Ok(index)
     }
@@ -77,5 +93,13 @@ mod tests {
         assert_eq!(index.resolve(&CompanyQuery::Name("APPLE INC".into())).unwrap().ticker, "AAPL");
         assert_eq!(index.resolve(&CompanyQuery::Name("Alphabet, Inc".into())).unwrap().ticker, "GOOGL");
         assert!(index.resolve(&CompanyQuery::Ticker("NOPE".into())).is_none());
+        // A preferred-share ticker listed first does not become the company's ticker.
+        let doc = r#"{"companies": [
+            {"cik": "0001110805", "ticker": "NS-PB", "name": "NuStar Energy L.P."},
+            {"cik": "0001110805", "ticker": "NS", "name": "NuStar Energy L.P."}]}"#;
+        let index = CompanyIndex::from_document(doc).unwrap();
+        assert_eq!(index.resolve(&CompanyQuery::Cik("1110805".into())).unwrap().ticker, "NS");
+        assert_eq!(index.resolve(&CompanyQuery::Name("NUSTAR ENERGY LP".into())).unwrap().ticker, "NS");
+        assert_eq!(index.resolve(&CompanyQuery::Ticker("NS-PB".into())).unwrap().ticker, "NS-PB");
     }
 }

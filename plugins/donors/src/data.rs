@@ -1,14 +1,16 @@
 //! The donors snapshot (companies with their PAC's individual contributions) and the per-company totals
-//! computed from it once at load.
+//! computed from it once at load. The demo seed deserialises straight into [`Company`]; ingested FEC records
+//! are turned into the same type by `pacs.rs`, with their [`Provenance`].
 
 use datahost_plugin_api::companies::{self, Dataset};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// One contribution from a company's PAC to a federal candidate: what the totals need. The snapshot also
 /// holds each contribution's `recipient`, `office`, `state` and `date`, which the endpoint does not report.
 #[derive(Debug, Clone, Deserialize)]
 pub struct Contribution {
-    /// `D`, `R`, `I` or `other`.
+    /// `D`, `R`, `I` or `other`; for ingested records also `unknown` (the recipient's party could not be
+    /// determined). Only `D` and `R` have a share.
     pub party: String,
     pub amount: f64,
 }
@@ -23,6 +25,34 @@ pub struct Company {
     pub cycle: String,
     pub note: String,
     pub contributions: Vec<Contribution>,
+    /// Where the figures come from; ingested records only.
+    #[serde(skip)]
+    pub provenance: Option<Provenance>,
+}
+
+/// What an ingested company entry adds: how to check it at the FEC and how the company was matched.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Provenance {
+    /// The committee's page on fec.gov.
+    pub source_url: String,
+    /// CONNECTED_ORG_NM as filed (may be empty).
+    pub connected_organization: String,
+    /// The company's SEC CIK when the company resolver matched it.
+    pub cik: Option<String>,
+    /// `connectedOrganization` or `committeeName`: which name matched the company; null when none did.
+    pub matched_by: Option<&'static str>,
+    /// Contributions whose recipient's party could not be determined: in the total, in neither share.
+    pub unattributed_usd: f64,
+    /// The FEC reports (FILE_NUM) the contributions were read from, with their docquery pages.
+    pub reports: Vec<ReportRef>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReportRef {
+    pub file_number: String,
+    pub url: String,
 }
 
 pub type Snapshot = companies::Snapshot<Company>;
@@ -74,7 +104,4 @@ pub fn index(snapshot: Snapshot) -> Result<Index, String> {
     Dataset::build(snapshot, Entry::new, |e| &e.company.ticker)
 }
 
-/// FEC committee ids are `C` followed by eight digits.
-pub fn is_committee_id(id: &str) -> bool {
-    id.len() == 9 && id.starts_with('C') && id[1..].bytes().all(|b| b.is_ascii_digit())
-}
+pub use crate::records::is_committee_id;

@@ -4,7 +4,7 @@ use datahost_plugin_api::companies::{self, respond};
 use datahost_plugin_api::{ApiError, RequestEnvelope, Response, RouteSpec};
 use serde::Serialize;
 
-use crate::data::{Entry, Index};
+use crate::data::{Entry, Index, Provenance};
 
 pub fn route_spec() -> RouteSpec {
     companies::route_spec(crate::ROUTE)
@@ -23,6 +23,9 @@ struct CompanyOut<'a> {
     dem_pct: f64,
     rep_pct: f64,
     contribution_count: usize,
+    /// Ingested data only: sourceUrl, connectedOrganization, cik, matchedBy, unattributedUsd, reports.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    provenance: Option<&'a Provenance>,
 }
 
 pub fn handle(index: &Index, request: &RequestEnvelope) -> Result<Response, ApiError> {
@@ -37,5 +40,6 @@ pub fn handle(index: &Index, request: &RequestEnvelope) -> Result<Response, ApiE
         dem_pct: e.totals.dem_pct,
         rep_pct: e.totals.rep_pct,
         contribution_count: e.totals.count,
+        provenance: e.company.provenance.as_ref(),
     })
 }

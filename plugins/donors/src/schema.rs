@@ -1,6 +1,6 @@
 //! The OpenAPI fragment of `/v1/donors`: full response schema, parameter, example.
 
-use datahost_plugin_api::companies::{company_schema, CompaniesDoc};
+use datahost_plugin_api::companies::CompaniesDoc;
 use datahost_plugin_api::openapi::schema::*;
 use serde_json::{json, Value};
 
@@ -17,19 +17,58 @@ pub fn fragment() -> Value {
             ),
         )
     };
-    let company = company_schema(&[
-        ("pacName", describe(string(), "Name of the company's connected political action committee.")),
-        ("committeeId", with(describe(string(), "FEC committee id of the PAC."), "pattern", json!("^C[0-9]{8}$"))),
-        ("cycle", describe(string(), "Two-year election cycle, named by its final year (e.g. `2026`).")),
-        ("note", describe(string(), "What the figures cover for this company.")),
-        (
-            "totalContributionsUsd",
-            describe(number(), "Sum of the PAC's contributions to federal candidates in the cycle, USD."),
-        ),
-        ("demPct", pct("Democratic")),
-        ("repPct", pct("Republican")),
-        ("contributionCount", describe(integer(), "Number of contributions behind the totals.")),
-    ]);
+    let company = object_with_optional(
+        &[
+            (
+                "name",
+                describe(string(), "Company name (the SEC's name when matched, else the name the FEC filing gives)."),
+            ),
+            (
+                "ticker",
+                describe(string(), "Stock ticker; empty when no listed company matched the PAC (ingested data)."),
+            ),
+            ("pacName", describe(string(), "Name of the company's connected political action committee.")),
+            ("committeeId", with(describe(string(), "FEC committee id of the PAC."), "pattern", json!("^C[0-9]{8}$"))),
+            ("cycle", describe(string(), "Two-year election cycle, named by its final year (e.g. `2026`).")),
+            ("note", describe(string(), "What the figures cover for this company.")),
+            (
+                "totalContributionsUsd",
+                describe(number(), "Sum of the PAC's contributions to federal candidates in the cycle, USD."),
+            ),
+            ("demPct", pct("Democratic")),
+            ("repPct", pct("Republican")),
+            ("contributionCount", describe(integer(), "Number of contributions behind the totals.")),
+        ],
+        &[
+            ("sourceUrl", describe(uri(), "The committee's page on fec.gov (ingested data).")),
+            ("connectedOrganization", describe(string(), "CONNECTED_ORG_NM as filed; may be empty (ingested data).")),
+            ("cik", describe(nullable(string()), "SEC CIK of the matched company, 10 digits; null when none matched.")),
+            (
+                "matchedBy",
+                describe(
+                    nullable(string_enum(&["connectedOrganization", "committeeName"])),
+                    "Which filed name matched the company; null when none did.",
+                ),
+            ),
+            (
+                "unattributedUsd",
+                describe(
+                    number(),
+                    "Contributions whose recipient's party could not be determined (in the total, in neither share).",
+                ),
+            ),
+            (
+                "reports",
+                describe(
+                    array(object(&[
+                        ("fileNumber", describe(string(), "FEC FILE_NUM of the report.")),
+                        ("url", describe(uri(), "The report on docquery.fec.gov.")),
+                    ])),
+                    "The FEC reports the contributions were read from (ingested data).",
+                ),
+            ),
+        ],
+    );
     let route = route_spec();
     CompaniesDoc {
         route: &route,

@@ -1,9 +1,13 @@
 //! senate-trades: U.S. Senate member stock-trade disclosures (Periodic Transaction Reports), beta.
 //!
 //! File roles (the same in every plugin): `lib.rs` manifest and export, `routes.rs` request handling,
-//! `schema.rs` OpenAPI fragment, `data.rs` records and index, `seed/` the shipped snapshot, `tests.rs`.
+//! `schema.rs` OpenAPI fragment, `data.rs` records and index, `ingest.rs` the parser of the official source
+//! files, `seed/` the shipped demo snapshot, `tests.rs` and `ingest_tests.rs`.
 
 mod data;
+mod ingest;
+#[cfg(test)]
+mod ingest_tests;
 mod routes;
 mod schema;
 #[cfg(test)]
@@ -11,13 +15,14 @@ mod tests;
 
 use datahost_plugin_api::disclosure::DisclosureIndex;
 use datahost_plugin_api::{
-    export_plugin, ApiError, InitContext, Manifest, Maturity, Plugin, RequestEnvelope, Response, Seed,
+    export_plugin, ApiError, IngestBatch, InitContext, Manifest, Maturity, Plugin, Refusal, RequestEnvelope, Response,
+    Seed, SourceFile,
 };
 
 pub const SLUG: &str = "senate-trades";
 pub const ROUTE: &str = "/v1/senate-trades";
 
-/// The plugin: an immutable index over one snapshot of the dataset.
+/// The plugin: an immutable index over one snapshot of the dataset (the demo seed or the ingested records).
 pub struct SenateTrades {
     meta: data::Meta,
     index: DisclosureIndex<data::Filing>,
@@ -40,8 +45,16 @@ impl Plugin for SenateTrades {
     }
 
     fn init(ctx: InitContext) -> Result<Self, String> {
-        let snapshot: data::Snapshot = ctx.host.load_dataset(SLUG)?;
-        Ok(Self { meta: snapshot.meta, index: DisclosureIndex::new(snapshot.filings) })
+        let (meta, filings) = data::load(ctx.host.load_dataset(SLUG)?)?;
+        Ok(Self { meta, index: DisclosureIndex::new(filings) })
+    }
+
+    fn ingest_formats() -> Vec<&'static str> {
+        ingest::FORMATS.to_vec()
+    }
+
+    fn ingest(file: &SourceFile<'_>) -> Result<IngestBatch, Refusal> {
+        ingest::ingest(file)
     }
 
     fn handle(&self, request: &RequestEnvelope) -> Result<Response, ApiError> {

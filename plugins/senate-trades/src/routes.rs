@@ -21,9 +21,13 @@ struct FilingOut<'a> {
     member: &'a str,
     chamber: &'a str,
     doc_id: &'a str,
-    year: i32,
-    filed_date: &'a str,
+    year: Option<i32>,
+    filed_date: Option<&'a str>,
     trades: Vec<WithAmountBounds<'a, Trade>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    source_url: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    paper: Option<bool>,
 }
 
 #[derive(Serialize)]
@@ -44,8 +48,10 @@ pub fn handle(plugin: &SenateTrades, request: &RequestEnvelope) -> Result<Respon
             chamber: &s.filing.chamber,
             doc_id: &s.filing.doc_id,
             year: s.filing.year,
-            filed_date: &s.filing.filed_date,
-            trades: s.trades.into_iter().map(|t| WithAmountBounds::new(t, &t.amount_range)).collect(),
+            filed_date: s.filing.filed_date.as_deref(),
+            trades: s.trades.into_iter().map(|t| WithAmountBounds::new(t, &t.base.amount_range)).collect(),
+            source_url: s.filing.source_url.as_deref(),
+            paper: s.filing.paper,
         })
         .collect();
     Response::json(&Body { meta: &plugin.meta, count: filings.len(), filings })

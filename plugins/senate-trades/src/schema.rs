@@ -7,18 +7,51 @@ use serde_json::{json, Value};
 use crate::routes::route_spec;
 
 pub fn fragment() -> Value {
-    let trade = object_with_optional(
-        &trade_schemas("Transaction type: `purchase`, `sale` (full sale), `sale (partial)` or `exchange`."),
-        &amount_bound_schemas(),
-    );
-    let filing = object(&[
-        ("member", describe(string(), "Senator who filed the report.")),
-        ("chamber", describe(string_enum(&["senate"]), "Always `senate` for this dataset.")),
-        ("docId", describe(string(), "Report identifier in the Senate eFD system.")),
-        ("year", describe(integer(), "Calendar year the report was filed.")),
-        ("filedDate", describe(date(), "Date the report was filed.")),
-        ("trades", array(reference("SenateTrade"))),
+    let mut trade_optional = amount_bound_schemas().to_vec();
+    trade_optional.extend([
+        ("owner", describe(string(), "Whose account: `Self`, `Spouse`, `Joint` or `Child` (ingested reports).")),
+        ("assetType", describe(string(), "Asset type as disclosed (`Stock`, `Municipal Security`...); may be empty.")),
+        ("comment", describe(string(), "The filer's comment; empty when none (ingested reports).")),
     ]);
+    let mut trade_required =
+        trade_schemas("Transaction type: `purchase`, `sale` (full sale), `sale (partial)` or `exchange`.");
+    for (name, schema) in &mut trade_required {
+        if *name == "ticker" {
+            *schema = describe(
+                string(),
+                "Ticker of the traded security as disclosed; empty when the report gives none (`--`).",
+            );
+        }
+    }
+    let trade = object_with_optional(&trade_required, &trade_optional);
+    let filing = object_with_optional(
+        &[
+            ("member", describe(string(), "Senator who filed the report.")),
+            ("chamber", describe(string_enum(&["senate"]), "Always `senate` for this dataset.")),
+            ("docId", describe(string(), "Report identifier in the Senate eFD system (the id in its link).")),
+            ("year", describe(nullable(integer()), "Calendar year of filedDate; null when filedDate is unknown.")),
+            (
+                "filedDate",
+                describe(
+                    nullable(date()),
+                    "Date the report was received (eFD). Null when the ingested source does not state it; such \
+                     reports are ordered by their latest trade date.",
+                ),
+            ),
+            ("trades", array(reference("SenateTrade"))),
+        ],
+        &[
+            ("sourceUrl", describe(uri(), "The report on efdsearch.senate.gov (ingested reports).")),
+            (
+                "paper",
+                describe(
+                    boolean(),
+                    "True for a scanned paper report: its trades are not machine-readable, so `trades` is empty \
+                     without meaning that the report has none (ingested reports).",
+                ),
+            ),
+        ],
+    );
     let meta = object(&meta_schemas());
     let body = object(&[
         ("meta", reference("SenateTradesMeta")),
