@@ -21,7 +21,7 @@ fn list_search_and_lookup() {
     assert_eq!(names(&acme)[0], "Acme");
     assert_eq!(names(&acme)[5], "Tacmetrics Inc.");
 
-    let (_, one) = server.get("/v1/sam-entities?uei=qu7baw1yz6g9");
+    let (_, one) = server.get("/v1/sam-entities?uei=demoaw1yz6g9");
     assert_eq!(names(&one), ["Acme Corporation"]);
     let e = &one["entities"][0];
     for field in ["name", "uei", "cageCode", "status", "city", "state", "country", "registrationDate", "expirationDate"]
@@ -39,7 +39,7 @@ fn list_search_and_lookup() {
 #[test]
 fn bad_requests_are_400_envelopes() {
     let server = Server::start();
-    for bad in ["uei=SHORT", "uei=QU7BAW1YZ6G!", "q=%21%21%21", "limit=0", "status=expired"] {
+    for bad in ["uei=SHORT", "uei=DEMOAW1YZ6G!", "q=%21%21%21", "limit=0", "status=expired"] {
         let (status, body) = server.get(&format!("/v1/sam-entities?{bad}"));
         assert_envelope(status, &body, 400);
     }

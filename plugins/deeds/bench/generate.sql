@@ -112,7 +112,7 @@ BEGIN
 
     INSERT INTO plugin_deeds.deeds (county, instrument_number, doc_type, grantor, grantee, legal_description,
         source_url, recorded_date, property_address, search_tokens, source)
-    SELECT slug, number, doc_type, grantor, grantee, legal, 'https://clerk.example/' || slug || '/' || number,
+    SELECT slug, number, doc_type, grantor, grantee, legal, 'https://demo.invalid/deeds/' || slug || '/' || number,
         recorded, street_line || ', ' || city || ', ' || st || ' ' || zip,
         string_to_array(slug || ':' || replace(upper(grantor || ' ' || grantee || ' ' || street_line || ' ' ||
             city || ' ' || st || ' ' || zip), ' ', ' ' || slug || ':'), ' '),

@@ -51,7 +51,8 @@ pub fn fragment() -> Value {
             N/North, Apt/Unit/#). Results are sorted by recordedDate, newest first (equal dates by \
             instrumentNumber). `county` and `query` are required (400 naming the missing one); a malformed \
             county slug is a 400; a well-formed county that is not yet onboarded answers 200 with no deeds and \
-            `countyOnboarded: false`. DEMO DATA: fictional parties.",
+            `countyOnboarded: false`. DEMO DATA: fictional parties; demo instrument numbers (`DEMO-...`) and \
+            source URLs (`https://demo.invalid/...`) are not county records.",
         response: reference("DeedsResponse"),
         example: Some(example()),
         extra_statuses: &[],
@@ -66,24 +67,24 @@ fn example() -> Value {
         "count": 2,
         "deeds": [
             {
-                "instrumentNumber": "2019158532",
+                "instrumentNumber": "DEMO-2019158532",
                 "docType": "DEED OF TRUST",
                 "grantor": "Maura O'Brien",
                 "grantee": "Harborline Bank NA",
                 "legalDescription": "LOT 14 BLK C BARTON HILLS",
                 "county": "travis-tx",
-                "sourceUrl": "https://www.tccsearch.org/RealEstate/SearchEntry.aspx?instrument=2019158532",
+                "sourceUrl": "https://demo.invalid/deeds/travis-tx/DEMO-2019158532",
                 "recordedDate": "2019-06-17",
                 "propertyAddress": "1204 Cedar Bend Ln, Austin, TX 78704"
             },
             {
-                "instrumentNumber": "2019017733",
+                "instrumentNumber": "DEMO-2019017733",
                 "docType": "WARRANTY DEED",
                 "grantor": "Noel Abernathy and Morgan Abernathy",
                 "grantee": "MAURA O'BRIEN",
                 "legalDescription": "LOT 14 BLK C BARTON HILLS",
                 "county": "travis-tx",
-                "sourceUrl": "https://www.tccsearch.org/RealEstate/SearchEntry.aspx?instrument=2019017733",
+                "sourceUrl": "https://demo.invalid/deeds/travis-tx/DEMO-2019017733",
                 "recordedDate": "2019-06-14",
                 "propertyAddress": "1204 Cedar Bend Ln, Austin, TX 78704"
             }

@@ -109,8 +109,16 @@ fn seed_default_limit_order_and_example() {
     let p = plugin_with_own_seeds::<Deeds>();
     let seed: Value = serde_json::from_str(include_str!("../seed/deeds.json")).unwrap();
     assert!(seed["meta"]["caveat"].as_str().unwrap().contains("DEMO DATA"));
+    assert!(seed["meta"]["source"].as_str().unwrap().starts_with("DEMO"));
+    assert_eq!(seed["meta"]["sourceUrl"], "https://demo.invalid/deeds");
     let all = seed["deeds"].as_array().unwrap();
     assert!(all.len() >= 400);
+    // No demo deed carries an instrument number or address of a county clerk's own records.
+    for d in all {
+        let number = d["instrumentNumber"].as_str().unwrap();
+        assert!(number.starts_with("DEMO-"), "{d}");
+        assert_eq!(d["sourceUrl"], format!("https://demo.invalid/deeds/{}/{number}", d["county"].as_str().unwrap()));
+    }
     // Every Travis County address ends in ", TX <zip>", so `tx` matches the whole county.
     let travis = all.iter().filter(|d| d["county"] == "travis-tx").count();
     assert!(travis > 100, "enough rows for the default limit to bite: {travis}");

@@ -104,7 +104,7 @@ const KINDS: &[Kind] = &[
         from: Some("2020-01-01"),
         to: Some("2024-12-31"),
     },
-    Kind { name: "entity field", queries: &["entity:apple", "entity:boeing"], forms: &[], from: None, to: None },
+    Kind { name: "entity field", queries: &["entity:orchard", "entity:kestrel"], forms: &[], from: None, to: None },
     Kind { name: "match all + forms", queries: &["*"], forms: &["DEF 14A"], from: None, to: None },
 ];
 

@@ -2,9 +2,11 @@
 //! (`seed/edgar-search.json` is `generate(SEED_FILINGS, SEED_RNG, &GenOptions::seed())`) and behind corpora of
 //! any size for load tests (`examples/gen_corpus.rs`, `examples/bench.rs`).
 //!
-//! Company names and CIKs are real; every filing and every sentence is invented from templates whose vocabulary
-//! (supply chain, cybersecurity incident, goodwill impairment, ...) makes full-text queries meaningful. No
-//! person is named anywhere, so no invented fact is attributed to a real person.
+//! Every filer is fictional (its name ends in `(demo)`, its CIK lies in [`DEMO_CIKS`], a range the SEC has not
+//! assigned), every accession number has the form `DEMO-<yyyy>-<sequence>` (EDGAR's are
+//! `<10 digits>-<yy>-<6 digits>`) and every address is under the reserved `https://demo.invalid/`. Texts are
+//! invented from templates whose vocabulary (supply chain, cybersecurity incident, goodwill impairment, ...)
+//! makes full-text queries meaningful. No person is named anywhere.
 
 use chrono::{Datelike, Duration, NaiveDate};
 
@@ -52,57 +54,68 @@ enum Sector {
     Consumer,
 }
 
-/// Operating companies (real names and CIKs) that file 10-K, 10-Q, 8-K, DEF 14A, 4 and SC 13G.
+/// Fictional operating companies that file 10-K, 10-Q, 8-K, DEF 14A, 4 and SC 13G. Every demo issuer's name ends
+/// in `(demo)` and its CIK lies in [`DEMO_CIKS`], far above any CIK the SEC has assigned, so no invented
+/// sentence (a material weakness, an impairment, a cybersecurity incident...) is ever attributed to a real
+/// filer.
 const COMPANIES: &[(&str, &str, Sector)] = &[
-    ("Apple Inc.", "0000320193", Sector::Tech),
-    ("Microsoft Corporation", "0000789019", Sector::Tech),
-    ("Amazon.com, Inc.", "0001018724", Sector::Consumer),
-    ("Alphabet Inc.", "0001652044", Sector::Tech),
-    ("Meta Platforms, Inc.", "0001326801", Sector::Tech),
-    ("NVIDIA Corporation", "0001045810", Sector::Tech),
-    ("Tesla, Inc.", "0001318605", Sector::Industrial),
-    ("Intel Corporation", "0000050863", Sector::Tech),
-    ("Cisco Systems, Inc.", "0000858877", Sector::Tech),
-    ("Oracle Corporation", "0001341439", Sector::Tech),
-    ("Advanced Micro Devices, Inc.", "0000002488", Sector::Tech),
-    ("Netflix, Inc.", "0001065280", Sector::Consumer),
-    ("JPMorgan Chase & Co.", "0000019617", Sector::Finance),
-    ("Bank of America Corporation", "0000070858", Sector::Finance),
-    ("The Goldman Sachs Group, Inc.", "0000886982", Sector::Finance),
-    ("Visa Inc.", "0001403161", Sector::Finance),
-    ("Exxon Mobil Corporation", "0000034088", Sector::Energy),
-    ("Chevron Corporation", "0000093410", Sector::Energy),
-    ("Johnson & Johnson", "0000200406", Sector::Health),
-    ("Pfizer Inc.", "0000078003", Sector::Health),
-    ("Walmart Inc.", "0000104169", Sector::Consumer),
-    ("The Procter & Gamble Company", "0000080424", Sector::Consumer),
-    ("The Coca-Cola Company", "0000021344", Sector::Consumer),
-    ("The Home Depot, Inc.", "0000354950", Sector::Consumer),
-    ("The Boeing Company", "0000012927", Sector::Industrial),
-    ("Lockheed Martin Corporation", "0000936468", Sector::Industrial),
-    ("Caterpillar Inc.", "0000018230", Sector::Industrial),
-    ("General Electric Company", "0000040545", Sector::Industrial),
-    ("Ford Motor Company", "0000037996", Sector::Industrial),
-    ("General Motors Company", "0001467858", Sector::Industrial),
+    ("Orchard Computing Inc. (demo)", "0009990001", Sector::Tech),
+    ("Bluefin Software Corporation (demo)", "0009990002", Sector::Tech),
+    ("Cartwheel Online Retail Inc. (demo)", "0009990003", Sector::Consumer),
+    ("Quarry Cloud Systems Inc. (demo)", "0009990004", Sector::Tech),
+    ("Parallax Social Networks Inc. (demo)", "0009990005", Sector::Tech),
+    ("Lumen Cascade Semiconductor Inc. (demo)", "0009990006", Sector::Tech),
+    ("Quillspark Motors Inc. (demo)", "0009990007", Sector::Industrial),
+    ("Tessellate Chips Corporation (demo)", "0009990008", Sector::Tech),
+    ("Nettlebrook Networks Inc. (demo)", "0009990009", Sector::Tech),
+    ("Aldergrove Databases Corporation (demo)", "0009990010", Sector::Tech),
+    ("Vantablue Microdevices Inc. (demo)", "0009990011", Sector::Tech),
+    ("Reelhouse Streaming Inc. (demo)", "0009990012", Sector::Consumer),
+    ("Granite Ledger Bancorp (demo)", "0009990013", Sector::Finance),
+    ("Lanternwick Bank Corporation (demo)", "0009990014", Sector::Finance),
+    ("Copperwick Investment Group Inc. (demo)", "0009990015", Sector::Finance),
+    ("Swiftquill Card Networks Inc. (demo)", "0009990016", Sector::Finance),
+    ("Prairiefire Petroleum Corporation (demo)", "0009990017", Sector::Energy),
+    ("Saltmarsh Energy Corporation (demo)", "0009990018", Sector::Energy),
+    ("Willowherb Health Products Company (demo)", "0009990019", Sector::Health),
+    ("Foxglove Pharmaceuticals Inc. (demo)", "0009990020", Sector::Health),
+    ("Greengrocer Superstores Inc. (demo)", "0009990021", Sector::Consumer),
+    ("Brightsoap Household Products Company (demo)", "0009990022", Sector::Consumer),
+    ("Fizzwell Beverage Company (demo)", "0009990023", Sector::Consumer),
+    ("Toolshed Home Improvement Inc. (demo)", "0009990024", Sector::Consumer),
+    ("Kestrel Wing Aerospace Company (demo)", "0009990025", Sector::Industrial),
+    ("Bulwark Ridge Defense Corporation (demo)", "0009990026", Sector::Industrial),
+    ("Tumbleweed Heavy Equipment Inc. (demo)", "0009990027", Sector::Industrial),
+    ("Cinderwheel Turbine Company (demo)", "0009990028", Sector::Industrial),
+    ("Thistledown Motor Company (demo)", "0009990029", Sector::Industrial),
+    ("Wagonwright Automotive Company (demo)", "0009990030", Sector::Industrial),
 ];
 
-/// Institutional investment managers (real names and CIKs) that file 13F-HR.
+/// Fictional institutional investment managers that file 13F-HR.
 const INSTITUTIONS: &[(&str, &str)] = &[
-    ("Berkshire Hathaway Inc.", "0001067983"),
-    ("BlackRock, Inc.", "0001364742"),
-    ("The Vanguard Group, Inc.", "0000102909"),
-    ("State Street Corporation", "0000093751"),
-    ("Bridgewater Associates, LP", "0001350694"),
+    ("Harbor Lantern Capital Management LP (demo)", "0009990101"),
+    ("Evenkeel Asset Management Inc. (demo)", "0009990102"),
+    ("Longshore Index Funds Inc. (demo)", "0009990103"),
+    ("Northgate Custody Corporation (demo)", "0009990104"),
+    ("Mistral Macro Partners LP (demo)", "0009990105"),
 ];
 
-/// Fictional issuers filing S-1 registration statements (invented names, CIKs from an unused range).
+/// Fictional issuers filing S-1 registration statements.
 const IPO_ISSUERS: &[(&str, &str)] = &[
-    ("Nimbus Robotics Inc. (demo)", "0009900001"),
-    ("Verdant Bioscience Corp. (demo)", "0009900002"),
-    ("Halcyon Grid Storage Inc. (demo)", "0009900003"),
-    ("Quillfeather Payments Inc. (demo)", "0009900004"),
-    ("Stratus Orbital Systems Inc. (demo)", "0009900005"),
+    ("Nimbus Robotics Inc. (demo)", "0009990201"),
+    ("Verdant Bioscience Corp. (demo)", "0009990202"),
+    ("Halcyon Grid Storage Inc. (demo)", "0009990203"),
+    ("Quillfeather Payments Inc. (demo)", "0009990204"),
+    ("Stratus Orbital Systems Inc. (demo)", "0009990205"),
 ];
+
+/// The CIKs of every demo filer: above 9,990,000, where the SEC has assigned none (the highest CIK in EDGAR's
+/// `company_tickers.json` is near 2,100,000 and CIKs are assigned in sequence).
+pub const DEMO_CIKS: std::ops::RangeInclusive<&str> = "0009990001"..="0009990999";
+
+/// Where every demo filing "lives": a reserved `.invalid` host (RFC 2606) that can never resolve, so no demo
+/// hit links to, or could be mistaken for, a document on sec.gov.
+pub const DEMO_URL_BASE: &str = "https://demo.invalid/edgar-search/";
 
 /// Forms and their relative frequency in the corpus.
 const FORMS: &[(&str, u32)] =
@@ -300,14 +313,8 @@ fn one_filing(rng: &mut Rng, i: usize, form: &str, filed: NaiveDate, opts: &GenO
         used.push(k);
         parts.push(fill(pool[k], rng, entity, sector));
     }
-    let year = filed.year();
-    let accession = format!("{cik}-{:02}-{:06}", year % 100, i % 1_000_000 + 1);
-    let url = format!(
-        "https://www.sec.gov/Archives/edgar/data/{}/{}/{}-index.htm",
-        cik.trim_start_matches('0'),
-        accession.replace('-', ""),
-        accession
-    );
+    let accession = format!("DEMO-{}-{:06}", filed.year(), i % 1_000_000 + 1);
+    let url = format!("{DEMO_URL_BASE}{accession}");
     Filing {
         form: form.to_string(),
         entity: entity.to_string(),
@@ -329,7 +336,7 @@ fn weekday(d: NaiveDate) -> NaiveDate {
 }
 
 fn opening(form: &str, entity: &str, filed: NaiveDate) -> String {
-    // `Apple Inc.` must not end a sentence as `Apple Inc..`.
+    // A name ending in a period (`Example Corp.`) must not end a sentence with two.
     let entity_end = if entity.ends_with('.') { entity.to_string() } else { format!("{entity}.") };
     let quarter_end = {
         let q_month = ((filed.month0() / 3) * 3) as i32; // first month (0-based) of the filing quarter
@@ -378,11 +385,14 @@ fn fill(template: &str, rng: &mut Rng, entity: &str, sector: Sector) -> String {
 pub fn snapshot(filings: Vec<Filing>) -> Snapshot {
     Snapshot {
         meta: Meta {
-            source: "datahost demo seed: synthetic EDGAR filings generated from templates (not real filings)".into(),
-            source_url: "https://efts.sec.gov/LATEST/search-index".into(),
-            caveat: "DEMO DATA: company names and CIKs are real, but every filing, accession number and sentence is \
-                     invented for development; do not rely on it. Production indexes EDGAR full-text filings since \
-                     2001."
+            source: "DEMO seed of datahost: synthetic filings of fictional companies, generated from templates (not \
+                     EDGAR filings)"
+                .into(),
+            source_url: "https://demo.invalid/edgar-search".into(),
+            caveat: "DEMO DATA: every filer is fictional (names end in \"(demo)\", CIKs 0009990001-0009990999 are not \
+                     assigned by the SEC), every filing, sentence and accession number (DEMO-<yyyy>-<sequence>) is \
+                     invented for development and every url is under https://demo.invalid/; do not rely on it. \
+                     Production indexes EDGAR full-text filings since 2001."
                 .into(),
             generated_at: "2026-11-01T06:00:00Z".into(),
         },

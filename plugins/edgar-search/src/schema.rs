@@ -11,8 +11,18 @@ pub fn fragment() -> Value {
             ("form", describe(string(), "Form type as filed, for example 10-K, 8-K, DEF 14A, 13F-HR, 4.")),
             ("entity", describe(string(), "Name of the filer or subject company.")),
             ("cik", describe(with(string(), "pattern", json!("^[0-9]{10}$")), "Filer CIK, 10 digits, zero-padded.")),
-            ("accession", describe(string(), "EDGAR accession number, `<cik>-<yy>-<sequence>`.")),
-            ("url", describe(uri(), "Address of the filing index page on EDGAR.")),
+            (
+                "accession",
+                describe(
+                    string(),
+                    "EDGAR accession number (`<10-digit filer id>-<yy>-<6-digit sequence>`); rows of the demo dataset carry \
+                     `DEMO-<yyyy>-<sequence>`, a form no EDGAR filing has.",
+                ),
+            ),
+            (
+                "url",
+                describe(uri(), "Address of the filing on EDGAR; under the reserved https://demo.invalid/ for demo rows."),
+            ),
             ("filedDate", describe(date(), "Date the filing was accepted.")),
         ],
         &[
@@ -51,8 +61,9 @@ pub fn fragment() -> Value {
          Malformed query syntax is a 400 naming `q`. `forms` and `from`/`to` filter inside the index, so `total` \
          is the exact number of matching filings while `count` is the number returned (at most `limit`, default \
          10, clamped at {MAX_LIMIT}). Equal scores list the newer filing first. Each hit carries its BM25 `score` \
-         and a text `snippet`. The demo dataset holds synthetic filings of real companies; production indexes \
-         filings since 2001. Engine mode (a server whose records engine is PostgreSQL): the same matches, `total`, \
+         and a text `snippet`. The demo dataset holds synthetic filings of fictional companies (names ending \
+         in `(demo)`, CIKs from 0009990001, accession numbers `DEMO-...`); production indexes filings since 2001. \
+         Engine mode (a server whose records engine is PostgreSQL): the same matches, `total`, \
          filters and errors, but hits are ranked by PostgreSQL's `ts_rank` instead of BM25 (so `score` and the \
          order differ, ties still newest first, and snippets weigh query terms equally); phrase slop \
          (`\"a b\"~2`), phrase prefixes (`\"a b\"*`), ranges, `IN` sets, `field:*` and regular expressions are a \
@@ -70,20 +81,22 @@ pub fn fragment() -> Value {
     build_fragment(vec![(crate::ROUTE, op.path_item())], vec![("EdgarSearchHit", hit), ("EdgarSearchResponse", body)])
 }
 
+/// A real response of the shipped demo seed (a unit test checks it).
 fn example() -> Value {
     json!({
         "query": "\"goodwill impairment\"",
-        "total": 27,
+        "total": 73,
         "count": 1,
         "hits": [{
-            "form": "8-K",
-            "entity": "Intel Corporation",
-            "cik": "0000050863",
-            "accession": "0000050863-25-000187",
-            "url": "https://www.sec.gov/Archives/edgar/data/50863/000005086325000187/0000050863-25-000187-index.htm",
-            "filedDate": "2025-08-14",
-            "score": 4.1873,
-            "snippet": "The company concluded that a goodwill impairment charge of $612 million is required for its devices unit."
+            "form": "10-K",
+            "entity": "Reelhouse Streaming Inc. (demo)",
+            "cik": "0009990012",
+            "accession": "DEMO-2022-000240",
+            "url": "https://demo.invalid/edgar-search/DEMO-2022-000240",
+            "filedDate": "2022-04-07",
+            "score": 3.3854,
+            "snippet": "activity. We recorded a goodwill impairment charge of $2144 million related to our streaming \
+                        reporting unit. We continue to invest in artificial intelligence"
         }]
     })
 }

@@ -5,7 +5,7 @@
 use datahost_plugin_api::testing::{get, manifest_problems, plugin_with_own_seeds, TestHost};
 use serde_json::{json, Value};
 
-use crate::corpus::{generate, seed_snapshot, GenOptions};
+use crate::corpus::{generate, seed_snapshot, GenOptions, DEMO_CIKS, DEMO_URL_BASE};
 use crate::data::Snapshot;
 use crate::index::{normalize_form, SearchIndex, SearchRequest};
 use crate::{EdgarSearch, ROUTE, SLUG};
@@ -227,6 +227,57 @@ fn seed_is_the_generator_output() {
     assert!(shipped.meta.caveat.starts_with("DEMO DATA"));
 }
 
+/// EDGAR's own accession form, `<10 digits>-<yy>-<6 digits>`: no demo filing may carry one.
+fn is_edgar_accession(accession: &str) -> bool {
+    let parts: Vec<&str> = accession.split('-').collect();
+    parts.len() == 3
+        && [10, 2, 6]
+            .iter()
+            .zip(&parts)
+            .all(|(len, part)| part.len() == *len && part.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// The CIKs EDGAR lists in `company_tickers.json` (the corpus copy), or `None` when the corpus is absent.
+fn real_ciks() -> Option<std::collections::HashSet<String>> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/corpus/sec-misc/company_tickers.json");
+    let text = std::fs::read_to_string(path).ok()?;
+    let doc: Value = serde_json::from_str(&text).expect("company_tickers.json is JSON");
+    let ciks = doc.as_object()?.values().map(|c| format!("{:010}", c["cik_str"].as_u64().expect("cik_str"))).collect();
+    Some(ciks)
+}
+
+#[test]
+fn demo_filings_are_visibly_fictional() {
+    assert!(!is_edgar_accession("DEMO-2024-000001") && is_edgar_accession("0000000001-24-000001"));
+    let seed = seed_snapshot();
+    assert!(seed.meta.source.starts_with("DEMO"), "{}", seed.meta.source);
+    assert!(seed.meta.source_url.starts_with("https://demo.invalid/"));
+    let real = real_ciks();
+    if real.is_none() {
+        eprintln!("corpus absent: skipping the check against company_tickers.json");
+    }
+    // The shipped seed and a load-test corpus come from the same generator: check both.
+    for f in seed.filings.iter().chain(&generate(2_000, 7, &GenOptions::large())) {
+        assert!(f.entity.ends_with(" (demo)"), "{}", f.entity);
+        assert!(DEMO_CIKS.contains(&f.cik.as_str()) && f.cik.len() == 10, "{}", f.cik);
+        assert!(real.as_ref().is_none_or(|r| !r.contains(&f.cik)), "{} is a real CIK", f.cik);
+        assert!(f.accession.starts_with("DEMO-") && !is_edgar_accession(&f.accession), "{}", f.accession);
+        assert_eq!(f.url, format!("{DEMO_URL_BASE}{}", f.accession));
+    }
+    if let Some(real) = real {
+        assert!(real.contains("0000320193"), "the corpus copy lists real CIKs, zero-padded as ours");
+        assert!(real.iter().all(|c| !DEMO_CIKS.contains(&c.as_str())), "the demo CIK range is unassigned");
+    }
+}
+
+#[test]
+fn documented_example_is_a_real_response() {
+    let p = plugin_with_own_seeds::<EdgarSearch>();
+    let fragment = crate::schema::fragment();
+    let example = &fragment["paths"][ROUTE]["get"]["responses"]["200"]["content"]["application/json"]["example"];
+    assert_eq!(&search(&p, &[("q", "\"goodwill impairment\""), ("limit", "1")]), example);
+}
+
 /// Counts seed filings whose lower-cased text contains `phrase`, with the request's filters: an oracle that
 /// shares no code with the index.
 fn scan_count(s: &Snapshot, phrase: &str, forms: &[&str], from: &str, to: &str) -> usize {
@@ -289,7 +340,7 @@ fn seed_limit_default_and_clamp() {
     for h in clamped["hits"].as_array().unwrap() {
         assert!(!h["snippet"].as_str().unwrap().is_empty());
         assert_eq!(h["cik"].as_str().unwrap().len(), 10);
-        assert!(h["url"].as_str().unwrap().starts_with("https://www.sec.gov/Archives/edgar/data/"));
+        assert!(h["url"].as_str().unwrap().starts_with("https://demo.invalid/edgar-search/DEMO-"));
     }
 }
 

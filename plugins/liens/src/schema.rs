@@ -60,7 +60,8 @@ pub fn fragment() -> Value {
             Ave/Avenue, N/North, Apt/Unit/#). `lienType` and `released` narrow the result. Results are sorted by \
             filedDate, newest first (equal dates by instrumentNumber). `county` and `query` are required (400 \
             naming the missing one); a malformed county slug is a 400; a well-formed county that is not yet onboarded answers 200 with no liens and \
-            `countyOnboarded: false`. DEMO DATA: fictional parties.",
+            `countyOnboarded: false`. DEMO DATA: fictional parties; demo instrument numbers (`DEMO-...`) and \
+            source URLs (`https://demo.invalid/...`) are not county records.",
         response: reference("LiensResponse"),
         example: Some(example()),
         extra_statuses: &[],
@@ -75,7 +76,7 @@ fn example() -> Value {
         "count": 3,
         "liens": [
             {
-                "instrumentNumber": "2025029056",
+                "instrumentNumber": "DEMO-2025029056",
                 "lienType": "tax",
                 "claimant": "Internal Revenue Service",
                 "releaseInstrument": "",
@@ -86,10 +87,10 @@ fn example() -> Value {
                 "debtor": "Maura O'Brien",
                 "releaseDate": null,
                 "propertyAddress": "1204 Cedar Bend Ln, Austin, TX 78704",
-                "sourceUrl": "https://www.tccsearch.org/RealEstate/SearchEntry.aspx?instrument=2025029056"
+                "sourceUrl": "https://demo.invalid/liens/travis-tx/DEMO-2025029056"
             },
             {
-                "instrumentNumber": "2024027311",
+                "instrumentNumber": "DEMO-2024027311",
                 "lienType": "mechanic's",
                 "claimant": "Cedar Bend Builders LLC",
                 "releaseInstrument": "",
@@ -100,13 +101,13 @@ fn example() -> Value {
                 "debtor": "Maura O'Brien",
                 "releaseDate": null,
                 "propertyAddress": "1204 Cedar Bend Ln, Austin, TX 78704",
-                "sourceUrl": "https://www.tccsearch.org/RealEstate/SearchEntry.aspx?instrument=2024027311"
+                "sourceUrl": "https://demo.invalid/liens/travis-tx/DEMO-2024027311"
             },
             {
-                "instrumentNumber": "2021104455",
+                "instrumentNumber": "DEMO-2021104455",
                 "lienType": "tax",
                 "claimant": "Internal Revenue Service",
-                "releaseInstrument": "2022011847",
+                "releaseInstrument": "DEMO-2022011847",
                 "county": "travis-tx",
                 "filedDate": "2021-09-02",
                 "amount": 6210.55,
@@ -114,7 +115,7 @@ fn example() -> Value {
                 "debtor": "Maura O'Brien",
                 "releaseDate": "2022-02-17",
                 "propertyAddress": "1204 Cedar Bend Ln, Austin, TX 78704",
-                "sourceUrl": "https://www.tccsearch.org/RealEstate/SearchEntry.aspx?instrument=2021104455"
+                "sourceUrl": "https://demo.invalid/liens/travis-tx/DEMO-2021104455"
             }
         ],
         "total": 3,

@@ -130,9 +130,17 @@ fn missing_and_malformed_parameters_are_400_naming_them() {
 fn seed_shape_and_example() {
     let seed: Value = serde_json::from_str(include_str!("../seed/liens.json")).unwrap();
     assert!(seed["meta"]["caveat"].as_str().unwrap().contains("DEMO DATA"));
+    assert!(seed["meta"]["source"].as_str().unwrap().starts_with("DEMO"));
+    assert_eq!(seed["meta"]["sourceUrl"], "https://demo.invalid/liens");
     let liens = seed["liens"].as_array().unwrap();
     assert!(liens.len() >= 150);
     for l in liens {
+        // No demo lien carries an instrument number or address of a county clerk's own records.
+        let number = l["instrumentNumber"].as_str().unwrap();
+        assert!(number.starts_with("DEMO-"), "{l}");
+        let release = l["releaseInstrument"].as_str().unwrap();
+        assert!(release.is_empty() || release.starts_with("DEMO-"), "{l}");
+        assert_eq!(l["sourceUrl"], format!("https://demo.invalid/liens/{}/{number}", l["county"].as_str().unwrap()));
         let released = l["released"].as_bool().unwrap();
         assert_eq!(released, !l["releaseInstrument"].as_str().unwrap().is_empty(), "{l}");
         assert_eq!(released, l["releaseDate"].is_string(), "{l}");

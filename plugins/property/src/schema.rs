@@ -82,7 +82,8 @@ pub fn fragment() -> Value {
             the lookup. The county backfill is incomplete: a county that is not yet onboarded answers 200 with \
             `record: null` (status `county-not-onboarded`), never an error; no parcel in an onboarded county is \
             also `record: null` (status `no-match`). A malformed county slug is a 400. DEMO DATA: fictional \
-            owners.",
+            owners; demo assessor IDs (`DEMO-...`), source IDs (`DEMO:...`) and source URLs \
+            (`https://demo.invalid/...`) are not county records.",
         response: reference("PropertyResponse"),
         example: Some(example()),
         extra_statuses: &[],
@@ -100,7 +101,7 @@ fn example() -> Value {
             "bathrooms": 2.5,
             "squareFootage": 2140,
             "lotSize": 0.21,
-            "assessorId": "284611",
+            "assessorId": "DEMO-284611",
             "legalDescription": "LOT 14 BLK C BARTON HILLS",
             "subdivision": "Barton Hills",
             "zoning": "SF-3",
@@ -109,8 +110,8 @@ fn example() -> Value {
             "county": "travis-tx",
             "propertyType": "Single Family Residence",
             "ownerName": "Maura O'Brien",
-            "sourceId": "TCAD:284611",
-            "sourceUrl": "https://travis.prodigycad.com/property-detail/284611",
+            "sourceId": "DEMO:TCAD:284611",
+            "sourceUrl": "https://demo.invalid/property/travis-tx/DEMO-284611",
             "lastSaleDate": "2019-06-14",
             "hoaFee": null,
             "landValue": 312500.0,

@@ -134,7 +134,7 @@ fn spelling_variants_match_the_same_parcel() {
         assert_eq!(status, 200);
         assert_eq!(body["status"], "matched", "{variant}");
         assert_eq!(body["county"], "travis-tx", "{variant}: the county of the match when none is given");
-        assert_eq!(body["record"]["assessorId"], "284611", "{variant}");
+        assert_eq!(body["record"]["assessorId"], "DEMO-284611", "{variant}");
         assert_eq!(body["address"], variant.trim());
     }
     let (_, dallas) = lookup(&p, "1204 Cedar Bend Ln, Dallas, TX", None);
@@ -195,8 +195,21 @@ fn seed_is_labelled_demo_and_every_parcel_is_findable_by_its_address() {
     let counties: Vec<&str> =
         seed["counties"].as_array().unwrap().iter().map(|c| c["slug"].as_str().unwrap()).collect();
     assert_eq!(counties, ["travis-tx", "king-wa", "cook-il", "maricopa-az"]);
+    let meta = &seed["meta"];
+    assert!(meta["source"].as_str().unwrap().starts_with("DEMO"), "{meta}");
+    assert_eq!(meta["sourceUrl"], "https://demo.invalid/property");
     let parcels = seed["parcels"].as_array().unwrap();
     assert_eq!(parcels.len(), 200);
+    // No demo parcel carries an identifier or address of a county's own records.
+    for parcel in parcels {
+        let id = parcel["assessorId"].as_str().unwrap();
+        assert!(id.starts_with("DEMO-"), "{parcel}");
+        assert!(parcel["sourceId"].as_str().unwrap().starts_with("DEMO:"), "{parcel}");
+        assert_eq!(
+            parcel["sourceUrl"],
+            format!("https://demo.invalid/property/{}/{id}", parcel["county"].as_str().unwrap())
+        );
+    }
     let p = plugin_with_own_seeds::<Property>();
     for parcel in parcels {
         let full =

@@ -26,7 +26,7 @@ pub fn route_spec() -> RouteSpec {
             .example("acme")
             .schema(serde_json::json!({"maxLength": MAX_QUERY_CHARS})),
             ParamSpec::string("uei", "SAM.gov Unique Entity ID: exactly 12 letters or digits, case-insensitive.")
-                .example("QU7BAW1YZ6G9")
+                .example("DEMOAW1YZ6G9")
                 .schema(serde_json::json!({"pattern": "^[A-Za-z0-9]{12}$"})),
             ParamSpec::string(
                 "status",

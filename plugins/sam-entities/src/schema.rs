@@ -69,8 +69,8 @@ fn example() -> Value {
         "count": 1,
         "entities": [{
             "name": "Acme",
-            "uei": "YAKC3B5ZXVU7",
-            "cageCode": "9W9R9",
+            "uei": "DEMO3B5ZXVU7",
+            "cageCode": "DMO01",
             "status": "Active",
             "city": "Herndon",
             "state": "VA",

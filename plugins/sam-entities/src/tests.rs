@@ -40,7 +40,7 @@ fn no_filter_lists_everything_in_name_order() {
     assert_eq!(body["total"], 148);
     assert_eq!(body["count"], 20, "default limit is 20");
     let got = names(&body);
-    assert_eq!(&got[..3], &["Accenture Federal Services LLC", "Acme", "Acme Corporation"]);
+    assert_eq!(&got[..3], &["Aberfoyle Federal Services LLC", "Acme", "Acme Corporation"]);
     let mut sorted = got.clone();
     sorted.sort_by_key(|n| n.to_lowercase());
     assert_eq!(got, sorted);
@@ -93,10 +93,10 @@ fn name_search_ranks_exact_prefix_word_then_inside_word() {
         names(&tech),
         [
             "Borderland Border Technologies Inc.",
-            "Jacobs Technology Inc.",
-            "L3Harris Technologies, Inc.",
+            "Jackdaw Technology Inc.",
+            "Larkspur Technologies, Inc.",
             "Ridgeline Blue Technologies LLC",
-            "ManTech International Corporation",
+            "Marshtech International Corporation",
         ]
     );
     let (_, ridge) = get(&p, ROUTE, &[("q", "ridge")]);
@@ -120,19 +120,19 @@ fn punctuation_and_spacing_are_ignored() {
 #[test]
 fn uei_is_exact_and_case_insensitive() {
     let p = plugin_with_own_seeds::<SamEntities>();
-    let (status, body) = get(&p, ROUTE, &[("uei", "qu7baw1yz6g9")]);
+    let (status, body) = get(&p, ROUTE, &[("uei", "demoaw1yz6g9")]);
     assert_eq!(status, 200);
-    assert_eq!(body["query"], "qu7baw1yz6g9");
+    assert_eq!(body["query"], "demoaw1yz6g9");
     assert_eq!(body["total"], 1);
     assert_eq!(names(&body), ["Acme Corporation"]);
-    assert_eq!(body["entities"][0]["uei"], "QU7BAW1YZ6G9");
-    assert_eq!(body["entities"][0]["cageCode"], "3QQS2");
+    assert_eq!(body["entities"][0]["uei"], "DEMOAW1YZ6G9");
+    assert_eq!(body["entities"][0]["cageCode"], "DMO02");
     let (status, none) = get(&p, ROUTE, &[("uei", "ZZZZZZZZZZZZ")]);
     assert_eq!((status, none["total"].as_u64()), (200, Some(0)));
     // Both given: both must hold.
-    let (_, both) = get(&p, ROUTE, &[("q", "acme"), ("uei", "QU7BAW1YZ6G9")]);
+    let (_, both) = get(&p, ROUTE, &[("q", "acme"), ("uei", "DEMOAW1YZ6G9")]);
     assert_eq!(names(&both), ["Acme Corporation"]);
-    let (_, clash) = get(&p, ROUTE, &[("q", "tech"), ("uei", "QU7BAW1YZ6G9")]);
+    let (_, clash) = get(&p, ROUTE, &[("q", "tech"), ("uei", "DEMOAW1YZ6G9")]);
     assert_eq!(clash["total"], 0);
 }
 
@@ -167,12 +167,12 @@ fn bad_parameters_are_400_naming_the_rule() {
     for (query, message) in [
         (("uei", "ABC"), "uei must be exactly 12 letters or digits (a SAM.gov Unique Entity ID), got `ABC`"),
         (
-            ("uei", "QU7BAW1YZ6G!"),
-            "uei must be exactly 12 letters or digits (a SAM.gov Unique Entity ID), got `QU7BAW1YZ6G!`",
+            ("uei", "DEMOAW1YZ6G!"),
+            "uei must be exactly 12 letters or digits (a SAM.gov Unique Entity ID), got `DEMOAW1YZ6G!`",
         ),
         (
-            ("uei", "QU7BAW1YZ6G90"),
-            "uei must be exactly 12 letters or digits (a SAM.gov Unique Entity ID), got `QU7BAW1YZ6G90`",
+            ("uei", "DEMOAW1YZ6G90"),
+            "uei must be exactly 12 letters or digits (a SAM.gov Unique Entity ID), got `DEMOAW1YZ6G90`",
         ),
         (("q", "!!!"), "q must contain at least one letter or digit"),
         (("q", long.as_str()), "q must be at most 200 characters"),
@@ -185,4 +185,24 @@ fn bad_parameters_are_400_naming_the_rule() {
         assert_eq!(body["error"], message);
         assert_eq!(body["code"], 400);
     }
+}
+
+/// SAM.gov never puts the letter O in a UEI or a CAGE code (it reads as zero), so identifiers spelled with
+/// `DEMO` / `DMO` can never name a real registration.
+#[test]
+fn seed_identifiers_and_meta_are_visibly_demo() {
+    let seed: Value = serde_json::from_str(include_str!("../seed/sam-entities.json")).unwrap();
+    let meta = &seed["meta"];
+    assert!(meta["source"].as_str().unwrap().starts_with("DEMO"), "{meta}");
+    assert!(meta["caveat"].as_str().unwrap().starts_with("DEMO DATA"), "{meta}");
+    assert!(meta["sourceUrl"].as_str().unwrap().starts_with("https://demo.invalid/"), "{meta}");
+    let entities = seed["entities"].as_array().unwrap();
+    let mut ueis = std::collections::HashSet::new();
+    for e in entities {
+        let (uei, cage) = (e["uei"].as_str().unwrap(), e["cageCode"].as_str().unwrap());
+        assert!(uei.starts_with("DEMO") && uei.len() == 12, "{e}");
+        assert!(cage.starts_with("DMO") && cage.len() == 5, "{e}");
+        assert!(ueis.insert(uei), "UEIs are unique: {uei}");
+    }
+    assert_eq!(ueis.len(), 148);
 }
