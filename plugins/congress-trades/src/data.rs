@@ -1,27 +1,104 @@
-//! The dataset's records as stored in the records engine. The index (newest first, match keys) is the SDK's
-//! [`DisclosureIndex`](datahost_plugin_api::disclosure::DisclosureIndex), shared with the Senate dataset; only
-//! what the House discloses beyond it lives here (`bundled` trades, `filingsScanned`).
+//! The dataset's records and how `init` turns them into filings. The index (newest first, match keys) is the
+//! SDK's [`DisclosureIndex`](datahost_plugin_api::disclosure::DisclosureIndex), shared with the Senate dataset;
+//! only what the House discloses beyond it lives here (`bundled` trades, `filingsScanned`).
+//!
+//! The host serves either the demo seed `{meta, filings}` or, once files are ingested,
+//! `{ingested, filings: [IndexFilingRecord], documents: [DocumentRecord], trades: [TradeRecord]}` (see
+//! `ingest.rs`). Ingested records are joined by DocID into the same [`Filing`]s the seed holds; seed rows and
+//! ingested rows are never mixed.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use datahost_plugin_api::disclosure::{Disclosure, DisclosureTrade};
+use datahost_plugin_api::ingest::{IngestedInfo, INGESTED_KEY};
+use datahost_plugin_api::reference::{CompanyQuery, CompanyRef};
 use datahost_plugin_api::snapshot::SnapshotMeta;
 use serde::{Deserialize, Serialize};
+
+/// The Clerk's financial-disclosure search, the public home of the index and the PTR documents.
+pub const CLERK_FD_URL: &str = "https://disclosures-clerk.house.gov/FinancialDisclosure";
+/// The index's FilingType of a Periodic Transaction Report.
+pub const PTR_FILING_TYPE: &str = "P";
+
+/// The official address of a PTR document (`year` is the index's filing year, the folder the Clerk files it in).
+pub fn ptr_pdf_url(year: i32, doc_id: &str) -> String {
+    format!("https://disclosures-clerk.house.gov/public_disc/ptr-pdfs/{year}/{doc_id}.pdf")
+}
+
+/// The official address of any other financial-disclosure document listed in the index.
+pub fn fd_pdf_url(year: i32, doc_id: &str) -> String {
+    format!("https://disclosures-clerk.house.gov/public_disc/financial-pdfs/{year}/{doc_id}.pdf")
+}
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Meta {
     #[serde(flatten)]
     pub snapshot: SnapshotMeta,
-    /// Periodic Transaction Reports read from the Clerk's index, including those that yielded no trade rows.
+    /// Periodic Transaction Reports whose document was read, including those that yielded no trade rows.
     pub filings_scanned: u64,
+    /// What an ingested snapshot adds: how the listed filings split by document status.
+    #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
+    pub coverage: Option<Coverage>,
 }
 
-/// A House trade line: the shared disclosure trade plus the House-only `bundled` flag.
+/// How the PTR filings of an ingested snapshot split by document status (additive `meta` fields).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Coverage {
+    /// PTR filings listed (index rows of FilingType P, plus documents ingested without their index row).
+    pub filings_listed: u64,
+    /// Listed in the index, document not ingested: their trades are unknown, not absent.
+    pub filings_no_document: u64,
+    /// Document ingested but its trades could not be read (scanned paper filing, contradiction...).
+    pub filings_unreadable: u64,
+    /// PTRs with no filing date (neither in the index nor a signature date in the document): not listed.
+    pub filings_undated: u64,
+}
+
+/// A House trade line: the shared disclosure trade plus the House-only `bundled` flag, and for ingested data
+/// what the PTR row says beyond SPEC's fields.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Trade {
     #[serde(flatten)]
     pub base: DisclosureTrade,
     /// The filer reported several transactions as one line.
     pub bundled: bool,
+    #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
+    pub details: Option<TradeDetails>,
+}
+
+/// The additive fields of an ingested trade.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TradeDetails {
+    /// `SP` (spouse), `JT` (joint), `DC` (dependent child) or `self` (the column left blank).
+    pub owner: String,
+    /// The Clerk's asset type code as printed in brackets (`ST`, `OP`, `AB`...); null when the row has none.
+    pub asset_type: Option<String>,
+    /// The transaction type as printed: `P`, `S`, `S (partial)`, `E`.
+    pub type_code: String,
+    /// `YYYY-MM-DD`.
+    pub notification_date: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub comment: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub location: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub subholding_of: Option<String>,
+    /// The row's Filing Status as printed (`New`, `Amended`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub filing_status: Option<String>,
+    /// The Clerk's transaction id (the form's ID column), printed on rows involved in an amendment.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub transaction_id: Option<String>,
+    /// The SEC's CIK and conformed name of the ticker, when the host's company list knows it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cik: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub company: Option<String>,
 }
 
 /// A filing: its header, then its trade lines. The header is its own type so a response can re-serialise it
@@ -41,6 +118,36 @@ pub struct FilingHead {
     pub year: i32,
     /// `YYYY-MM-DD`.
     pub filed_date: String,
+    #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
+    pub details: Option<FilingDetails>,
+}
+
+/// The additive fields of an ingested filing: where it comes from and whether its document was read.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FilingDetails {
+    /// The official PTR document.
+    pub source_url: String,
+    /// `parsed`, `no-document` (listed in the index, PDF not ingested) or `unreadable` (see `parseProblem`).
+    pub parse_status: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parse_problem: Option<String>,
+    /// State and district as the index (or the document) gives them, e.g. `CA12`.
+    pub state_district: String,
+    /// The document marks rows `Amended` or `Deleted`: it amends an earlier PTR, whose matching trades it
+    /// replaces.
+    pub amendment: bool,
+    /// Transaction rows of the document that could not be read (reported at ingest); the trades listed are
+    /// then incomplete.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub unread_rows: u64,
+    /// Rows the document marks `Deleted`: it withdraws those trades of an earlier PTR; they are not listed.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub withdrawn_trades: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl Disclosure for Filing {
@@ -62,9 +169,330 @@ impl Disclosure for Filing {
     }
 }
 
-/// The snapshot document: `{meta, filings}`.
+/// The demo seed document: `{meta, filings}`.
 #[derive(Debug, Clone, Deserialize)]
 pub struct Snapshot {
     pub meta: Meta,
     pub filings: Vec<Filing>,
+}
+
+/// One row of the Clerk's yearly index (collection `filings`, key = DocID): every filing type, as listed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IndexFilingRecord {
+    pub doc_id: String,
+    /// `First Last Suffix`, the way the filings are served.
+    pub member: String,
+    pub prefix: String,
+    pub first: String,
+    pub last: String,
+    pub suffix: String,
+    /// The index's one-letter FilingType (`P` = Periodic Transaction Report; see the README for the others).
+    pub filing_type: String,
+    /// Empty where the index leaves it blank.
+    pub state_district: String,
+    pub year: i32,
+    /// `YYYY-MM-DD`; null where the index leaves it blank (some FilingType W rows).
+    pub filed_date: Option<String>,
+    pub source_url: String,
+}
+
+/// `parsed` or `unreadable`: what became of an ingested PTR document.
+pub const PARSED: &str = "parsed";
+pub const UNREADABLE: &str = "unreadable";
+pub const NO_DOCUMENT: &str = "no-document";
+
+/// What a PTR document says about itself (collection `documents`, key = DocID).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DocumentRecord {
+    pub doc_id: String,
+    /// Where the DocID was read: `content` (the document's `Filing ID #`) or `file name`.
+    pub doc_id_from: String,
+    /// The file name given to `datahost ingest`.
+    pub file_name: String,
+    /// `parsed` or `unreadable`.
+    pub parse_status: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// The `Name:` line as printed (`Hon. Nancy Pelosi`); empty when unreadable.
+    pub filer_name: String,
+    pub filer_status: String,
+    pub state_district: String,
+    /// The `Digitally Signed` date (`YYYY-MM-DD`), the day the report was filed.
+    pub signed_date: Option<String>,
+    pub trade_rows: u64,
+    pub unread_rows: u64,
+    pub deleted_rows: u64,
+    pub amendment: bool,
+}
+
+/// One transaction row of a PTR document (collection `trades`, key `<DocID>:<row>`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TradeRecord {
+    pub doc_id: String,
+    /// 1-based position of the row in the document's transaction table.
+    pub row: u64,
+    pub transaction_id: Option<String>,
+    /// `SP`, `JT`, `DC` or `self`.
+    pub owner: String,
+    /// The asset as printed, without its `(TICKER)` and `[CODE]`.
+    pub asset: String,
+    /// The ticker printed in parentheses at the end of the asset; empty when there is none.
+    pub ticker: String,
+    pub asset_type: Option<String>,
+    /// `purchase`, `sale`, `sale (partial)` or `exchange`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub type_code: String,
+    pub date: String,
+    pub notification_date: String,
+    /// As printed (`$500,001 - $1,000,000`).
+    pub amount_range: String,
+    pub filing_status: Option<String>,
+    pub description: Option<String>,
+    pub comment: Option<String>,
+    pub location: Option<String>,
+    pub subholding_of: Option<String>,
+}
+
+impl TradeRecord {
+    /// A `Deleted` row withdraws a trade of an earlier report; it is not a trade itself.
+    pub fn is_deletion(&self) -> bool {
+        self.filing_status.as_deref().is_some_and(|s| s.eq_ignore_ascii_case("deleted"))
+    }
+}
+
+/// The document the host serves once files are ingested.
+#[derive(Debug, Clone, Deserialize)]
+pub struct IngestedDoc {
+    pub ingested: IngestedInfo,
+    #[serde(default)]
+    pub filings: Vec<IndexFilingRecord>,
+    #[serde(default)]
+    pub documents: Vec<DocumentRecord>,
+    #[serde(default)]
+    pub trades: Vec<TradeRecord>,
+}
+
+/// Company identity by ticker, answered by the host (`companies.resolve`); unknown tickers are absent.
+pub type Resolver<'a> = &'a dyn Fn(&[String]) -> HashMap<String, CompanyRef>;
+
+/// Reads the host's document: the ingested records when there are any, else the demo seed.
+pub fn load(doc: serde_json::Value, resolve: Resolver<'_>) -> Result<(Meta, Vec<Filing>), String> {
+    let unreadable = |e: serde_json::Error| format!("congress-trades dataset is not readable: {e}");
+    if doc.get(INGESTED_KEY).is_some() {
+        let ingested: IngestedDoc = serde_json::from_value(doc).map_err(unreadable)?;
+        let (filings, coverage) = filings_from_records(ingested.filings, ingested.documents, ingested.trades, resolve);
+        Ok((ingested_meta(&ingested.ingested, coverage), filings))
+    } else {
+        let seed: Snapshot = serde_json::from_value(doc).map_err(unreadable)?;
+        Ok((seed.meta, seed.filings))
+    }
+}
+
+/// What the index and a document say about one DocID.
+struct Listing<'a> {
+    index: Option<&'a IndexFilingRecord>,
+    document: Option<&'a DocumentRecord>,
+}
+
+/// Joins index rows (FilingType P), documents and trade rows by DocID into served filings.
+fn filings_from_records(
+    index: Vec<IndexFilingRecord>,
+    documents: Vec<DocumentRecord>,
+    trades: Vec<TradeRecord>,
+    resolve: Resolver<'_>,
+) -> (Vec<Filing>, Coverage) {
+    let mut listings: BTreeMap<&str, Listing> = BTreeMap::new();
+    for row in index.iter().filter(|r| r.filing_type == PTR_FILING_TYPE) {
+        listings.insert(&row.doc_id, Listing { index: Some(row), document: None });
+    }
+    for doc in &documents {
+        listings.entry(&doc.doc_id).or_insert(Listing { index: None, document: None }).document = Some(doc);
+    }
+    let mut rows_by_doc: HashMap<&str, Vec<&TradeRecord>> = HashMap::new();
+    for t in &trades {
+        rows_by_doc.entry(&t.doc_id).or_default().push(t);
+    }
+    let tickers: Vec<String> = trades
+        .iter()
+        .map(|t| t.ticker.clone())
+        .filter(|t| !t.is_empty())
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let companies = if tickers.is_empty() { HashMap::new() } else { resolve(&tickers) };
+
+    let mut coverage = Coverage::default();
+    let mut filings = Vec::with_capacity(listings.len());
+    for (doc_id, listing) in listings {
+        let Some(head) = head_of(doc_id, &listing) else {
+            coverage.filings_undated += 1;
+            continue;
+        };
+        let mut rows = rows_by_doc.remove(doc_id).unwrap_or_default();
+        rows.sort_by_key(|t| t.row);
+        let status = head.details.as_ref().map(|d| d.parse_status.as_str()).unwrap_or_default();
+        match status {
+            NO_DOCUMENT => coverage.filings_no_document += 1,
+            UNREADABLE => coverage.filings_unreadable += 1,
+            _ => {}
+        }
+        coverage.filings_listed += 1;
+        // An unreadable document lists no trades: whatever rows it gave cannot be trusted.
+        let trades = if status == PARSED {
+            rows.into_iter().filter(|t| !t.is_deletion()).map(|t| served_trade(t, &companies)).collect()
+        } else {
+            Vec::new()
+        };
+        filings.push(Filing { head, trades });
+    }
+    (filings, coverage)
+}
+
+/// The served header of a DocID: the index row when there is one (it is the Clerk's own listing), else what
+/// the document says. `None` for a document with neither an index row nor a signature date.
+fn head_of(doc_id: &str, listing: &Listing) -> Option<FilingHead> {
+    let doc = listing.document;
+    let (member, year, filed_date, state_district) = match listing.index {
+        Some(row) => (row.member.clone(), row.year, row.filed_date.clone()?, row.state_district.clone()),
+        None => {
+            let doc = doc?;
+            let signed = doc.signed_date.clone()?;
+            let year = signed.get(..4)?.parse().ok()?;
+            (member_from_filer_name(&doc.filer_name), year, signed, doc.state_district.clone())
+        }
+    };
+    let (parse_status, parse_problem) = match doc {
+        None => (NO_DOCUMENT, None),
+        Some(d) if d.parse_status != PARSED => (UNREADABLE, d.reason.clone()),
+        Some(d) => match contradiction(listing.index, d) {
+            Some(problem) => (UNREADABLE, Some(problem)),
+            None => (PARSED, None),
+        },
+    };
+    Some(FilingHead {
+        details: Some(FilingDetails {
+            source_url: ptr_pdf_url(year, doc_id),
+            parse_status: parse_status.into(),
+            parse_problem,
+            state_district,
+            amendment: doc.is_some_and(|d| d.amendment),
+            unread_rows: doc.map_or(0, |d| d.unread_rows),
+            withdrawn_trades: doc.map_or(0, |d| d.deleted_rows),
+        }),
+        member,
+        doc_id: doc_id.into(),
+        year,
+        filed_date,
+    })
+}
+
+/// A document tied to its DocID only by its file name must agree with the index row of that DocID; otherwise
+/// it is the wrong document (its trades are not served).
+fn contradiction(index: Option<&IndexFilingRecord>, doc: &DocumentRecord) -> Option<String> {
+    let row = index?;
+    let differs = !doc.state_district.is_empty() && !doc.state_district.eq_ignore_ascii_case(&row.state_district);
+    (doc.doc_id_from != "content" && differs).then(|| {
+        format!(
+            "the document `{}` (DocID from its file name) is for {}, but the index lists DocID {} for {}",
+            doc.file_name, doc.state_district, row.doc_id, row.state_district
+        )
+    })
+}
+
+/// `Hon. Nancy Pelosi` -> `Nancy Pelosi`: the document's name without the honorific the index keeps apart.
+pub fn member_from_filer_name(name: &str) -> String {
+    const HONORIFICS: &[&str] = &["Hon.", "Mr.", "Mrs.", "Ms.", "Dr."];
+    let name = name.trim();
+    HONORIFICS
+        .iter()
+        .find_map(|h| name.strip_prefix(h).filter(|rest| rest.starts_with(' ')))
+        .unwrap_or(name)
+        .trim()
+        .to_string()
+}
+
+fn served_trade(t: &TradeRecord, companies: &HashMap<String, CompanyRef>) -> Trade {
+    let company = companies.get(&t.ticker);
+    Trade {
+        base: DisclosureTrade {
+            ticker: t.ticker.clone(),
+            asset: t.asset.clone(),
+            kind: t.kind.clone(),
+            amount_range: t.amount_range.clone(),
+            date: t.date.clone(),
+        },
+        // The House form has no field for several transactions reported as one line.
+        bundled: false,
+        details: Some(TradeDetails {
+            owner: t.owner.clone(),
+            asset_type: t.asset_type.clone(),
+            type_code: t.type_code.clone(),
+            notification_date: t.notification_date.clone(),
+            description: t.description.clone(),
+            comment: t.comment.clone(),
+            location: t.location.clone(),
+            subholding_of: t.subholding_of.clone(),
+            filing_status: t.filing_status.clone(),
+            transaction_id: t.transaction_id.clone(),
+            cik: company.map(|c| c.cik.clone()),
+            company: company.map(|c| c.name.clone()),
+        }),
+    }
+}
+
+/// Asks the host who each ticker is; an unknown ticker (or no company list) is simply left unresolved.
+pub fn resolve_with_host(host: &datahost_plugin_api::Host, tickers: &[String]) -> HashMap<String, CompanyRef> {
+    let queries: Vec<CompanyQuery> = tickers.iter().map(|t| CompanyQuery::Ticker(t.clone())).collect();
+    match host.resolve_companies(&queries) {
+        Ok(answers) => {
+            tickers.iter().zip(answers).filter_map(|(ticker, found)| Some((ticker.clone(), found?))).collect()
+        }
+        Err(e) => {
+            host.log(
+                datahost_plugin_api::LogLevel::Warn,
+                &format!("congress-trades: company resolution unavailable, tickers served as printed: {e}"),
+            );
+            HashMap::new()
+        }
+    }
+}
+
+/// The `meta` of ingested data: the official source, how it was read and what it does not say.
+fn ingested_meta(info: &IngestedInfo, coverage: Coverage) -> Meta {
+    let scanned = coverage.filings_listed - coverage.filings_no_document - coverage.filings_unreadable;
+    Meta {
+        snapshot: SnapshotMeta {
+            source: "U.S. House of Representatives, Office of the Clerk: the yearly Financial Disclosure index \
+                     (FilingType P, Periodic Transaction Reports) and the e-filed PTR documents"
+                .into(),
+            source_url: CLERK_FD_URL.into(),
+            method: "Every Periodic Transaction Report listed in the Clerk's index (XML or tab-separated text) is a \
+                     filing; its PTR PDF, when ingested, is read row by row from its text layer: owner, asset, \
+                     ticker and asset type code as printed, transaction type (P purchase, S sale, S (partial) \
+                     partial sale, E exchange), transaction and notification dates, amount range as printed with \
+                     numeric amountMin/amountMax, and the row's filing status, description and comments. Rows of \
+                     an amending PTR replace the same member's matching rows (owner, asset, transaction date) of \
+                     earlier PTRs; rows it marks Deleted withdraw them. Tickers are resolved to the SEC's CIK and \
+                     name through the companies reference list when it is loaded."
+                .into(),
+            caveat: "Reports are disclosed up to 45 days after the trade; amounts are bucketed ranges, not exact \
+                     values. A filing with parseStatus no-document is listed in the index but its PDF has not been \
+                     read: its empty trades mean unknown, not none; unreadable means the PDF was read but its \
+                     trades could not be (scanned paper filings have no text layer). The House form has no field \
+                     for bundled lines, so bundled is false, and its capital-gains checkbox is not read. These are \
+                     stock-trade disclosures, not voting records or policy positions."
+                .into(),
+            generated_at: if info.last_ingest_at.is_empty() {
+                chrono::Utc::now().format("%Y-%m-%dT%H:%M:%SZ").to_string()
+            } else {
+                info.last_ingest_at.clone()
+            },
+        },
+        filings_scanned: scanned,
+        coverage: Some(coverage),
+    }
 }

@@ -1,9 +1,11 @@
 //! congress-trades: U.S. House member stock-trade disclosures (Periodic Transaction Reports).
 //!
 //! File roles (the same in every plugin): `lib.rs` manifest and export, `routes.rs` request handling,
-//! `schema.rs` OpenAPI fragment, `data.rs` records and index, `seed/` the shipped snapshot, `tests.rs`.
+//! `schema.rs` OpenAPI fragment, `data.rs` records and index, `ingest.rs` the parser of the Clerk's index and
+//! PTR PDFs, `seed/` the shipped demo snapshot, `tests.rs`.
 
 mod data;
+mod ingest;
 mod routes;
 mod schema;
 #[cfg(test)]
@@ -11,7 +13,8 @@ mod tests;
 
 use datahost_plugin_api::disclosure::DisclosureIndex;
 use datahost_plugin_api::{
-    export_plugin, ApiError, InitContext, Manifest, Maturity, Plugin, RequestEnvelope, Response, Seed,
+    export_plugin, ApiError, IngestBatch, InitContext, Manifest, Maturity, Plugin, Refusal, RequestEnvelope, Response,
+    Seed, SourceFile,
 };
 
 pub const SLUG: &str = "congress-trades";
@@ -41,10 +44,20 @@ impl Plugin for CongressTrades {
         vec![Seed::new(SLUG, include_str!("../seed/congress-trades.json"))]
     }
 
+    fn ingest_formats() -> Vec<&'static str> {
+        ingest::FORMATS.to_vec()
+    }
+
+    fn ingest(file: &SourceFile<'_>) -> Result<IngestBatch, Refusal> {
+        ingest::ingest(file)
+    }
+
     fn init(ctx: InitContext) -> Result<Self, String> {
-        let snapshot: data::Snapshot = ctx.host.load_dataset(SLUG)?;
-        let index = DisclosureIndex::new(snapshot.filings);
-        Ok(Self { meta: snapshot.meta, filings_with_trades: index.with_trades(), index })
+        let doc: serde_json::Value = ctx.host.load_dataset(SLUG)?;
+        let resolve = |tickers: &[String]| data::resolve_with_host(&ctx.host, tickers);
+        let (meta, filings) = data::load(doc, &resolve)?;
+        let index = DisclosureIndex::new(filings);
+        Ok(Self { meta, filings_with_trades: index.with_trades(), index })
     }
 
     fn handle(&self, request: &RequestEnvelope) -> Result<Response, ApiError> {

@@ -1,9 +1,12 @@
-//! Handler tests on the shipped seed, through the SDK's in-process test host.
+//! Handler tests on the shipped seed, then on ingested corpus files, through the SDK's in-process test host.
 
-use datahost_plugin_api::testing::{get, manifest_problems, plugin_with_own_seeds};
+use datahost_plugin_api::reference::CompanyRef;
+use datahost_plugin_api::testing::{get, manifest_problems, plugin_with_own_seeds, TestHost};
+use datahost_plugin_api::IngestBatch;
 use serde_json::{json, Value};
 
-use crate::{CongressTrades, ROUTE};
+use crate::ingest::tests::{corpus, parse};
+use crate::{CongressTrades, ROUTE, SLUG};
 
 fn all_trades(body: &Value) -> Vec<&Value> {
     body["filings"].as_array().unwrap().iter().flat_map(|f| f["trades"].as_array().unwrap()).collect()
@@ -144,4 +147,170 @@ fn over_long_member_is_400() {
     assert_eq!(body["error"], "member must be at most 100 characters");
     let (status, _) = get(&p, ROUTE, &[("member", &long[..100])]);
     assert_eq!(status, 200);
+}
+
+// ---------------------------------------------------------------- ingested data ---
+
+/// The plugin initialised on what the host serves after ingesting `batches` in order.
+fn plugin_on(batches: &[IngestBatch], companies: Vec<CompanyRef>) -> CongressTrades {
+    let host = TestHost::new();
+    host.set_ingested(SLUG, batches);
+    host.set_companies(companies);
+    host.init::<CongressTrades>().expect("init on ingested records")
+}
+
+fn corpus_batches(index: &str) -> Option<Vec<IngestBatch>> {
+    let (index_bytes, pdf) = (corpus(index)?, corpus("20022260.pdf")?);
+    Some(vec![parse(index, &index_bytes), parse("20022260.pdf", &pdf)])
+}
+
+fn filing<'a>(body: &'a Value, doc_id: &str) -> &'a Value {
+    body["filings"].as_array().unwrap().iter().find(|f| f["docId"] == doc_id).expect("filing listed")
+}
+
+#[test]
+fn ingested_index_and_ptr_are_served_with_real_meta() {
+    let Some(batches) = corpus_batches("2023FD.xml") else { return };
+    let alphabet = CompanyRef { cik: "0001652044".into(), ticker: "GOOGL".into(), name: "Alphabet Inc.".into() };
+    let p = plugin_on(&batches, vec![alphabet]);
+    let (status, all) = get(&p, ROUTE, &[("limit", "1000")]);
+    assert_eq!(status, 200);
+    // Every FilingType P row of the index is listed (460, SOURCES.md); one has its PDF read.
+    assert_eq!(all["count"], 460);
+    let meta = &all["meta"];
+    assert_eq!(meta["filingsScanned"], 1);
+    assert_eq!(meta["filingsWithTrades"], 1);
+    assert_eq!((meta["filingsListed"].as_u64(), meta["filingsNoDocument"].as_u64()), (Some(460), Some(459)));
+    assert_eq!((meta["filingsUnreadable"].as_u64(), meta["filingsUndated"].as_u64()), (Some(0), Some(0)));
+    assert_eq!(meta["sourceUrl"], "https://disclosures-clerk.house.gov/FinancialDisclosure");
+    for field in ["source", "method", "caveat"] {
+        let text = meta[field].as_str().unwrap();
+        assert!(!text.to_lowercase().contains("demo"), "{field}: {text}");
+    }
+    assert!(meta["source"].as_str().unwrap().contains("Office of the Clerk"));
+    assert!(meta["caveat"].as_str().unwrap().contains("45 days"));
+
+    let pelosi = filing(&all, "20022260");
+    assert_eq!(pelosi["member"], "Nancy Pelosi");
+    assert_eq!((pelosi["year"].as_i64(), pelosi["filedDate"].as_str()), (Some(2023), Some("2023-01-12")));
+    assert_eq!(pelosi["parseStatus"], "parsed");
+    assert_eq!(pelosi["sourceUrl"], "https://disclosures-clerk.house.gov/public_disc/ptr-pdfs/2023/20022260.pdf");
+    assert_eq!(pelosi["stateDistrict"], "CA12");
+    assert_eq!(pelosi["amendment"], false);
+    assert_eq!(pelosi["trades"].as_array().unwrap().len(), 13);
+    // The second row of page 1, with the company resolved through the host.
+    assert_eq!(
+        pelosi["trades"][1],
+        json!({
+            "ticker": "GOOGL", "asset": "Alphabet Inc. - Class A", "type": "sale (partial)",
+            "amountRange": "$500,001 - $1,000,000", "date": "2022-12-28", "bundled": false,
+            "amountMin": 500001.0, "amountMax": 1000000.0, "owner": "SP", "assetType": "ST",
+            "typeCode": "S (partial)", "notificationDate": "2022-12-28", "description": "Sold 10,000 shares.",
+            "filingStatus": "New", "cik": "0001652044", "company": "Alphabet Inc."
+        })
+    );
+    // Unresolved tickers (no company list entry) are served as printed, without cik.
+    assert_eq!(pelosi["trades"][4]["ticker"], "NFLX");
+    assert!(pelosi["trades"][4].get("cik").is_none());
+    // The CRM option row's amount is printed as `$9.00`: served as written, bounds equal.
+    assert_eq!(pelosi["trades"][10]["amountRange"], "$9.00");
+    assert_eq!(
+        (pelosi["trades"][10]["amountMin"].as_f64(), pelosi["trades"][10]["amountMax"].as_f64()),
+        (Some(9.0), Some(9.0))
+    );
+}
+
+#[test]
+fn index_only_filings_say_no_document_and_never_match_a_ticker() {
+    let Some(batches) = corpus_batches("2023FD.xml") else { return };
+    let p = plugin_on(&batches, Vec::new());
+    // 2023FD.txt lists six P filings by Nancy Pelosi; only 20022260's PDF is ingested.
+    let (_, pelosi) = get(&p, ROUTE, &[("member", "PELOSI")]);
+    assert_eq!(pelosi["count"], 6);
+    let ids: Vec<&str> = pelosi["filings"].as_array().unwrap().iter().map(|f| f["docId"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["20024186", "20023192", "20023080", "20022664", "20022320", "20022260"], "newest first");
+    let unread = filing(&pelosi, "20022320");
+    assert_eq!(unread["parseStatus"], "no-document");
+    assert_eq!(unread["trades"], json!([]));
+    assert_eq!(unread["stateDistrict"], "CA11");
+    assert_eq!(unread["filedDate"], "2023-01-25");
+    assert_eq!(unread["sourceUrl"], "https://disclosures-clerk.house.gov/public_disc/ptr-pdfs/2023/20022320.pdf");
+
+    let (_, googl) = get(&p, ROUTE, &[("ticker", "googl")]);
+    assert_eq!(googl["count"], 1);
+    let trades = googl["filings"][0]["trades"].as_array().unwrap();
+    let dates: Vec<&str> = trades.iter().map(|t| t["date"].as_str().unwrap()).collect();
+    assert_eq!(dates, ["2022-12-28", "2022-12-20", "2022-12-21"]);
+    let (_, none) = get(&p, ROUTE, &[("ticker", "AAPL")]);
+    assert_eq!(none["count"], 0);
+}
+
+#[test]
+fn the_text_index_serves_the_same_document_as_the_xml() {
+    let (Some(from_xml), Some(from_txt)) = (corpus_batches("2023FD.xml"), corpus_batches("2023FD.txt")) else {
+        return;
+    };
+    let mut xml = get(&plugin_on(&from_xml, Vec::new()), ROUTE, &[("limit", "1000")]).1;
+    let mut txt = get(&plugin_on(&from_txt, Vec::new()), ROUTE, &[("limit", "1000")]).1;
+    // generatedAt is the time of the load when the host gives no ingest time.
+    xml["meta"]["generatedAt"] = Value::Null;
+    txt["meta"]["generatedAt"] = Value::Null;
+    assert_eq!(xml, txt);
+}
+
+#[test]
+fn a_ptr_without_its_index_row_is_listed_from_the_document() {
+    let Some(pdf) = corpus("20022260.pdf") else { return };
+    let p = plugin_on(&[parse("20022260.pdf", &pdf)], Vec::new());
+    let (_, body) = get(&p, ROUTE, &[]);
+    assert_eq!(body["count"], 1);
+    let only = &body["filings"][0];
+    assert_eq!((only["member"].as_str(), only["docId"].as_str()), (Some("Nancy Pelosi"), Some("20022260")));
+    assert_eq!((only["year"].as_i64(), only["filedDate"].as_str()), (Some(2023), Some("2023-01-12")));
+    assert_eq!(only["stateDistrict"], "CA12");
+    assert_eq!(body["meta"]["filingsScanned"], 1);
+}
+
+#[test]
+fn an_unreadable_document_is_never_served_as_no_trades() {
+    let Some(xml) = corpus("2023FD.xml") else { return };
+    // 8220106 (Michael T. McCaul, filed 1/12/2024) is a paper PTR; a PDF without a text layer stands for it.
+    let scanned = crate::ingest::ptr_pages_for_tests(&[String::new()], "8220106.pdf").unwrap();
+    let p = plugin_on(&[parse("2023FD.xml", &xml), scanned], Vec::new());
+    let (_, body) = get(&p, ROUTE, &[("limit", "1")]);
+    let newest = &body["filings"][0];
+    assert_eq!(newest["docId"], "8220106");
+    assert_eq!(newest["parseStatus"], "unreadable");
+    assert!(newest["parseProblem"].as_str().unwrap().contains("no text layer"));
+    assert_eq!(newest["trades"], json!([]));
+    assert_eq!(body["meta"]["filingsUnreadable"], 1);
+    assert_eq!(body["meta"]["filingsScanned"], 0);
+    assert_eq!(body["meta"]["filingsWithTrades"], 0);
+}
+
+#[test]
+fn deleted_rows_are_not_served_and_the_amending_filing_says_so() {
+    use crate::ingest::tests::ptr_text;
+    let original = ptr_text(
+        "20000001",
+        "01/10/2023",
+        "SP Tesla, Inc. (TSLA) [ST] S 01/05/2023 01/05/2023 $15,001 - $50,000\n\nF S: New\n",
+    );
+    let amendment = ptr_text(
+        "20000050",
+        "02/20/2023",
+        "2000166569 SP Tesla, Inc. (TSLA) [ST] S 01/05/2023 01/05/2023 $15,001 - $50,000\n\nF S: Deleted\n",
+    );
+    let batches: Vec<IngestBatch> = [(original, "a.pdf"), (amendment, "b.pdf")]
+        .iter()
+        .map(|(text, name)| crate::ingest::ptr_pages_for_tests(std::slice::from_ref(text), name).unwrap())
+        .collect();
+    // `assemble` keeps both files' rows (lineage is the host's rule); the Deleted row itself is never a trade.
+    let p = plugin_on(&batches, Vec::new());
+    let (_, body) = get(&p, ROUTE, &[]);
+    let amending = filing(&body, "20000050");
+    assert_eq!(amending["amendment"], true);
+    assert_eq!(amending["withdrawnTrades"], 1);
+    assert_eq!(amending["trades"], json!([]));
+    assert_eq!(filing(&body, "20000001")["trades"].as_array().unwrap().len(), 1);
 }
