@@ -433,7 +433,7 @@ pub fn init_all(
             Ok(_) => {
                 tracing::info!(plugin = %slug, file = %c.file.display(), version = %c.manifest.version,
                     ms = started.elapsed().as_millis() as u64, "plugin loaded");
-                plugins.push(Arc::new(LoadedPlugin {
+                let plugin = Arc::new(LoadedPlugin {
                     token,
                     file: c.file,
                     manifest: c.manifest,
@@ -442,7 +442,9 @@ pub fn init_all(
                     module: c.module,
                     config_json,
                     served: RwLock::new(about_to_serve),
-                }));
+                });
+                register_routes(&plugin);
+                plugins.push(plugin);
             }
             Err(e) => failures.push(LoadFailure {
                 file: c.file.display().to_string(),
@@ -464,6 +466,70 @@ pub fn init_all(
 struct TokenContext {
     engine: Arc<Engine>,
     slug: String,
+}
+
+/// Every serving plugin by route, for the `route.get` host call.
+fn routes() -> &'static RwLock<HashMap<String, Arc<LoadedPlugin>>> {
+    static ROUTES: OnceLock<RwLock<HashMap<String, Arc<LoadedPlugin>>>> = OnceLock::new();
+    ROUTES.get_or_init(Default::default)
+}
+
+fn register_routes(plugin: &Arc<LoadedPlugin>) {
+    let mut map = routes().write().unwrap_or_else(|e| e.into_inner());
+    for route in &plugin.manifest.routes {
+        map.insert(route.path.clone(), plugin.clone());
+    }
+}
+
+thread_local! {
+    /// How deep `route.get` calls are nested on this thread (a plugin asking another that asks another...).
+    static ROUTE_DEPTH: std::cell::Cell<u8> = const { std::cell::Cell::new(0) };
+}
+
+/// `route.get`: one plugin reads another dataset through that dataset's public API (the same answer a client
+/// with an owner key gets), so derived datasets depend on the contract, not on another plugin's internals.
+fn route_get(caller: &str, input: &str) -> Result<String, String> {
+    #[derive(serde::Deserialize)]
+    struct RouteGet {
+        route: String,
+        #[serde(default)]
+        query: Vec<(String, String)>,
+    }
+    let req: RouteGet =
+        serde_json::from_str(input).map_err(|e| format!("route.get takes {{\"route\", \"query\": [[k, v]]}}: {e}"))?;
+    let target = routes()
+        .read()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(&req.route)
+        .cloned()
+        .ok_or_else(|| format!("no loaded plugin serves {}", req.route))?;
+    if target.slug() == caller {
+        return Err(format!("plugin {caller} asked for its own route {}", req.route));
+    }
+    let depth = ROUTE_DEPTH.with(|d| d.get());
+    if depth >= 2 {
+        return Err(format!("route.get nested too deep at {}", req.route));
+    }
+    let envelope = datahost_plugin_api::RequestEnvelope {
+        route: req.route.clone(),
+        query: req.query,
+        tier: datahost_plugin_api::Tier::Owner,
+        request_id: format!("internal:{caller}"),
+    };
+    let json = serde_json::to_string(&envelope).map_err(|e| e.to_string())?;
+    ROUTE_DEPTH.with(|d| d.set(depth + 1));
+    let outcome = target.handle(&json);
+    ROUTE_DEPTH.with(|d| d.set(depth));
+    match outcome {
+        HandleOutcome::Response { status: 200, body, .. } => {
+            String::from_utf8(body).map_err(|_| format!("{} answered a body that is not UTF-8", req.route))
+        }
+        HandleOutcome::Response { status, body, .. } => {
+            Err(format!("{} answered {status}: {}", req.route, first_line(&String::from_utf8_lossy(&body))))
+        }
+        HandleOutcome::Fault { status, message } => Err(format!("{} failed ({status}): {message}", req.route)),
+        HandleOutcome::Panic { .. } => Err(format!("{} panicked", req.route)),
+    }
 }
 
 fn tokens() -> &'static RwLock<HashMap<u64, Arc<TokenContext>>> {
@@ -563,6 +629,7 @@ extern "C" fn svc_call(token: u64, name: RStr<'_>, input: RStr<'_>) -> FfiReply 
                 serde_json::to_string(&answers).map_err(|e| e.to_string())
             }
             "host.version" => Ok(format!("\"{}\"", env!("CARGO_PKG_VERSION"))),
+            "route.get" => route_get(&ctx.slug, input.as_str()),
             other => Err(format!("unknown host call `{other}`")),
         }
     })

@@ -103,6 +103,15 @@ impl Host {
         serde_json::from_value(out).map_err(|e| format!("the host's company answer is not readable: {e}"))
     }
 
+    /// Reads another dataset through its public API: the body `route` answers for `query` to an owner key
+    /// (for example `get_route("/v1/insiders", &[])`). Derived datasets use this instead of reading another
+    /// plugin's stored records, so they depend only on the API contract. Call it while serving (lazily), not in
+    /// `init`: the other plugin may not be initialised yet. A plugin cannot call its own routes.
+    pub fn get_route(&self, route: &str, query: &[(&str, &str)]) -> Result<serde_json::Value, String> {
+        let input = serde_json::json!({ "route": route, "query": query });
+        self.call("route.get", &input)
+    }
+
     /// Which records engine backs the host: `embedded` or `postgres` (via the `engine.kind` host call).
     pub fn engine_kind(&self) -> String {
         self.call("engine.kind", &serde_json::Value::Null)

@@ -15,6 +15,7 @@ struct TestHostData {
     datasets: HashMap<String, String>,
     logs: Vec<String>,
     companies: Vec<crate::reference::CompanyRef>,
+    routes: HashMap<String, serde_json::Value>,
 }
 
 static HOSTS: Mutex<Option<HashMap<u64, TestHostData>>> = Mutex::new(None);
@@ -49,6 +50,16 @@ extern "C" fn call(token: u64, name: RStr<'_>, input: RStr<'_>) -> FfiReply {
             let companies = with_host(token, |h| h.companies.clone()).unwrap_or_default();
             let answers: Vec<_> = queries.iter().map(|q| resolve(&companies, q)).collect();
             FfiReply::ok(serde_json::to_string(&answers).unwrap_or_default())
+        }
+        "route.get" => {
+            let route = serde_json::from_str::<serde_json::Value>(input.as_str())
+                .ok()
+                .and_then(|v| v["route"].as_str().map(str::to_string))
+                .unwrap_or_default();
+            match with_host(token, |h| h.routes.get(&route).cloned()).flatten() {
+                Some(body) => FfiReply::ok(body.to_string()),
+                None => FfiReply::err(format!("no loaded plugin serves {route}")),
+            }
         }
         other => FfiReply::err(format!("unknown host call `{other}`")),
     }
@@ -86,9 +97,10 @@ impl TestHost {
     pub fn new() -> Self {
         let token = NEXT_TOKEN.fetch_add(1, Ordering::Relaxed);
         let mut guard = HOSTS.lock().unwrap_or_else(|e| e.into_inner());
-        guard
-            .get_or_insert_with(HashMap::new)
-            .insert(token, TestHostData { datasets: HashMap::new(), logs: Vec::new(), companies: Vec::new() });
+        guard.get_or_insert_with(HashMap::new).insert(
+            token,
+            TestHostData { datasets: HashMap::new(), logs: Vec::new(), companies: Vec::new(), routes: HashMap::new() },
+        );
         Self { token }
     }
 
@@ -112,6 +124,11 @@ impl TestHost {
     /// The company list `companies.resolve` answers from (the host's `companies` reference dataset).
     pub fn set_companies(&self, companies: Vec<crate::reference::CompanyRef>) {
         with_host(self.token, |h| h.companies = companies);
+    }
+
+    /// What `route.get` answers for `route` (whatever the query), standing in for another plugin's API.
+    pub fn set_route(&self, route: &str, body: serde_json::Value) {
+        with_host(self.token, |h| h.routes.insert(route.to_string(), body));
     }
 
     pub fn logs(&self) -> Vec<String> {
