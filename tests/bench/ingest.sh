@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Ingest throughput (records/s) of `datahost ingest` for SEC Form 4 and 13F, on both records engines.
+# The corpus holds only a handful of real filings, so this makes N throw-away variants of two real submissions
+# (only the ACCESSION NUMBER line changes, so each is a distinct filing) in a temporary folder; they are never
+# kept or served, they only give the parser and the engine enough files to time. Ingests them once (all new),
+# then again (all unchanged), and prints records/s from the command's own JSON report.
+# Needs `cargo build --release --workspace`. Usage: tests/bench/ingest.sh [files per dataset, default 2000]
+set -euo pipefail
+n=${1:-2000}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+bin="$root/target/release/datahost"
+corpus="$root/../shared/corpus"
+[ -x "$bin" ] || { echo "build first: cargo build --release --workspace" >&2; exit 1; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"; [ -n "${db:-}" ] && psql -q -h 127.0.0.1 -U postgres -c "DROP DATABASE IF EXISTS $db" postgres >/dev/null 2>&1 || true' EXIT
+
+variants() { # source-file folder accession-prefix
+  mkdir -p "$2"
+  python3 - "$1" "$2" "$3" "$n" <<'PY'
+import sys, re
+src, out, prefix, n = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+text = open(src, encoding="utf-8").read()
+for i in range(n):
+    acc = f"{prefix}-26-{i:06d}"
+    open(f"{out}/{acc}.txt", "w", encoding="utf-8").write(
+        re.sub(r"ACCESSION NUMBER:\s*\S+", f"ACCESSION NUMBER:\t\t{acc}", text, count=1))
+PY
+}
+variants "$corpus/sec-form4/0000320193-22-000061.txt" "$work/form4" 9999999991
+variants "$corpus/sec-13f/0001790837-23-000002.txt" "$work/13f" 9999999992
+
+run() { # label config dataset folder
+  local out
+  out=$("$bin" --config "$2" ingest "$3" "$4" --json 2>/dev/null || true)
+  python3 -c 'import json,sys; r=json.loads(sys.argv[2]); t=r["totals"]
+print(f"{sys.argv[1]:<44} {len(r[\"files\"]):>6} files {t[\"added\"]+t[\"unchanged\"]:>8} records {r[\"seconds\"]:>7.2f} s {r[\"recordsPerSecond\"]:>9.0f} records/s")' "$1" "$out"
+}
+
+printf '[plugins]\ndir = "%s"\n[engine]\ndata_dir = "%s"\n' "$root/target/release" "$work/data" > "$work/embedded.toml"
+db="dh_bench_ingest_$$"
+psql -q -h 127.0.0.1 -U postgres -c "CREATE DATABASE $db" postgres
+printf '[plugins]\ndir = "%s"\n[engine]\nurl = "postgres://postgres@127.0.0.1:5432/%s"\n' "$root/target/release" "$db" > "$work/pg.toml"
+for engine in embedded pg; do
+  for ds in "insiders form4" "institutional-holdings 13f"; do
+    set -- $ds
+    run "$engine $1 (new)" "$work/$engine.toml" "$1" "$work/$2"
+    run "$engine $1 (again: unchanged)" "$work/$engine.toml" "$1" "$work/$2"
+  done
+done
