@@ -33,6 +33,8 @@ pub struct AppState {
     pub proxy_secret: Option<ProxySecret>,
     /// The assembled OpenAPI document, serialised once at start.
     pub openapi: Bytes,
+    /// Each dataset's last successful `datahost sync`, refreshed from the engine (`sync/schedule.rs`).
+    pub sync_freshness: Arc<crate::sync::schedule::Freshness>,
 }
 
 impl AppState {
@@ -46,7 +48,7 @@ impl AppState {
         let doc = crate::openapi::assemble(&registry, config.base_url());
         let openapi = Bytes::from(serde_json::to_vec(&doc).unwrap_or_default());
         let proxy_secret = config.proxy_secret().map(ProxySecret::new);
-        Self { config, registry, engine, keys, limiter, proxy_secret, openapi }
+        Self { config, registry, engine, keys, limiter, proxy_secret, openapi, sync_freshness: Arc::default() }
     }
 
     fn error(&self, status: u16, message: impl Into<String>) -> AppError {
@@ -313,12 +315,17 @@ fn dataset_status(state: &AppState) -> serde_json::Map<String, serde_json::Value
     owned
         .into_iter()
         .map(|(name, plugin)| {
-            let value = match plugin.served_info(name) {
+            let mut value = match plugin.served_info(name) {
                 Some(i) => {
                     json!({"data": "ingested", "rows": i.rows, "files": i.files, "lastIngestAt": i.last_ingest_at})
                 }
                 None => json!({"data": "demo", "rows": null, "files": 0, "lastIngestAt": null}),
             };
+            // Freshness of `datahost sync` (null when the dataset was never synced).
+            let synced = state.sync_freshness.last_success(name);
+            let age = synced.as_deref().and_then(crate::sync::schedule::age_secs);
+            value["lastSyncAt"] = json!(synced);
+            value["syncAgeSecs"] = json!(age);
             (name.to_string(), value)
         })
         .collect()

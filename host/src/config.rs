@@ -22,6 +22,11 @@ pub struct Config {
     pub keys: KeysConfig,
     pub ratelimit: RateLimitConfig,
     pub auth: AuthConfig,
+    pub sync: SyncConfig,
+    /// The file layered over the defaults (`--config` or `DATAHOST_CONFIG`), so a scheduled `datahost sync`
+    /// child process reads the same configuration.
+    #[serde(skip)]
+    pub source_file: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -99,6 +104,128 @@ pub struct AuthConfig {
     pub proxy_secret: String,
 }
 
+/// `[sync]`: `datahost sync` and its schedule in `serve`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SyncConfig {
+    pub user_agent: String,
+    pub retention_mb: u64,
+    /// Dataset -> interval (`"90s"`, `"15m"`, `"1h"`, `"1d"`); empty: no scheduled sync.
+    #[serde(default)]
+    pub schedule: BTreeMap<String, String>,
+    pub sources: SyncSources,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SyncSources {
+    pub sec: SecSource,
+    pub house: HouseSource,
+    pub senate: SenateSource,
+    pub fec: FecSource,
+    pub nhtsa: NhtsaSource,
+    pub prices: PricesSource,
+    pub directory: DirectorySource,
+}
+
+/// The keys every source has, plus its own. (serde's `flatten` cannot be combined with
+/// `deny_unknown_fields`, hence the macro.)
+macro_rules! source_config {
+    ($(#[$meta:meta])* $name:ident { $($(#[$fmeta:meta])* $field:ident : $ty:ty),* $(,)? }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Deserialize)]
+        #[serde(deny_unknown_fields)]
+        pub struct $name {
+            pub enabled: bool,
+            pub base_url: String,
+            pub requests_per_second: f64,
+            pub timeout_secs: u64,
+            pub retries: u32,
+            pub backoff_ms: u64,
+            $($(#[$fmeta])* pub $field: $ty,)*
+        }
+
+        impl SourceSettings for $name {
+            fn common(&self) -> CommonSource<'_> {
+                CommonSource {
+                    enabled: self.enabled,
+                    base_url: &self.base_url,
+                    requests_per_second: self.requests_per_second,
+                    timeout_secs: self.timeout_secs,
+                    retries: self.retries,
+                    backoff_ms: self.backoff_ms,
+                }
+            }
+        }
+    };
+}
+
+/// The keys every `[sync.sources.<name>]` table has.
+#[derive(Debug, Clone, Copy)]
+pub struct CommonSource<'a> {
+    pub enabled: bool,
+    pub base_url: &'a str,
+    pub requests_per_second: f64,
+    pub timeout_secs: u64,
+    pub retries: u32,
+    pub backoff_ms: u64,
+}
+
+pub trait SourceSettings {
+    fn common(&self) -> CommonSource<'_>;
+}
+
+source_config!(
+    /// SEC EDGAR: daily form index, Form 4 and 13F-HR submissions, `company_tickers.json`.
+    SecSource {
+        /// `YYYY-MM-DD` of the first daily index; empty: today minus 7 days.
+        start_date: String,
+    }
+);
+source_config!(
+    /// House Clerk financial disclosures: the yearly `<year>FD.zip` and the PTR PDFs.
+    HouseSource {
+        /// Filing years; empty: the current year.
+        years: Vec<i32>,
+        ptr_pdfs: bool,
+        max_ptr_pdfs: usize,
+    }
+);
+source_config!(
+    /// Senate periodic transaction reports, as the aggregate JSON of Senate Stock Watcher.
+    SenateSource {
+        path: String,
+    }
+);
+source_config!(
+    /// FEC bulk data: one zip per file kind and two-year cycle.
+    FecSource {
+        /// Election cycles (even years); empty: the current one.
+        cycles: Vec<i32>,
+        files: Vec<String>,
+    }
+);
+source_config!(
+    /// NHTSA ODI flat files (recalls, complaints).
+    NhtsaSource {
+        files: Vec<String>,
+    }
+);
+source_config!(
+    /// A daily price source answering Stooq-style CSV per ticker.
+    PricesSource {
+        tickers: Vec<String>,
+        /// The address of one ticker's CSV below `base_url`; `{ticker}` is the lower-case ticker.
+        path: String,
+    }
+);
+source_config!(
+    /// Any dataset from a folder of files: an HTTP folder listed by an index page, or a local folder.
+    DirectorySource {
+        dataset: String,
+    }
+);
+
 impl Config {
     /// Loads the layered configuration. `explicit` is `--config FILE`, which takes the place of
     /// `DATAHOST_CONFIG`.
@@ -116,8 +243,9 @@ impl Config {
             figment = figment.merge(Toml::file(file));
         }
         figment = figment.merge(Env::prefixed("DATAHOST_").split("__").ignore(&["config"]));
-        let config: Config = figment.extract().map_err(describe_figment_error)?;
+        let mut config: Config = figment.extract().map_err(describe_figment_error)?;
         config.validate()?;
+        config.source_file = file;
         Ok(config)
     }
 
@@ -148,6 +276,7 @@ impl Config {
         if self.ratelimit.redis_timeout_ms == 0 {
             return Err("ratelimit.redis_timeout_ms must be at least 1".into());
         }
+        crate::sync::validate_config(&self.sync)?;
         Ok(())
     }
 

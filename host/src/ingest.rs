@@ -133,7 +133,15 @@ pub async fn run(config: &Config, dataset: &str, paths: &[PathBuf]) -> Result<Re
     Ok(report)
 }
 
-fn ingest_files(engine: &Arc<Engine>, parser: &Parser, dataset: &str, files: &[PathBuf], engine_label: &str) -> Report {
+/// Ingests `files` into `dataset` with `parser`, one transaction per file, then assembles the dataset's
+/// document once. Call from a blocking thread of the runtime. `datahost sync` feeds its downloads through here.
+pub fn ingest_files(
+    engine: &Arc<Engine>,
+    parser: &Parser,
+    dataset: &str,
+    files: &[PathBuf],
+    engine_label: &str,
+) -> Report {
     let started = Instant::now();
     let bar =
         indicatif::ProgressBar::with_draw_target(Some(files.len() as u64), indicatif::ProgressDrawTarget::stderr());

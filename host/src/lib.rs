@@ -19,6 +19,7 @@ pub mod records;
 pub mod redis_limiter;
 pub mod server;
 pub mod sqlite;
+pub mod sync;
 pub mod watch;
 
 pub use app::{app, AppState};

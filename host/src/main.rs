@@ -1,5 +1,5 @@
-//! The `datahost` command line: `serve`, `ingest`, `keys issue|list|revoke`, `plugins list`, `openapi`, and
-//! `engine migrate|load-seeds`.
+//! The `datahost` command line: `serve`, `ingest`, `sync`, `keys issue|list|revoke`, `plugins list`, `openapi`,
+//! and `engine migrate|load-seeds`.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -46,6 +46,16 @@ enum Command {
         /// Files or folders (recursed).
         #[arg(required = true)]
         paths: Vec<PathBuf>,
+        /// Print the report as one JSON document.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Download what is new at the official sources ([sync] in the configuration) and ingest it. With no
+    /// dataset, every enabled source. Exit status: 0 everything fetched and ingested (or nothing new), 1 some
+    /// file could not be fetched, stored or was refused, 2 usage or configuration error.
+    Sync {
+        /// Datasets to sync, for example `insiders`, `donors`, `congress-trades`; none: all enabled sources.
+        datasets: Vec<String>,
         /// Print the report as one JSON document.
         #[arg(long)]
         json: bool,
@@ -120,6 +130,9 @@ fn main() -> ExitCode {
     if let Command::Ingest { dataset, paths, json } = &cli.command {
         return runtime.block_on(ingest(&config, dataset, paths, *json));
     }
+    if let Command::Sync { datasets, json } = &cli.command {
+        return runtime.block_on(sync(&config, datasets, *json));
+    }
     match runtime.block_on(run(cli.command, config)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -149,7 +162,9 @@ async fn run(command: Command, config: Config) -> Result<(), String> {
             println!("{}", serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?);
             Ok(())
         }
-        Command::Ingest { .. } => unreachable!("handled in main: it has exit statuses of its own"),
+        Command::Ingest { .. } | Command::Sync { .. } => {
+            unreachable!("handled in main: it has exit statuses of its own")
+        }
         Command::Engine { command } => {
             let engine = Engine::from_config(&config).await?;
             let pg = engine.pg().ok_or("engine.url is \"embedded\": there is nothing to migrate or seed")?;
@@ -250,6 +265,38 @@ async fn ingest(config: &Config, dataset: &str, paths: &[PathBuf], json: bool) -
                 ExitCode::from(1)
             } else {
                 ExitCode::SUCCESS
+            }
+        }
+    }
+}
+
+/// `datahost sync`: exit 0 everything fetched and ingested (or nothing new), 1 some file failed or was refused,
+/// 2 usage or configuration error.
+async fn sync(config: &Config, datasets: &[String], json: bool) -> ExitCode {
+    match datahost::sync::run(config, datasets).await {
+        Err(datahost::sync::UsageError(message)) => {
+            eprintln!("datahost sync: {message}");
+            ExitCode::from(2)
+        }
+        Ok(report) => {
+            if json {
+                match serde_json::to_string_pretty(&report) {
+                    Ok(text) => println!("{text}"),
+                    Err(e) => {
+                        eprintln!("datahost sync: cannot print the report: {e}");
+                        return ExitCode::FAILURE;
+                    }
+                }
+            } else {
+                print!("{}", datahost::sync::render(&report));
+            }
+            if let Some(why) = &report.skipped {
+                eprintln!("datahost sync: skipped: {why}");
+            }
+            if report.ok() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
             }
         }
     }

@@ -122,6 +122,12 @@ fn components() -> Value {
                                 "rows": {"type": ["integer", "null"], "description": "Ingested records held."},
                                 "files": {"type": "integer", "description": "Source files that changed the dataset."},
                                 "lastIngestAt": {"type": ["string", "null"], "format": "date-time"},
+                                "lastSyncAt": {
+                                    "type": ["string", "null"],
+                                    "format": "date-time",
+                                    "description": "Last successful `datahost sync` of the dataset; null when never synced.",
+                                },
+                                "syncAgeSecs": {"type": ["integer", "null"], "description": "Seconds since lastSyncAt."},
                             },
                         },
                     },

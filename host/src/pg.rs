@@ -69,6 +69,7 @@ const HOST_MIGRATIONS: &[(i32, &str, &str)] = &[
         "#,
     ),
     (3, "ingested records and their provenance", crate::pg_records::MIGRATION),
+    (4, "sync state, raw file provenance and freshness", crate::sync::state::PG_MIGRATION),
 ];
 
 pub struct PgEngine {

@@ -104,6 +104,7 @@ pub async fn serve(config: Config) -> Result<(), String> {
         tracing::warn!("no API keys issued yet: run `datahost keys issue --tier owner`");
     }
     crate::watch::spawn_background(state.clone());
+    crate::sync::schedule::spawn(state.clone());
 
     let api_addr = api_listener.local_addr().map_err(|e| e.to_string())?;
     let metrics_addr = metrics_listener.local_addr().map_err(|e| e.to_string())?;

@@ -83,6 +83,8 @@ impl SqliteStore {
         conn.pragma_update(None, "journal_mode", "WAL").map_err(err("WAL mode"))?;
         conn.pragma_update(None, "synchronous", "NORMAL").map_err(err("synchronous"))?;
         conn.execute_batch(SCHEMA).map_err(|e| format!("cannot create the tables in {}: {e}", path.display()))?;
+        conn.execute_batch(crate::sync::state::SQLITE_SCHEMA)
+            .map_err(|e| format!("cannot create the sync tables in {}: {e}", path.display()))?;
         Ok(Self { path, conn: Mutex::new(conn) })
     }
 
@@ -92,6 +94,11 @@ impl SqliteStore {
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Connection> {
         self.conn.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Runs `f` on the connection (for the sync state tables of `sync/state.rs`).
+    pub(crate) fn with_conn<T>(&self, f: impl FnOnce(&Connection) -> T) -> T {
+        f(&self.lock())
     }
 
     /// Checksums of every stored document.

@@ -30,10 +30,14 @@ variants "$corpus/sec-form4/0000320193-22-000061.txt" "$work/form4" 9999999991
 variants "$corpus/sec-13f/0001790837-23-000002.txt" "$work/13f" 9999999992
 
 run() { # label config dataset folder
-  local out
-  out=$("$bin" --config "$2" ingest "$3" "$4" --json 2>/dev/null || true)
-  python3 -c 'import json,sys; r=json.loads(sys.argv[2]); t=r["totals"]
-print(f"{sys.argv[1]:<44} {len(r[\"files\"]):>6} files {t[\"added\"]+t[\"unchanged\"]:>8} records {r[\"seconds\"]:>7.2f} s {r[\"recordsPerSecond\"]:>9.0f} records/s")' "$1" "$out"
+  "$bin" --config "$2" ingest "$3" "$4" --json > "$work/report.json" 2>/dev/null || true
+  python3 - "$1" "$work/report.json" <<'PY'
+import json, sys
+label, r = sys.argv[1], json.load(open(sys.argv[2]))
+t = r["totals"]
+records = t["added"] + t["unchanged"]
+print(f"{label:<44} {len(r['files']):>6} files {records:>8} records {r['seconds']:>7.2f} s {r['recordsPerSecond']:>9.0f} records/s")
+PY
 }
 
 printf '[plugins]\ndir = "%s"\n[engine]\ndata_dir = "%s"\n' "$root/target/release" "$work/data" > "$work/embedded.toml"

@@ -70,7 +70,8 @@ fn ingest_and_check(server: &Server) {
     let (status, body) = server.get("/v1/insiders?ticker=NVDA");
     assert_eq!((status, body["count"].as_u64()), (200, Some(0)), "{body}");
     let (_, all) = server.get("/v1/insiders");
-    let tickers: Vec<&str> = all["companies"].as_array().unwrap().iter().map(|c| c["ticker"].as_str().unwrap()).collect();
+    let tickers: Vec<&str> =
+        all["companies"].as_array().unwrap().iter().map(|c| c["ticker"].as_str().unwrap()).collect();
     assert_eq!(tickers, ["AAPL", "AIR", "ARW", "SCWO", "SNOW"], "only the issuers of the ingested filings");
 
     // The rosters derive from the same real filings.
