@@ -242,62 +242,62 @@ async fn load_seeds_cli(pg: &PgEngine, config: &Config, engine: &Arc<Engine>) ->
     Ok(())
 }
 
+/// Prints a command's report as JSON or text; false when it could not be printed.
+fn print_report(command: &str, report: &impl serde::Serialize, json: bool, text: impl FnOnce() -> String) -> bool {
+    if !json {
+        print!("{}", text());
+        return true;
+    }
+    match serde_json::to_string_pretty(report) {
+        Ok(doc) => {
+            println!("{doc}");
+            true
+        }
+        Err(e) => {
+            eprintln!("datahost {command}: cannot print the report: {e}");
+            false
+        }
+    }
+}
+
 /// `datahost ingest`: exit 0 every file applied or unchanged, 1 some file refused, 2 usage error.
 async fn ingest(config: &Config, dataset: &str, paths: &[PathBuf], json: bool) -> ExitCode {
-    match datahost::ingest::run(config, dataset, paths).await {
+    let report = match datahost::ingest::run(config, dataset, paths).await {
+        Ok(report) => report,
         Err(datahost::ingest::UsageError(message)) => {
             eprintln!("datahost ingest: {message}");
-            ExitCode::from(2)
+            return ExitCode::from(2);
         }
-        Ok(report) => {
-            if json {
-                match serde_json::to_string_pretty(&report) {
-                    Ok(text) => println!("{text}"),
-                    Err(e) => {
-                        eprintln!("datahost ingest: cannot print the report: {e}");
-                        return ExitCode::FAILURE;
-                    }
-                }
-            } else {
-                print!("{}", datahost::ingest::render(&report));
-            }
-            if report.refused > 0 {
-                ExitCode::from(1)
-            } else {
-                ExitCode::SUCCESS
-            }
-        }
+    };
+    if !print_report("ingest", &report, json, || datahost::ingest::render(&report)) {
+        return ExitCode::FAILURE;
+    }
+    if report.refused > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
     }
 }
 
 /// `datahost sync`: exit 0 everything fetched and ingested (or nothing new), 1 some file failed or was refused,
 /// 2 usage or configuration error.
 async fn sync(config: &Config, datasets: &[String], json: bool) -> ExitCode {
-    match datahost::sync::run(config, datasets).await {
+    let report = match datahost::sync::run(config, datasets).await {
+        Ok(report) => report,
         Err(datahost::sync::UsageError(message)) => {
             eprintln!("datahost sync: {message}");
-            ExitCode::from(2)
+            return ExitCode::from(2);
         }
-        Ok(report) => {
-            if json {
-                match serde_json::to_string_pretty(&report) {
-                    Ok(text) => println!("{text}"),
-                    Err(e) => {
-                        eprintln!("datahost sync: cannot print the report: {e}");
-                        return ExitCode::FAILURE;
-                    }
-                }
-            } else {
-                print!("{}", datahost::sync::render(&report));
-            }
-            if let Some(why) = &report.skipped {
-                eprintln!("datahost sync: skipped: {why}");
-            }
-            if report.ok() {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::from(1)
-            }
-        }
+    };
+    if !print_report("sync", &report, json, || datahost::sync::render(&report)) {
+        return ExitCode::FAILURE;
+    }
+    if let Some(why) = &report.skipped {
+        eprintln!("datahost sync: skipped: {why}");
+    }
+    if report.ok() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
     }
 }
