@@ -164,6 +164,22 @@ impl RecordsTx for PgTx<'_> {
         Ok(row.as_ref().map(to_record))
     }
 
+    fn get_many(
+        &mut self,
+        dataset: &str,
+        collection: &str,
+        keys: &[&str],
+    ) -> Result<std::collections::HashMap<String, StoredRecord>, String> {
+        let sql = format!(
+            "SELECT {RECORD_COLUMNS} FROM datahost.records WHERE dataset = $1 AND collection = $2 AND key = ANY($3)"
+        );
+        let rows = self
+            .handle
+            .block_on(self.tx.query(&sql, &[&dataset, &collection, &keys]))
+            .map_err(err("reading records"))?;
+        Ok(rows.iter().map(to_record).map(|r| (r.key.clone(), r)).collect())
+    }
+
     fn lineage(&mut self, dataset: &str, lineage: &str) -> Result<Vec<StoredRecord>, String> {
         let sql = format!("SELECT {RECORD_COLUMNS} FROM datahost.records WHERE dataset = $1 AND lineage = $2");
         let rows =
@@ -182,13 +198,12 @@ impl RecordsTx for PgTx<'_> {
     }
 
     fn upsert(&mut self, dataset: &str, r: &StoredRecord, file_id: i64) -> Result<(), String> {
+        // Prepared once per connection: a statement per record would otherwise cost a second round trip.
+        let statement =
+            self.handle.block_on(self.tx.prepare_cached(UPSERT)).map_err(err("preparing the record write"))?;
         self.handle
             .block_on(self.tx.execute(
-                "INSERT INTO datahost.records (dataset, collection, key, grp, lineage, revision, amendment, file_id, data)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-                 ON CONFLICT (dataset, collection, key) DO UPDATE SET grp = EXCLUDED.grp,
-                     lineage = EXCLUDED.lineage, revision = EXCLUDED.revision, amendment = EXCLUDED.amendment,
-                     file_id = EXCLUDED.file_id, data = EXCLUDED.data",
+                &statement,
                 &[&dataset, &r.collection, &r.key, &r.group, &r.lineage, &r.revision, &r.amendment, &file_id, &r.data],
             ))
             .map(|_| ())
@@ -238,3 +253,10 @@ impl RecordsTx for PgTx<'_> {
             .map_err(err("updating dataset state"))
     }
 }
+
+const UPSERT: &str =
+    "INSERT INTO datahost.records (dataset, collection, key, grp, lineage, revision, amendment, file_id, data)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+     ON CONFLICT (dataset, collection, key) DO UPDATE SET grp = EXCLUDED.grp,
+         lineage = EXCLUDED.lineage, revision = EXCLUDED.revision, amendment = EXCLUDED.amendment,
+         file_id = EXCLUDED.file_id, data = EXCLUDED.data";

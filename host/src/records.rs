@@ -39,6 +39,21 @@ pub struct StoredRecord {
 /// The primitive operations the ingest rules need, inside one transaction.
 pub trait RecordsTx {
     fn get(&mut self, dataset: &str, collection: &str, key: &str) -> Result<Option<StoredRecord>, String>;
+    /// The records of `keys` that exist, by key. Engines with a round trip per statement answer in one.
+    fn get_many(
+        &mut self,
+        dataset: &str,
+        collection: &str,
+        keys: &[&str],
+    ) -> Result<HashMap<String, StoredRecord>, String> {
+        let mut found = HashMap::new();
+        for key in keys {
+            if let Some(r) = self.get(dataset, collection, key)? {
+                found.insert(r.key.clone(), r);
+            }
+        }
+        Ok(found)
+    }
     /// Every record of `lineage` in `dataset`.
     fn lineage(&mut self, dataset: &str, lineage: &str) -> Result<Vec<StoredRecord>, String>;
     fn delete(&mut self, dataset: &str, collection: &str, key: &str) -> Result<(), String>;
@@ -166,13 +181,27 @@ pub fn apply(
         tx.delete(dataset, &r.collection, &r.key)?;
         counts.removed += 1;
     }
+    let mut keys_by_collection: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for r in &batch.records {
+        keys_by_collection.entry(r.collection.as_str()).or_default().push(r.key.as_str());
+    }
+    let mut held: HashMap<(String, String), StoredRecord> = HashMap::new();
+    for (collection, keys) in keys_by_collection {
+        for (key, record) in tx.get_many(dataset, collection, &keys)? {
+            held.insert((collection.to_string(), key), record);
+        }
+    }
+    // Removals above may have taken some of them away.
+    for r in &removals {
+        held.remove(&(r.collection.clone(), r.key.clone()));
+    }
     for record in &batch.records {
         if record.lineage.as_deref().is_some_and(|l| skip_lineages.contains(l)) {
             counts.superseded += 1;
             continue;
         }
         let new = stored(record);
-        match tx.get(dataset, &new.collection, &new.key)? {
+        match held.remove(&(new.collection.clone(), new.key.clone())) {
             Some(old) if old == new => counts.unchanged += 1,
             Some(_) => {
                 let id = ensure_file(tx)?;
