@@ -18,10 +18,10 @@ pub fn route_spec() -> RouteSpec {
         vec![
             ParamSpec::string(
                 "cik",
-                "Filer CIK: 1 to 10 digits, leading zeros optional (`9990307` and `0009990307` are the same filer). \
+                "Filer CIK: 1 to 10 digits, leading zeros optional (`1811234` and `0001811234` are the same filer). \
                  Takes precedence over `q`. One of `cik` or `q` is required.",
             )
-            .example("0009990307")
+            .example("0001811234")
             .schema(serde_json::json!({"pattern": "^[0-9]{1,10}$"})),
             ParamSpec::string(
                 "q",
