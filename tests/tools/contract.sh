@@ -89,6 +89,7 @@ vin $corpus/nhtsa
 prices $corpus/prices
 contracts $corpus/usaspending
 lobbying $corpus/lda
+patents $root/plugins/patents/fixtures
 LIST
 echo "$formats plugins ingest; waiting for the server to serve what was ingested"
 for _ in $(seq 1 100); do

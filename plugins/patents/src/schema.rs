@@ -6,30 +6,71 @@ use serde_json::{json, Value};
 
 use crate::routes::route_spec;
 
+/// Adds optional (not required) properties to an object schema.
+fn with_optional(mut object: Value, optional: &[(&str, Value)]) -> Value {
+    if let Some(props) = object.get_mut("properties").and_then(Value::as_object_mut) {
+        for (name, schema) in optional {
+            props.insert((*name).to_string(), schema.clone());
+        }
+    }
+    object
+}
+
 pub fn fragment() -> Value {
-    let company = company_schema(&[
-        (
-            "assigneeMatched",
-            describe(string(), "The first-applicant name counted, as one entity (case and spacing ignored)."),
-        ),
-        ("note", describe(string(), "What the count covers, e.g. subsidiaries whose grants are not counted.")),
-        (
-            "grantedLast12mo",
-            describe(integer(), "Grants in the 12 months ending at meta.generatedAt (meta.windows.last12mo)."),
-        ),
-        ("grantedPrior12mo", describe(integer(), "Grants in the 12 months before those (meta.windows.prior12mo).")),
+    let grant = object(&[
+        ("patentNumber", describe(string(), "USPTO patent number as PatentsView writes it.")),
+        ("grantDate", describe(date(), "Grant date.")),
+        ("title", describe(nullable(string()), "Patent title; null when the source file does not give it.")),
+        ("sourceUrl", describe(uri(), "The patent's public page.")),
     ]);
+    let company = with_optional(
+        company_schema(&[
+            (
+                "assigneeMatched",
+                describe(string(), "The first-applicant (first assignee) name counted, as one entity."),
+            ),
+            ("note", describe(string(), "What the count covers, e.g. subsidiaries whose grants are not counted.")),
+            (
+                "grantedLast12mo",
+                describe(integer(), "Grants in the 12 months ending at the end of meta.windows.last12mo."),
+            ),
+            ("grantedPrior12mo", describe(integer(), "Grants in the 12 months before those (meta.windows.prior12mo).")),
+        ]),
+        &[
+            (
+                "cik",
+                describe(nullable(string()), "Ingested data: SEC CIK of the matched company; null when none matched."),
+            ),
+            ("assigneeNames", describe(array(string()), "Ingested data: every first-assignee name counted.")),
+            ("grantsHeld", describe(integer(), "Ingested data: every counted grant held, whatever its date.")),
+            (
+                "recentGrants",
+                describe(array(reference("PatentsGrant")), "Ingested data: the newest counted grants (at most 10)."),
+            ),
+            (
+                "awaitingGrantRecord",
+                describe(
+                    integer(),
+                    "Ingested data: patents first-assigned to these names whose g_patent row is not ingested yet.",
+                ),
+            ),
+        ],
+    );
     let period =
         object(&[("start", describe(date(), "First day counted.")), ("end", describe(date(), "Last day counted."))]);
     let windows = object(&[("last12mo", reference("PatentsPeriod")), ("prior12mo", reference("PatentsPeriod"))]);
+    let coverage = json!({"type": "object", "description": "Ingested data: grant records and assignee rows held, \
+        grants counted, and those not counted by reason (withdrawn, individual first assignee, no assignee rows, \
+        awaiting their grant record, unmatched assignee names).", "additionalProperties": {"type": "integer"}});
     let route = route_spec();
-    CompaniesDoc {
+    let doc = CompaniesDoc {
         route: &route,
         prefix: "Patents",
         operation_id: "getPatents",
         summary: "Patent grant counts per company",
-        description: "Per company: patents granted in the last 12 months and in the 12 months before, counted \
-            relative to the snapshot's generatedAt, on grants whose first applicant is the matched assignee name. \
+        description: "Per company: patents granted in the last 12 months and in the 12 months before, counted on \
+            grants whose first applicant (first assignee) is the matched assignee name. The windows end at the demo \
+            seed's generatedAt, or for ingested PatentsView data at meta.asOf, the latest grant date held. \
             Subsidiaries filing under other names may be undercounted.",
         generated_at: datetime(),
         caveat: "States that counts match on first-applicant name as a single entity, so subsidiaries filing \
@@ -39,10 +80,26 @@ pub fn fragment() -> Value {
             describe(reference("PatentsWindows"), "The inclusive day ranges behind the two counts."),
         )],
         company,
-        extra_schemas: vec![("PatentsPeriod", period), ("PatentsWindows", windows)],
+        extra_schemas: vec![("PatentsPeriod", period), ("PatentsWindows", windows), ("PatentsGrant", grant)],
         example: example(),
     }
-    .fragment()
+    .fragment();
+    document_optional_meta(doc, coverage)
+}
+
+/// Documents the ingested-data meta fields (method, asOf, coverage) as optional properties of `PatentsMeta`.
+fn document_optional_meta(mut doc: Value, coverage: Value) -> Value {
+    if let Some(meta) = doc.pointer_mut("/components/schemas/PatentsMeta") {
+        *meta = with_optional(
+            meta.take(),
+            &[
+                ("method", describe(string(), "Ingested data: how the counts were made from the PatentsView tables.")),
+                ("asOf", describe(date(), "Ingested data: the latest grant date held; the windows end there.")),
+                ("coverage", coverage),
+            ],
+        );
+    }
+    doc
 }
 
 pub fn example() -> Value {
