@@ -13,10 +13,9 @@
 //! live_since`); later windows were logged live on their start date. The score covers closed live windows.
 
 use chrono::NaiveDate;
-use datahost_plugin_api::market::PriceSnapshot;
-use datahost_plugin_api::params::normalize_ticker;
+use datahost_plugin_api::market::Calendar;
 
-use crate::data::{Priced, Strategy, BENCHMARK, POOL, POOL_KINDS};
+use crate::data::{Market, Series, Strategy, BENCHMARK, POOL};
 
 /// One window's prediction. Percentages are unrounded here; the route rounds them for display.
 #[derive(Debug, Clone, PartialEq)]
@@ -105,27 +104,16 @@ fn pct(from: f64, to: f64) -> f64 {
     (to / from - 1.0) * 100.0
 }
 
-/// Runs the strategy over the snapshot.
-pub fn run(snapshot: &PriceSnapshot, strategy: &Strategy) -> Result<Backtest, String> {
-    let problems = snapshot.problems();
-    if !problems.is_empty() {
-        return Err(format!("the prices dataset is invalid: {}", problems.join("; ")));
-    }
-    let bench = snapshot.asset(BENCHMARK).ok_or_else(|| format!("the prices dataset has no {BENCHMARK} series"))?;
-    let bench = Priced::new(bench);
+/// Runs the strategy over the prices.
+pub fn run(market: &Market, strategy: &Strategy) -> Result<Backtest, String> {
+    let bench = market.get(BENCHMARK).ok_or_else(|| format!("the prices dataset has no {BENCHMARK} series"))?;
     let days = &bench.dates;
     let last = days.len().checked_sub(1).ok_or_else(|| format!("the {BENCHMARK} series has no closes"))?;
     let data_end = days[last];
 
-    let bench_key = normalize_ticker(BENCHMARK);
-    let mut pool: Vec<Priced> = snapshot
-        .assets
-        .iter()
-        .filter(|a| POOL_KINDS.contains(&a.kind.as_str()) && normalize_ticker(&a.ticker) != bench_key)
-        .map(Priced::new)
-        .collect();
+    let mut pool: Vec<&Series> = market.series.iter().filter(|s| s.in_pool()).collect();
     // Alphabetical, so the first of equal scores wins the tie.
-    pool.sort_by(|a, b| a.asset.ticker.cmp(&b.asset.ticker));
+    pool.sort_by(|a, b| a.ticker.cmp(&b.ticker));
 
     let (lookback, window) = (strategy.lookback_days, strategy.window_days);
     let mut rows = Vec::new();
@@ -135,9 +123,10 @@ pub fn run(snapshot: &PriceSnapshot, strategy: &Strategy) -> Result<Backtest, St
         let end_index = s + window;
         let open = end_index > last;
         let through = days[end_index.min(last)];
-        let window_end = if open { bench.asset.calendar.advance(data_end, end_index - last) } else { through };
+        // Projected on the weekday calendar: the data holds no future exchange holidays.
+        let window_end = if open { Calendar::Weekdays.advance(data_end, end_index - last) } else { through };
 
-        let mut best: Option<(&Priced, f64, f64)> = None;
+        let mut best: Option<(&Series, f64, f64)> = None;
         for asset in &pool {
             let (Some(then), Some(now)) = (asset.close_as_of(days[s - lookback]), asset.close_as_of(start)) else {
                 continue;
@@ -154,12 +143,12 @@ pub fn run(snapshot: &PriceSnapshot, strategy: &Strategy) -> Result<Backtest, St
                 window_start: start,
                 window_end,
                 first_logged_at: if backfilled { strategy.live_since } else { start },
-                chosen_id: chosen.asset.ticker.clone(),
-                chosen_label: chosen.asset.name.clone(),
+                chosen_id: chosen.ticker.clone(),
+                chosen_label: chosen.name.clone(),
                 pool: POOL,
                 trailing_score: score,
                 realized_return_pct: pct(entry, exit),
-                spy_return_pct: pct(bench.asset.closes[s], bench.asset.closes[end_index.min(last)]),
+                spy_return_pct: pct(bench.closes[s], bench.closes[end_index.min(last)]),
                 predicted_long: score > 0.0,
                 open,
                 backfilled,
@@ -169,6 +158,6 @@ pub fn run(snapshot: &PriceSnapshot, strategy: &Strategy) -> Result<Backtest, St
         s += window;
     }
     let score = Score::of(&rows);
-    let members = pool.iter().map(|p| p.asset.ticker.clone()).collect();
+    let members = pool.iter().map(|p| p.ticker.clone()).collect();
     Ok(Backtest { as_of: data_end, data_end, rows, score, members })
 }

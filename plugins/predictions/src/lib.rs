@@ -12,9 +12,9 @@ mod schema;
 #[cfg(test)]
 mod tests;
 
-use datahost_plugin_api::market::PriceSnapshot;
+use datahost_plugin_api::reference::{CompanyQuery, CompanyRef};
 use datahost_plugin_api::{
-    export_plugin, ApiError, InitContext, Manifest, Maturity, Plugin, RequestEnvelope, Response,
+    export_plugin, ApiError, InitContext, LogLevel, Manifest, Maturity, Plugin, RequestEnvelope, Response,
 };
 
 pub const SLUG: &str = "predictions";
@@ -45,13 +45,21 @@ impl Plugin for Predictions {
 
     fn init(ctx: InitContext) -> Result<Self, String> {
         let strategy = data::Strategy::from_config(&ctx.config)?;
-        let prices: PriceSnapshot = ctx.host.load_dataset(PRICES)?;
-        let backtest = backtest::run(&prices, &strategy)?;
-        let note = if prices.meta.get("demo").and_then(|v| v.as_bool()).unwrap_or(false) {
+        // Labels of ingested series come from the host's company list; without one they are the tickers.
+        let resolve = |queries: &[CompanyQuery]| -> Vec<Option<CompanyRef>> {
+            ctx.host.resolve_companies(queries).unwrap_or_else(|e| {
+                ctx.host.log(LogLevel::Warn, &format!("company names not resolved: {e}"));
+                vec![None; queries.len()]
+            })
+        };
+        let market = data::Market::load(ctx.host.load_dataset(PRICES)?, &resolve)?;
+        let backtest = backtest::run(&market, &strategy)?;
+        let note = if market.demo {
             "Computed from the prices dataset, which holds DEMO DATA (synthetic closes): these results are not \
              real performance and not investment advice."
         } else {
-            "Computed from the prices dataset. Past performance of a backtest does not predict future results."
+            "Computed from the real daily closes ingested into the prices dataset (the series /v1/prices serves). \
+             Past performance of a backtest does not predict future results."
         };
         Ok(Self { backtest, strategy, note: note.into() })
     }

@@ -17,7 +17,10 @@ pub fn description() -> String {
          index s = L + k·W (for every s ≤ N-1) and ends at index s + W: consecutive windows share their boundary \
          day, and each return runs from the close on `windowStart` to the close on `windowEnd`.\n\n\
          **Choice.** The `{POOL}` pool is every sector fund and major in the prices data except {BENCHMARK} \
-         (listed in `strategy.members`). At each window start every pool asset is scored by its trailing \
+         (listed in `strategy.members`): by asset class in the demo seed; for ingested price files, which carry \
+         none, the U.S. sector SPDR funds (XLB, XLC, XLE, XLF, XLI, XLK, XLP, XLRE, XLU, XLV, XLY) and the \
+         majors QQQ, DIA and IWM that were ingested. Ingested series are the ones `/v1/prices` serves (per \
+         ticker the source with the latest close, the five years ending there). At each window start every pool asset is scored by its trailing \
          return `trailingScore` = (close on D[s] / close on D[s-L] - 1) × 100 (closes as of those dates; assets \
          without a close by D[s-L] are skipped). The highest score is chosen (ties: alphabetical ticker); \
          `chosenId` is its ticker, `chosenLabel` its name, and `predictedLong` = `trailingScore` > 0.\n\n\
@@ -37,7 +40,8 @@ pub fn description() -> String {
          (∏(1 + realizedReturnPct/100) - 1) × 100 (holding the chosen asset each window); `cumulativeSpyPct` \
          the same over `spyReturnPct`. All four are null when there is no closed live window. Rates are \
          shares in [0, 1]; percentages and rates are rounded to 4 decimal places after computing.\n\n\
-         The demo deployment's prices are synthetic, so these rows are demo results, not real performance."
+         Until real prices are ingested the prices are synthetic demo data, so these rows are demo results, \
+         not real performance (`note` says which)."
     )
 }
 

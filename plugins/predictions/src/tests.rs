@@ -49,6 +49,10 @@ fn asset(ticker: &str, name: &str, kind: &str, calendar: Calendar, start: &str, 
     AssetSeries { ticker: ticker.into(), name: name.into(), kind: kind.into(), calendar, start: d(start), closes }
 }
 
+fn market(snapshot: PriceSnapshot) -> crate::data::Market {
+    crate::data::Market::from_snapshot(snapshot).expect("a valid snapshot")
+}
+
 fn blocks(k: [f64; 10]) -> Vec<f64> {
     (0..50).map(|i| k[i / 5] + 0.01 * (i % 5) as f64).collect()
 }
@@ -135,7 +139,7 @@ fn manifest_is_valid_and_reads_prices() {
 #[test]
 fn engine_windows_choices_and_returns_by_hand() {
     let strategy = Strategy::from_config(&fixture_config()).unwrap();
-    let bt = crate::backtest::run(&fixture(), &strategy).unwrap();
+    let bt = crate::backtest::run(&market(fixture()), &strategy).unwrap();
     assert_eq!((bt.as_of, bt.data_end), (d("2026-02-06"), d("2026-02-06")));
     assert_eq!(bt.members, vec!["IWM", "XLE", "XLK"]);
     let expect = [
@@ -380,8 +384,8 @@ fn ties_go_to_the_alphabetically_first_ticker() {
             ),
         ],
     };
-    let bt =
-        crate::backtest::run(&snap, &Strategy { lookback_days: 2, window_days: 5, ..Strategy::default() }).unwrap();
+    let bt = crate::backtest::run(&market(snap), &Strategy { lookback_days: 2, window_days: 5, ..Strategy::default() })
+        .unwrap();
     assert!(bt.rows.iter().all(|r| r.chosen_id == "XLB" && r.trailing_score == 0.0 && !r.predicted_long));
     // Flat prices: a not-long call on a 0% window is a hit; 0% does not beat SPY's 0%.
     assert!(bt.rows.iter().all(|r| r.hit() && !r.beat_spy()));
@@ -469,4 +473,67 @@ fn default_strategy_on_five_years_of_weekdays() {
     assert_eq!(rows[10]["backfilled"], false);
     assert_eq!(rows[11]["backfilled"], true);
     assert_eq!(rows[11]["firstLoggedAt"], "2026-01-02");
+}
+
+/// The corpus Stooq file as the prices plugin stores it once ingested: one `closes` record per row
+/// (`{ticker, symbol, source, date, close}`). Read here with a test-side reader (plugin crates cannot
+/// depend on each other), so the test does not trust either plugin's parser.
+fn stooq_batch(file: &str) -> Option<datahost_plugin_api::IngestBatch> {
+    let path = format!("{}/../../../shared/corpus/prices/{file}", env!("CARGO_MANIFEST_DIR"));
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        eprintln!("corpus absent: skipping ({path})");
+        return None;
+    };
+    let records = text
+        .lines()
+        .skip(1)
+        .map(|line| {
+            let f: Vec<&str> = line.trim_end().split(',').collect();
+            let ticker = f[0].trim_end_matches(".US");
+            let date = NaiveDate::parse_from_str(f[2], "%Y%m%d").unwrap();
+            let data = json!({"ticker": ticker, "symbol": f[0], "source": "stooq", "date": date,
+                              "close": f[7].parse::<f64>().unwrap()});
+            datahost_plugin_api::IngestRecord::new("closes", format!("stooq:{ticker}:{date}"), "g", data).unwrap()
+        })
+        .collect();
+    Some(datahost_plugin_api::IngestBatch { format: "stooq-txt".into(), records, ..Default::default() })
+}
+
+#[test]
+fn recomputed_from_ingested_real_prices() {
+    let Some(batches) =
+        ["spy.us.txt", "qqq.us.txt", "xlk.us.txt"].iter().map(|f| stooq_batch(f)).collect::<Option<Vec<_>>>()
+    else {
+        return;
+    };
+    let host = TestHost::new();
+    host.set_ingested("prices", &batches);
+    let p = host.init::<Predictions>().expect("init on ingested prices");
+    let (status, body) = get(&p, ROUTE, &[("limit", "1000")]);
+    assert_eq!(status, 200, "{body}");
+    // SPY's five years ending 2026-07-02 are spy.us.txt lines 4118 (2021-07-06) to 5371: 1254 days, so
+    // windows start at indices 60, 80, ..., 1240: 60 windows, the last one open (1240 + 20 > 1253).
+    assert_eq!(body["dataEnd"], "2026-07-02");
+    assert_eq!(body["strategy"]["members"], json!(["QQQ", "XLK"]));
+    assert!(!body["note"].as_str().unwrap().contains("DEMO"));
+    let rows = body["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 60);
+    // The open window starts at D[1240] = line 5358 (2026-06-12); its lookback point is D[1180] = line 5298
+    // (2026-03-18). Closes read from the files:
+    //   QQQ 2026-03-18 594.9, 2026-06-12 721.34  -> (721.34 / 594.9 - 1) x 100 = 21.2540
+    //   XLK 2026-03-18 137.96, 2026-06-12 184.8  -> (184.8 / 137.96 - 1) x 100 = 33.9519 (chosen)
+    //   XLK 2026-07-02 180.59 -> realized (180.59 / 184.8 - 1) x 100 = -2.2781
+    //   SPY 2026-06-12 741.75, 2026-07-02 744.78 -> (744.78 / 741.75 - 1) x 100 = 0.4085
+    // windowEnd: 1260 - 1253 = 7 weekdays after Thursday 2026-07-02 = Monday 2026-07-13.
+    let open = &rows[0];
+    assert_eq!(open["windowStart"], "2026-06-12");
+    assert_eq!(open["windowEnd"], "2026-07-13");
+    assert_eq!(open["open"], true);
+    assert_eq!(open["chosenId"], "XLK");
+    assert_eq!(open["chosenLabel"], "XLK", "no company list: the label is the ticker, not an invented name");
+    assert_eq!(open["trailingScore"], 33.9519);
+    assert_eq!(open["realizedReturnPct"], -2.2781);
+    assert_eq!(open["spyReturnPct"], 0.4085);
+    assert_eq!(open["realizedThrough"], "2026-07-02");
+    assert_eq!(rows[59]["windowStart"], "2021-09-29", "D[60]");
 }

@@ -25,16 +25,41 @@ pub fn route_spec() -> RouteSpec {
     )
 }
 
+/// Where an ingested series comes from; absent for the demo seed.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ProvenanceOut<'a> {
+    source: &'static str,
+    symbol: &'a str,
+    source_url: &'a str,
+    close_basis: &'static str,
+    cik: Option<&'a str>,
+}
+
+impl<'a> ProvenanceOut<'a> {
+    fn of(asset: &'a Asset) -> Option<Self> {
+        asset.provenance.as_ref().map(|p| ProvenanceOut {
+            source: p.source.as_str(),
+            symbol: &p.symbol,
+            source_url: &p.source_url,
+            close_basis: p.close_basis,
+            cik: p.cik.as_deref(),
+        })
+    }
+}
+
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct UniverseEntry<'a> {
     ticker: &'a str,
-    name: &'a str,
-    kind: &'a str,
+    name: Option<&'a str>,
+    kind: Option<&'a str>,
     calendar: &'static str,
     first_date: Option<NaiveDate>,
     last_date: Option<NaiveDate>,
     count: usize,
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    provenance: Option<ProvenanceOut<'a>>,
 }
 
 #[derive(Serialize)]
@@ -46,19 +71,24 @@ struct ListBody<'a> {
 }
 
 #[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
 struct Point {
     date: NaiveDate,
     close: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    adj_close: Option<f64>,
 }
 
 #[derive(Serialize)]
 struct SeriesBody<'a> {
     ticker: &'a str,
-    name: &'a str,
-    kind: &'a str,
+    name: Option<&'a str>,
+    kind: Option<&'a str>,
     count: usize,
     series: Vec<Point>,
     note: &'a str,
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    provenance: Option<ProvenanceOut<'a>>,
 }
 
 pub fn handle(index: &Index, request: &RequestEnvelope) -> Result<Response, ApiError> {
@@ -80,26 +110,30 @@ pub fn handle(index: &Index, request: &RequestEnvelope) -> Result<Response, ApiE
             q.str("ticker").unwrap_or(key)
         ))
     })?;
-    let series: Vec<Point> =
-        asset.range(range.from, range.to).map(|i| Point { date: asset.dates[i], close: asset.closes[i] }).collect();
+    let series: Vec<Point> = asset
+        .range(range.from, range.to)
+        .map(|i| Point { date: asset.dates[i], close: asset.closes[i], adj_close: asset.adj_closes[i] })
+        .collect();
     Response::json(&SeriesBody {
         ticker: &asset.ticker,
-        name: &asset.name,
-        kind: &asset.kind,
+        name: asset.name.as_deref(),
+        kind: asset.kind.as_deref(),
         count: series.len(),
         series,
         note: &index.note,
+        provenance: ProvenanceOut::of(asset),
     })
 }
 
 fn universe_entry(a: &Asset) -> UniverseEntry<'_> {
     UniverseEntry {
         ticker: &a.ticker,
-        name: &a.name,
-        kind: &a.kind,
-        calendar: a.calendar.as_str(),
+        name: a.name.as_deref(),
+        kind: a.kind.as_deref(),
+        calendar: a.calendar,
         first_date: a.dates.first().copied(),
         last_date: a.dates.last().copied(),
         count: a.closes.len(),
+        provenance: ProvenanceOut::of(a),
     }
 }

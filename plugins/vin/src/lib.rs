@@ -2,12 +2,16 @@
 //! theft flag.
 //!
 //! File roles (the same in every plugin): `lib.rs` manifest and export, `routes.rs` request handling,
-//! `schema.rs` OpenAPI fragment, `data.rs` records and index, `seed/` the shipped snapshot, `tests.rs`.
+//! `schema.rs` OpenAPI fragment, `data.rs` records and index (seed or ingested), `ingest.rs` the parser of
+//! NHTSA's recall and complaint flat files and vPIC decodes, `seed/` the shipped demo snapshot, `tests.rs`.
 //! Specific to this plugin: `decode.rs` the VIN rules (check digit, model year, region) and `wmi.rs` the
 //! manufacturer table.
 
 mod data;
 pub mod decode;
+pub mod ingest;
+#[cfg(test)]
+mod ingest_tests;
 mod routes;
 mod schema;
 #[cfg(test)]
@@ -15,7 +19,8 @@ mod tests;
 pub mod wmi;
 
 use datahost_plugin_api::{
-    export_plugin, ApiError, InitContext, Manifest, Maturity, Plugin, RequestEnvelope, Response, Seed,
+    export_plugin, ApiError, IngestBatch, InitContext, Manifest, Maturity, Plugin, Refusal, RequestEnvelope, Response,
+    Seed, SourceFile,
 };
 
 pub const SLUG: &str = "vin";
@@ -43,8 +48,15 @@ impl Plugin for Vin {
     }
 
     fn init(ctx: InitContext) -> Result<Self, String> {
-        let snapshot: data::Snapshot = ctx.host.load_dataset(SLUG)?;
-        Ok(Self { index: data::Index::new(snapshot) })
+        Ok(Self { index: data::Index::load(ctx.host.load_dataset(SLUG)?)? })
+    }
+
+    fn ingest_formats() -> Vec<&'static str> {
+        ingest::FORMATS.to_vec()
+    }
+
+    fn ingest(file: &SourceFile<'_>) -> Result<IngestBatch, Refusal> {
+        ingest::parse(file)
     }
 
     fn handle(&self, request: &RequestEnvelope) -> Result<Response, ApiError> {

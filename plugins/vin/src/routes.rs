@@ -55,6 +55,7 @@ struct RecallOut<'a> {
     remedy: &'a str,
     report_date: &'a str,
     consequence: &'a str,
+    source_url: Option<&'a str>,
 }
 
 impl<'a> From<&'a Recall> for RecallOut<'a> {
@@ -66,8 +67,18 @@ impl<'a> From<&'a Recall> for RecallOut<'a> {
             remedy: &r.remedy,
             report_date: &r.report_date,
             consequence: &r.consequence,
+            source_url: r.source_url.as_deref(),
         }
     }
+}
+
+/// The official sources of this answer (all null for the demo seed).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SourcesOut<'a> {
+    decode: Option<&'a str>,
+    recalls: Option<&'a str>,
+    complaints: Option<&'a str>,
 }
 
 #[derive(Serialize)]
@@ -85,61 +96,73 @@ struct Body<'a> {
     region: &'a str,
     check_digit_valid: bool,
     decode_level: DecodeLevel,
+    theft_checked: bool,
+    sources: SourcesOut<'a>,
 }
 
 pub fn handle(index: &Index, request: &RequestEnvelope) -> Result<Response, ApiError> {
     let raw = request.params().required("vin")?;
     let vin = decode::parse(raw)?;
-    let maker = wmi::lookup(vin.wmi()).ok_or_else(|| {
-        ApiError::not_found(format!(
+    let maker = wmi::lookup(vin.wmi());
+    if maker.is_none() && index.decode(&vin.vin).is_none() {
+        return Err(ApiError::not_found(format!(
             "no manufacturer is known for WMI `{}` (VIN positions 1-3); the decoder covers {} major manufacturers",
             vin.wmi(),
             wmi::TABLE.len()
-        ))
-    })?;
+        )));
+    }
     Response::json(&body(index, &vin, maker))
 }
 
-fn body<'a>(index: &'a Index, vin: &'a ParsedVin, maker: &'static wmi::Wmi) -> Body<'a> {
+/// The decode, from the most specific knowledge held: vPIC's decode of this exact VIN (ingested), else a
+/// vehicle pattern (demo seed), else the manufacturer of the WMI.
+fn decode<'a>(index: &'a Index, vin: &'a ParsedVin, maker: Option<&'static wmi::Wmi>) -> (Decode<'a>, DecodeLevel) {
     let plant = index.plant(vin.wmi(), vin.plant_code()).unwrap_or("");
-    let vehicle = index.vehicle(vin.wmi(), vin.vds(), vin.year);
-    let (decode, level) = match vehicle {
-        Some(v) => (
-            Decode {
-                make: &v.make,
-                model: &v.model,
-                trim: &v.trim,
-                body_class: &v.body_class,
-                engine: &v.engine,
-                plant,
-                year: vin.year,
-                gvwr: v.gvwr.as_deref(),
-            },
-            DecodeLevel::Vehicle,
-        ),
-        None => (
-            Decode {
-                make: maker.make,
-                model: "",
-                trim: "",
-                body_class: "",
-                engine: "",
-                plant,
-                year: vin.year,
-                gvwr: None,
-            },
-            DecodeLevel::Manufacturer,
-        ),
-    };
-    // Without a model there is nothing to match recalls and complaints on (NHTSA keys both by make, model
-    // and year), so a manufacturer-level decode reports none rather than every campaign of the make.
-    let (open_recalls, complaints_count) = match vehicle {
-        Some(v) => (
-            index.recalls(&v.make, &v.model, vin.year).into_iter().map(RecallOut::from).collect(),
-            index.complaints(&v.make, &v.model, vin.year),
-        ),
-        None => (Vec::new(), 0),
-    };
+    if let Some(d) = index.decode(&vin.vin) {
+        let text = |v: &'a Option<String>| v.as_deref().unwrap_or("");
+        // SPEC's `trim`: vPIC's Trim, else its Series (vPIC files `SE` of a Jetta under Series).
+        let trim = d.trim.as_deref().or(d.series.as_deref()).unwrap_or("");
+        let decode = Decode {
+            make: &d.make,
+            model: &d.model,
+            trim,
+            body_class: text(&d.body_class),
+            engine: text(&d.engine),
+            plant: text(&d.plant),
+            year: d.year,
+            gvwr: d.gvwr.as_deref(),
+        };
+        return (decode, DecodeLevel::Vehicle);
+    }
+    if let Some(v) = index.vehicle(vin.wmi(), vin.vds(), vin.year) {
+        let decode = Decode {
+            make: &v.make,
+            model: &v.model,
+            trim: &v.trim,
+            body_class: &v.body_class,
+            engine: &v.engine,
+            plant,
+            year: vin.year,
+            gvwr: v.gvwr.as_deref(),
+        };
+        return (decode, DecodeLevel::Vehicle);
+    }
+    let make = maker.map_or("", |m| m.make);
+    let decode = Decode { make, model: "", trim: "", body_class: "", engine: "", plant, year: vin.year, gvwr: None };
+    (decode, DecodeLevel::Manufacturer)
+}
+
+fn body<'a>(index: &'a Index, vin: &'a ParsedVin, maker: Option<&'static wmi::Wmi>) -> Body<'a> {
+    let (decode, level) = decode(index, vin, maker);
+    let ingested = index.decode(&vin.vin);
+    // Recalls are keyed by make, model and model year, so a manufacturer-level decode (no model) matches
+    // none rather than every campaign of the make. Complaints also match by VIN prefix.
+    let vehicle = (level == DecodeLevel::Vehicle).then_some((decode.make, decode.model, decode.year));
+    let open_recalls = vehicle
+        .map(|(make, model, year)| index.recalls(make, model, year).into_iter().map(RecallOut::from).collect())
+        .unwrap_or_default();
+    let complaints_count = index.complaints(&vin.vin, vehicle);
+    let manufacturer = maker.map(|m| m.manufacturer).or(ingested.and_then(|d| d.manufacturer.as_deref()));
     Body {
         vin: &vin.vin,
         decode,
@@ -148,10 +171,16 @@ fn body<'a>(index: &'a Index, vin: &'a ParsedVin, maker: &'static wmi::Wmi) -> B
         theft_flag: index.stolen(&vin.vin),
         title_brand: None,
         wmi: vin.wmi(),
-        manufacturer: maker.manufacturer,
-        country: maker.country,
+        manufacturer: manufacturer.unwrap_or(""),
+        country: maker.map_or("", |m| m.country),
         region: decode::region(vin.first()),
         check_digit_valid: vin.check_digit_valid,
         decode_level: level,
+        theft_checked: index.theft_checked,
+        sources: SourcesOut {
+            decode: ingested.map(|d| d.source_url.as_str()),
+            recalls: index.sources.recalls,
+            complaints: index.sources.complaints,
+        },
     }
 }

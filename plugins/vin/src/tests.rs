@@ -158,8 +158,8 @@ fn full_decode_with_recalls_complaints_and_theft() {
     );
     let campaigns: Vec<&str> =
         body["openRecalls"].as_array().unwrap().iter().map(|r| r["campaignNumber"].as_str().unwrap()).collect();
-    // 20V870000 covers 2017-2019 and 19V502000 covers 2018-2020; 12V437000 (2009-2011) does not match.
-    assert_eq!(campaigns, ["20V870000", "19V502000"]);
+    // DEMO-20V870 covers 2017-2019 and DEMO-19V502 covers 2018-2020; DEMO-12V437 (2009-2011) does not match.
+    assert_eq!(campaigns, ["DEMO-20V870", "DEMO-19V502"]);
     assert_eq!(body["complaintsCount"], 3);
     assert_eq!(body["theftFlag"], true);
     assert_eq!(body["titleBrand"], Value::Null);
@@ -201,7 +201,7 @@ fn classic_and_pre_2010_vins_use_the_1980_cycle() {
     // 2004-2006 ABS campaign applies to 2006; the 2017-2019 and 2018-2020 ones do not.
     let campaigns: Vec<&str> =
         accord["openRecalls"].as_array().unwrap().iter().map(|r| r["campaignNumber"].as_str().unwrap()).collect();
-    assert_eq!(campaigns, ["07V212000"]);
+    assert_eq!(campaigns, ["DEMO-07V212"]);
 }
 
 #[test]
@@ -266,7 +266,7 @@ fn most_specific_pattern_wins_and_shared_campaigns_count_once() {
     assert_eq!(sierra["decode"]["make"], "GMC");
     let campaigns: Vec<&str> =
         sierra["openRecalls"].as_array().unwrap().iter().map(|r| r["campaignNumber"].as_str().unwrap()).collect();
-    assert_eq!(campaigns.iter().filter(|c| **c == "20V680000").count(), 1);
+    assert_eq!(campaigns.iter().filter(|c| **c == "DEMO-20V680").count(), 1);
 }
 
 #[test]
@@ -290,9 +290,20 @@ fn seed_is_consistent_with_the_vin_rules() {
         }
         assert!(crate::wmi::lookup(v["wmi"].as_str().unwrap()).is_some(), "{v}");
     }
+    // Nothing in a demo row can pass for an NHTSA record: campaign numbers are `DEMO-` + 6 characters (NHTSA's
+    // are 9, such as 02V288000), texts say DEMO, complaint numbers are not ODI numbers, no real address.
+    assert_eq!(seed["meta"]["sourceUrl"], "https://demo.invalid/vin/");
     let campaigns = seed["recalls"].as_array().unwrap();
     assert!(campaigns.iter().all(|r| {
         let c = r["campaignNumber"].as_str().unwrap();
-        c.len() == 9 && &c[2..3] == "V" && c.ends_with("000")
+        c.len() == 11 && c.starts_with("DEMO-") && &c[7..8] == "V" && c[5..7].bytes().all(|b| b.is_ascii_digit())
     }));
+    assert!(campaigns.iter().all(|r| r["summary"].as_str().unwrap().starts_with("DEMO DATA")
+        && r["remedy"].as_str().unwrap().starts_with("DEMO DATA")
+        && r["manufacturer"].as_str().unwrap().ends_with("(demo manufacturer)")));
+    assert!(seed["complaints"].as_array().unwrap().iter().all(|c| c["odiNumber"]
+        .as_str()
+        .unwrap()
+        .starts_with("DEMO-")
+        && c["summary"].as_str().unwrap().starts_with("DEMO DATA")));
 }
