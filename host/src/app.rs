@@ -20,7 +20,7 @@ use crate::config::Config;
 use crate::engine::Engine;
 use crate::error::AppError;
 use crate::keys::KeyRing;
-use crate::plugins::{HandleOutcome, LoadedPlugin, PluginRegistry};
+use crate::plugins::{data_status, label_body, HandleOutcome, LoadedPlugin, PluginRegistry};
 use crate::ratelimit::{tier_limit, Decision, Limiter};
 
 /// Everything a request needs, shared by all handlers.
@@ -72,7 +72,8 @@ pub fn app(state: Arc<AppState>) -> Router {
     let mut router: Router<Arc<AppState>> =
         Router::new().route("/health", get(health)).route("/openapi.json", get(openapi));
     for plugin in &state.registry.plugins {
-        for route in &plugin.manifest.routes {
+        // Internal routes are for other plugins (`route.get`) only: never mounted over HTTP.
+        for route in plugin.manifest.routes.iter().filter(|r| !r.is_internal()) {
             let ctx = Arc::new(RouteCtx { plugin: plugin.clone(), path: route.path.clone(), min_tier: route.min_tier });
             router = router.route(
                 &route.path,
@@ -331,30 +332,6 @@ fn dataset_status(state: &AppState) -> serde_json::Map<String, serde_json::Value
         .collect()
 }
 
-/// `demo` when the plugin's current instance answers from any demo seed, else `ingested`.
-fn data_status(plugin: &LoadedPlugin) -> &'static str {
-    if plugin.serves_demo() {
-        "demo"
-    } else {
-        "ingested"
-    }
-}
-
-/// Puts `"dataStatus"` first in a JSON object body, the same place for every dataset.
-fn label_body(body: Vec<u8>, status: &str) -> Vec<u8> {
-    let Some(open) = body.iter().position(|b| !b.is_ascii_whitespace()) else { return body };
-    if body[open] != b'{' {
-        return body;
-    }
-    let empty = body[open + 1..].iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'}');
-    let field = format!("\"dataStatus\":\"{status}\"{}", if empty { "" } else { "," });
-    let mut out = Vec::with_capacity(body.len() + field.len());
-    out.extend_from_slice(&body[..=open]);
-    out.extend_from_slice(field.as_bytes());
-    out.extend_from_slice(&body[open + 1..]);
-    out
-}
-
 async fn health(State(state): State<Arc<AppState>>) -> Response {
     let limiter = state.limiter.describe().await;
     let body = json!({
@@ -413,7 +390,7 @@ async fn observe(request: Request, next: Next) -> Response {
 
 #[cfg(test)]
 mod label_tests {
-    use super::label_body;
+    use crate::plugins::label_body;
 
     #[test]
     fn the_data_status_goes_first_in_every_object_body() {

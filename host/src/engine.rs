@@ -11,6 +11,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
 use datahost_plugin_api::ingest::IngestedInfo;
+use datahost_plugin_api::query::{RecordIndex, RecordsPage, RecordsQuery};
 
 use crate::companies::CompanyIndex;
 use crate::config::{redact_url, Config};
@@ -38,6 +39,8 @@ pub struct Engine {
     ingested: RwLock<HashMap<String, IngestedInfo>>,
     /// The `companies` reference dataset, indexed.
     companies: RwLock<Arc<CompanyIndex>>,
+    /// Per dataset, the record indexes its owner declared: the only lookups `records.query` runs.
+    indexes: RwLock<HashMap<String, Vec<RecordIndex>>>,
 }
 
 impl Engine {
@@ -59,6 +62,7 @@ impl Engine {
             sqlite: None,
             ingested: RwLock::new(HashMap::new()),
             companies: RwLock::new(Arc::new(CompanyIndex::default())),
+            indexes: RwLock::new(HashMap::new()),
             datasets: RwLock::new(HashMap::new()),
             seeds: RwLock::new(HashMap::new()),
             address,
@@ -232,11 +236,177 @@ impl Engine {
         v
     }
 
+    /// Records the indexes a plugin declared for the dataset it owns and builds them in the store. A build
+    /// that fails (the engine is unreachable) is retried by the next declaration; queries still run, slower.
+    pub fn declare_indexes(&self, dataset: &str, indexes: &[RecordIndex]) -> Result<(), String> {
+        if indexes.is_empty() {
+            return Ok(());
+        }
+        self.indexes.write().unwrap_or_else(|e| e.into_inner()).insert(dataset.to_string(), indexes.to_vec());
+        for index in indexes {
+            match (&self.pg, &self.sqlite) {
+                (Some(pg), _) => pg.ensure_index(dataset, index)?,
+                (None, Some(store)) => store.ensure_index(dataset, index)?,
+                (None, None) => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether `dataset` is table-backed: its owner declared record indexes, so its document carries only the
+    /// `ingested` block and the plugin queries the records it needs.
+    pub fn table_backed(&self, dataset: &str) -> bool {
+        self.indexes.read().unwrap_or_else(|e| e.into_inner()).get(dataset).is_some_and(|i| !i.is_empty())
+    }
+
+    /// Answers `records.query` for a plugin that may read `readable` datasets: only on a declared index, and
+    /// only over ingested records (a dataset serving its demo seed has none; its plugin reads the seed).
+    pub fn query_records(&self, readable: &[String], q: &RecordsQuery) -> Result<RecordsPage, String> {
+        if !readable.iter().any(|d| d == &q.dataset) {
+            return Err(format!("dataset `{}` is neither owned nor declared in `reads` by this plugin", q.dataset));
+        }
+        let declared = self.indexes.read().unwrap_or_else(|e| e.into_inner()).get(&q.dataset).cloned();
+        if let Some(problem) = q.problem(declared.as_deref().unwrap_or_default()) {
+            return Err(format!("records.query on `{}`: {problem}", q.dataset));
+        }
+        match (&self.pg, &self.sqlite) {
+            (Some(pg), _) => pg.query_records(q),
+            (None, Some(store)) => store.query_records(q),
+            (None, None) => Ok(RecordsPage { records: Vec::new(), truncated: false }),
+        }
+    }
+
     /// Runs a plugin's parameterised query (`{"sql", "params"}`), answering `{"rows": [...]}`.
     pub fn query(&self, plugin_slug: &str, request_json: &str) -> Result<String, String> {
         match &self.pg {
             Some(pg) => pg.plugin_query(plugin_slug, request_json),
             None => Err("the embedded records engine does not run SQL; use load_dataset".into()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::records;
+    use datahost_plugin_api::{IngestBatch, IngestRecord};
+    use serde_json::json;
+
+    fn recall(campaign: &str, make: &str, model: &str, year: i64) -> IngestRecord {
+        let row = json!({"campaign": campaign, "makeKey": make, "modelKey": model, "year": year});
+        IngestRecord::new("recalls", format!("{campaign}:{year}"), campaign, row).unwrap()
+    }
+
+    fn batch() -> IngestBatch {
+        IngestBatch {
+            format: "t".into(),
+            records: vec![
+                recall("24V001", "HONDA", "ACCORD", 2019),
+                recall("24V002", "HONDA", "CIVIC", 2019),
+                recall("24V003", "HONDA", "ACCORD", 2020),
+                recall("24V004", "FORD", "F-150", 2019),
+            ],
+            ..Default::default()
+        }
+    }
+
+    fn index() -> Vec<RecordIndex> {
+        vec![RecordIndex { collection: "recalls".into(), fields: vec!["makeKey".into(), "modelKey".into()] }]
+    }
+
+    fn campaigns(page: &RecordsPage) -> Vec<&str> {
+        page.records.iter().map(|r| r["campaign"].as_str().unwrap()).collect()
+    }
+
+    /// The same answers from either engine.
+    fn check_queries(engine: &Engine) {
+        let readable = vec!["vin".to_string()];
+        let accords = RecordsQuery::new("vin", "recalls").eq("makeKey", "HONDA").eq("modelKey", "ACCORD");
+        let page = engine.query_records(&readable, &accords).unwrap();
+        assert_eq!((campaigns(&page), page.truncated), (vec!["24V001", "24V003"], false), "ingest order");
+        let page = engine.query_records(&readable, &accords.clone().eq("year", 2020)).unwrap();
+        assert_eq!(campaigns(&page), ["24V003"], "an integer field compares as an integer");
+        let page = engine.query_records(&readable, &accords.clone().limit(1)).unwrap();
+        assert_eq!((campaigns(&page), page.truncated), (vec!["24V001"], true));
+        let any = RecordsQuery::new("vin", "recalls").any_of("makeKey", vec![json!("FORD"), json!("HONDA")]);
+        assert_eq!(engine.query_records(&readable, &any).unwrap().records.len(), 4);
+        let none = RecordsQuery::new("vin", "recalls").eq("makeKey", "HONDA'; DROP TABLE records; --");
+        assert!(engine.query_records(&readable, &none).unwrap().records.is_empty(), "values are bound, not spliced");
+
+        let err = engine.query_records(&[], &accords).unwrap_err();
+        assert_eq!(err, "dataset `vin` is neither owned nor declared in `reads` by this plugin");
+        let scan = RecordsQuery::new("vin", "recalls").eq("year", 2019);
+        assert_eq!(
+            engine.query_records(&readable, &scan).unwrap_err(),
+            "records.query on `vin`: no declared index of `recalls` starts with a field this query filters on (year)"
+        );
+    }
+
+    #[test]
+    fn records_queries_run_on_declared_indexes_in_the_embedded_engine() {
+        let dir = tempfile::tempdir().unwrap();
+        let engine = Engine::embedded_at(dir.path()).unwrap();
+        engine.declare_indexes("vin", &index()).unwrap();
+        engine.declare_indexes("vin", &index()).unwrap();
+        engine.sqlite().unwrap().apply_file("vin", "FLAT_RCL.txt", "sha", &batch()).unwrap();
+        check_queries(&engine);
+
+        // SQLite's planner answers the lookup from the declared expression index, not a table scan.
+        let q = RecordsQuery::new("vin", "recalls").eq("makeKey", "HONDA").eq("modelKey", "ACCORD");
+        let (sql, _) = records::query_sql(records::Dialect::Sqlite, "records", &q);
+        let plan: Vec<String> = engine.sqlite().unwrap().with_conn(|c| {
+            let mut stmt = c.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
+            let rows = stmt
+                .query_map(rusqlite::params!["vin", "recalls", "HONDA", "ACCORD"], |r| r.get::<_, String>(3))
+                .unwrap();
+            rows.map(Result::unwrap).collect()
+        });
+        assert!(plan.iter().any(|step| step.contains("USING INDEX rx_")), "{plan:?}");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn records_queries_run_on_declared_indexes_in_postgresql() {
+        let name = format!("dh_records_query_{}", std::process::id());
+        let (admin, conn) =
+            tokio_postgres::connect("host=127.0.0.1 user=postgres dbname=postgres", tokio_postgres::NoTls)
+                .await
+                .expect("PostgreSQL on 127.0.0.1:5432 (CI starts it)");
+        tokio::spawn(conn);
+        admin.batch_execute(&format!("DROP DATABASE IF EXISTS {name}")).await.unwrap();
+        admin.batch_execute(&format!("CREATE DATABASE {name}")).await.unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("pg.toml");
+        std::fs::write(&file, format!("[engine]\nurl = \"postgres://postgres@127.0.0.1:5432/{name}\"\n")).unwrap();
+        let config = Config::load(Some(&file)).unwrap();
+        let engine = Engine::from_config(&config).await.unwrap();
+        engine.pg().unwrap().migrate().await.unwrap();
+        let e = engine.clone();
+        tokio::task::spawn_blocking(move || {
+            e.declare_indexes("vin", &index()).unwrap();
+            e.pg().unwrap().apply_file("vin", "FLAT_RCL.txt", "sha", &batch()).unwrap();
+            check_queries(&e);
+        })
+        .await
+        .unwrap();
+        // The index exists and the planner can use it (a tiny table is scanned otherwise, so forbid that).
+        let (client, conn) =
+            tokio_postgres::connect(&format!("host=127.0.0.1 user=postgres dbname={name}"), tokio_postgres::NoTls)
+                .await
+                .unwrap();
+        tokio::spawn(conn);
+        let q = RecordsQuery::new("vin", "recalls").eq("makeKey", "HONDA").eq("modelKey", "ACCORD");
+        let (sql, _) = records::query_sql(records::Dialect::Postgres, "datahost.records", &q);
+        client.batch_execute("SET enable_seqscan = off").await.unwrap();
+        let plan: Vec<String> = client
+            .query(&format!("EXPLAIN {sql}"), &[&"vin", &"recalls", &"HONDA", &"ACCORD"])
+            .await
+            .unwrap()
+            .iter()
+            .map(|r| r.get::<_, String>(0))
+            .collect();
+        assert!(plan.iter().any(|l| l.contains("rx_")), "{plan:?}");
+        drop(client);
+        drop(engine);
+        let _ = admin.batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)")).await;
     }
 }

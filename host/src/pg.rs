@@ -372,6 +372,10 @@ impl PgEngine {
         Err("LISTEN connection closed".into())
     }
 
+    pub fn query_timeout(&self) -> Duration {
+        self.query_timeout
+    }
+
     pub fn connect_timeout(&self) -> Duration {
         self.connect_timeout
     }
@@ -379,7 +383,7 @@ impl PgEngine {
 
 /// Runs a future to completion from synchronous code that may sit on a runtime worker thread (a plugin's
 /// `handle`) or on a blocking thread (plugin `init` at start).
-fn block_on<T>(fut: impl std::future::Future<Output = T>) -> T {
+pub(crate) fn block_on<T>(fut: impl std::future::Future<Output = T>) -> T {
     match tokio::runtime::Handle::try_current() {
         Ok(handle) => tokio::task::block_in_place(|| handle.block_on(fut)),
         Err(_) => tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime").block_on(fut),

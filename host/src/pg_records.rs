@@ -6,7 +6,8 @@ use datahost_plugin_api::ingest::IngestedInfo;
 use datahost_plugin_api::IngestBatch;
 
 use crate::pg::PgEngine;
-use crate::records::{self, Counts, RecordsTx, StoredRecord};
+use crate::records::{self, Bound, Counts, Dialect, RecordsTx, StoredRecord};
+use datahost_plugin_api::query::{RecordIndex, RecordsPage, RecordsQuery};
 
 /// Host migration 3.
 pub const MIGRATION: &str = r#"
@@ -51,6 +52,39 @@ fn err(what: &str) -> impl Fn(tokio_postgres::Error) -> String + '_ {
 }
 
 impl PgEngine {
+    /// Builds the index a plugin declared for `dataset` (once; later calls find it).
+    pub fn ensure_index(&self, dataset: &str, index: &RecordIndex) -> Result<(), String> {
+        let sql = records::create_index_sql(Dialect::Postgres, "datahost.records", dataset, index);
+        crate::pg::block_on(async {
+            let client = self.client().await?;
+            client.batch_execute(&sql).await.map_err(err("creating a record index"))
+        })
+    }
+
+    /// Answers a records query (validated by the caller against the declared indexes), within the engine's
+    /// query timeout. Callable from a plugin's `handle` on a runtime worker or from a blocking thread.
+    pub fn query_records(&self, q: &RecordsQuery) -> Result<RecordsPage, String> {
+        let (sql, values) = records::query_sql(Dialect::Postgres, "datahost.records", q);
+        let texts: Vec<String> = values
+            .into_iter()
+            .map(|v| match v {
+                Bound::Text(t) => t,
+                Bound::Int(i) => i.to_string(),
+            })
+            .collect();
+        let timeout = self.query_timeout();
+        let rows = crate::pg::block_on(async {
+            let client = self.client().await?;
+            let params: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> =
+                texts.iter().map(|t| t as &(dyn tokio_postgres::types::ToSql + Sync)).collect();
+            match tokio::time::timeout(timeout, client.query(&sql, &params)).await {
+                Ok(rows) => rows.map_err(err("running a records query")),
+                Err(_) => Err(format!("records engine: a records query took longer than {timeout:?}")),
+            }
+        })?;
+        records::page(q, rows.iter().map(|r| r.get::<_, String>(0)).collect())
+    }
+
     /// Applies one parsed file in one transaction. Call from a blocking thread of the runtime (for example
     /// inside `spawn_blocking`), never from async code: each statement is driven with `Handle::block_on`.
     pub fn apply_file(
@@ -74,7 +108,7 @@ impl PgEngine {
     }
 
     /// Re-assembles the dataset's document when its records changed; the datasets trigger wakes the replicas.
-    pub async fn assemble_if_changed(&self, dataset: &str) -> Result<bool, String> {
+    pub async fn assemble_if_changed(&self, dataset: &str, table_backed: bool) -> Result<bool, String> {
         let mut client = self.client().await?;
         let tx = client.transaction().await.map_err(err("begin"))?;
         tx.execute("SELECT pg_advisory_xact_lock(727174, hashtext($1))", &[&dataset])
@@ -93,20 +127,28 @@ impl PgEngine {
             .query_one("SELECT count(*), max(ingested_at) FROM datahost.ingest_files WHERE dataset = $1", &[&dataset])
             .await
             .map_err(err("counting files"))?;
-        let rows = tx
-            .query(
-                "SELECT collection, data FROM datahost.records WHERE dataset = $1 ORDER BY collection, seq",
-                &[&dataset],
-            )
-            .await
-            .map_err(err("reading records"))?;
-        let pairs: Vec<(String, String)> = rows.iter().map(|r| (r.get(0), r.get(1))).collect();
-        let info = IngestedInfo {
-            rows: pairs.len() as u64,
-            files: head.get::<_, i64>(0) as u64,
-            last_ingest_at: head.get::<_, Option<String>>(1).unwrap_or_default(),
+        let (files, last) = (head.get::<_, i64>(0) as u64, head.get::<_, Option<String>>(1).unwrap_or_default());
+        let document = if table_backed {
+            let counts = tx
+                .query(
+                    "SELECT collection, count(*) FROM datahost.records WHERE dataset = $1 GROUP BY collection",
+                    &[&dataset],
+                )
+                .await
+                .map_err(err("counting records"))?;
+            records::header_document(files, last, counts.iter().map(|r| (r.get(0), r.get(1))).collect())
+        } else {
+            let rows = tx
+                .query(
+                    "SELECT collection, data FROM datahost.records WHERE dataset = $1 ORDER BY collection, seq",
+                    &[&dataset],
+                )
+                .await
+                .map_err(err("reading records"))?;
+            let pairs: Vec<(String, String)> = rows.iter().map(|r| (r.get(0), r.get(1))).collect();
+            let info = IngestedInfo { rows: pairs.len() as u64, files, last_ingest_at: last, ..Default::default() };
+            records::assemble(&info, pairs.iter().map(|(c, d)| (c.as_str(), d.as_str())))
         };
-        let document = records::assemble(&info, pairs.iter().map(|(c, d)| (c.as_str(), d.as_str())));
         tx.execute(
             "INSERT INTO datahost.datasets (name, snapshot, checksum, source) VALUES ($1, $2, $3, 'ingest')
              ON CONFLICT (name) DO UPDATE SET snapshot = EXCLUDED.snapshot, checksum = EXCLUDED.checksum,

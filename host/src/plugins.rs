@@ -403,6 +403,11 @@ pub fn open_all(dir: &Path, engine: &Arc<Engine>, disabled: &[String]) -> Result
         for (dataset, snapshot) in &candidate.seeds {
             engine.register_seed(dataset, snapshot.clone());
         }
+        for dataset in &candidate.manifest.datasets {
+            if let Err(e) = engine.declare_indexes(dataset, &candidate.manifest.indexes) {
+                tracing::warn!(plugin = %slug, dataset = %dataset, error = %e, "record indexes not built");
+            }
+        }
         candidates.push(candidate);
     }
     Ok(OpenedPlugins { candidates, failures })
@@ -422,7 +427,7 @@ pub fn init_all(
     let OpenedPlugins { candidates, mut failures } = opened;
     let mut plugins = Vec::new();
     for c in candidates {
-        let token = register_token(engine.clone(), &c.manifest.slug);
+        let token = register_token(engine.clone(), &c.manifest);
         let config_json = settings.get(&c.manifest.slug).map(|v| v.to_string()).unwrap_or_else(|| "{}".into());
         let started = Instant::now();
         let services = host_services(token);
@@ -466,6 +471,8 @@ pub fn init_all(
 struct TokenContext {
     engine: Arc<Engine>,
     slug: String,
+    /// The datasets the plugin owns or declared in `reads`: what `records.query` may read.
+    readable: Vec<String>,
 }
 
 /// Every serving plugin by route, for the `route.get` host call.
@@ -484,6 +491,30 @@ fn register_routes(plugin: &Arc<LoadedPlugin>) {
 thread_local! {
     /// How deep `route.get` calls are nested on this thread (a plugin asking another that asks another...).
     static ROUTE_DEPTH: std::cell::Cell<u8> = const { std::cell::Cell::new(0) };
+}
+
+/// `demo` when the plugin's current instance answers from any demo seed, else `ingested`.
+pub fn data_status(plugin: &LoadedPlugin) -> &'static str {
+    if plugin.serves_demo() {
+        "demo"
+    } else {
+        "ingested"
+    }
+}
+
+/// Puts `"dataStatus"` first in a JSON object body, the same place for every dataset.
+pub fn label_body(body: Vec<u8>, status: &str) -> Vec<u8> {
+    let Some(open) = body.iter().position(|b| !b.is_ascii_whitespace()) else { return body };
+    if body[open] != b'{' {
+        return body;
+    }
+    let empty = body[open + 1..].iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'}');
+    let field = format!("\"dataStatus\":\"{status}\"{}", if empty { "" } else { "," });
+    let mut out = Vec::with_capacity(body.len() + field.len());
+    out.extend_from_slice(&body[..=open]);
+    out.extend_from_slice(field.as_bytes());
+    out.extend_from_slice(&body[open + 1..]);
+    out
 }
 
 /// `route.get`: one plugin reads another dataset through that dataset's public API (the same answer a client
@@ -521,9 +552,9 @@ fn route_get(caller: &str, input: &str) -> Result<String, String> {
     let outcome = target.handle(&json);
     ROUTE_DEPTH.with(|d| d.set(depth));
     match outcome {
-        HandleOutcome::Response { status: 200, body, .. } => {
-            String::from_utf8(body).map_err(|_| format!("{} answered a body that is not UTF-8", req.route))
-        }
+        // Labelled as clients see it, so a derived dataset knows when it derives from demo rows.
+        HandleOutcome::Response { status: 200, body, .. } => String::from_utf8(label_body(body, data_status(&target)))
+            .map_err(|_| format!("{} answered a body that is not UTF-8", req.route)),
         HandleOutcome::Response { status, body, .. } => {
             Err(format!("{} answered {status}: {}", req.route, first_line(&String::from_utf8_lossy(&body))))
         }
@@ -537,7 +568,8 @@ fn tokens() -> &'static RwLock<HashMap<u64, Arc<TokenContext>>> {
     TOKENS.get_or_init(Default::default)
 }
 
-fn register_token(engine: Arc<Engine>, slug: &str) -> u64 {
+fn register_token(engine: Arc<Engine>, manifest: &Manifest) -> u64 {
+    let readable = manifest.datasets.iter().chain(manifest.reads.iter()).cloned().collect();
     static NEXT: Mutex<u64> = Mutex::new(1);
     let mut next = NEXT.lock().unwrap_or_else(|e| e.into_inner());
     let token = *next;
@@ -545,7 +577,7 @@ fn register_token(engine: Arc<Engine>, slug: &str) -> u64 {
     tokens()
         .write()
         .unwrap_or_else(|e| e.into_inner())
-        .insert(token, Arc::new(TokenContext { engine, slug: slug.to_string() }));
+        .insert(token, Arc::new(TokenContext { engine, slug: manifest.slug.clone(), readable }));
     token
 }
 
@@ -630,6 +662,12 @@ extern "C" fn svc_call(token: u64, name: RStr<'_>, input: RStr<'_>) -> FfiReply 
             }
             "host.version" => Ok(format!("\"{}\"", env!("CARGO_PKG_VERSION"))),
             "route.get" => route_get(&ctx.slug, input.as_str()),
+            datahost_plugin_api::query::QUERY_CALL => {
+                let q: datahost_plugin_api::query::RecordsQuery = serde_json::from_str(input.as_str())
+                    .map_err(|e| format!("records.query takes {{dataset, collection, filters, limit}}: {e}"))?;
+                let page = ctx.engine.query_records(&ctx.readable, &q)?;
+                serde_json::to_string(&page).map_err(|e| e.to_string())
+            }
             other => Err(format!("unknown host call `{other}`")),
         }
     })

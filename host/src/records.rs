@@ -16,7 +16,97 @@
 use std::collections::{BTreeMap, HashMap};
 
 use datahost_plugin_api::ingest::{IngestBatch, IngestRecord, IngestedInfo, RowProblem, INGESTED_KEY};
+use datahost_plugin_api::query::{RecordIndex, RecordsPage, RecordsQuery};
 use serde::Serialize;
+
+/// Which dialect a records query is written in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dialect {
+    Sqlite,
+    Postgres,
+}
+
+/// The expression that reads top-level `field` of a record's JSON `data`, the same in the index and in the
+/// query (both engines use an index only when the expressions match). `field` is checked by
+/// `query::valid_field` before it gets here.
+fn field_expr(dialect: Dialect, field: &str) -> String {
+    debug_assert!(datahost_plugin_api::query::valid_field(field));
+    match dialect {
+        Dialect::Sqlite => format!("json_extract(data, '$.{field}')"),
+        Dialect::Postgres => format!("((data::jsonb) ->> '{field}')"),
+    }
+}
+
+/// `CREATE INDEX` for a declared record index: `(dataset, collection, <field expressions>)`, named after a hash
+/// of its definition so the name stays short and the same declaration never builds two indexes.
+pub fn create_index_sql(dialect: Dialect, table: &str, dataset: &str, index: &RecordIndex) -> String {
+    let exprs: Vec<String> = index.fields.iter().map(|f| field_expr(dialect, f)).collect();
+    let name =
+        format!("rx_{}", &checksum(format!("{dataset}\0{}\0{}", index.collection, index.fields.join(",")))[..16]);
+    format!("CREATE INDEX IF NOT EXISTS {name} ON {table} (dataset, collection, {})", exprs.join(", "))
+}
+
+/// The document of a table-backed dataset: only its `ingested` block, with the record count per collection
+/// (its records stay in the table and are read with `records.query`).
+pub fn header_document(files: u64, last_ingest_at: String, counts: Vec<(String, i64)>) -> String {
+    let collections: std::collections::BTreeMap<String, u64> =
+        counts.into_iter().map(|(c, n)| (c, n.max(0) as u64)).collect();
+    let info = IngestedInfo { rows: collections.values().sum(), files, last_ingest_at, collections };
+    assemble(&info, std::iter::empty())
+}
+
+/// A bound value of a records query.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Bound {
+    Text(String),
+    Int(i64),
+}
+
+/// The SQL and values of a records query: `$1`/`?1` is the dataset, `$2`/`?2` the collection, then the filter
+/// values in order. Ordered by ingest order; one more row than the limit tells whether it was cut.
+pub fn query_sql(dialect: Dialect, table: &str, q: &RecordsQuery) -> (String, Vec<Bound>) {
+    let mut values = vec![Bound::Text(q.dataset.clone()), Bound::Text(q.collection.clone())];
+    let mut clauses = Vec::new();
+    for f in &q.filters {
+        let mut slots = Vec::new();
+        for v in &f.any_of {
+            values.push(match (dialect, v) {
+                // `->>` answers text whatever the JSON type, so PostgreSQL compares text.
+                (Dialect::Postgres, v) => Bound::Text(v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string())),
+                (Dialect::Sqlite, serde_json::Value::String(s)) => Bound::Text(s.clone()),
+                (Dialect::Sqlite, v) => Bound::Int(v.as_i64().unwrap_or_default()),
+            });
+            slots.push(match dialect {
+                Dialect::Sqlite => format!("?{}", values.len()),
+                Dialect::Postgres => format!("${}", values.len()),
+            });
+        }
+        clauses.push(format!("{} IN ({})", field_expr(dialect, &f.field), slots.join(", ")));
+    }
+    let (d, c) = match dialect {
+        Dialect::Sqlite => ("?1", "?2"),
+        Dialect::Postgres => ("$1", "$2"),
+    };
+    let mut sql = format!("SELECT data FROM {table} WHERE dataset = {d} AND collection = {c}");
+    for clause in clauses {
+        sql.push_str(" AND ");
+        sql.push_str(&clause);
+    }
+    sql.push_str(&format!(" ORDER BY seq LIMIT {}", q.max_records() + 1));
+    (sql, values)
+}
+
+/// The page a query's rows make (`rows` holds up to one more than the limit).
+pub fn page(q: &RecordsQuery, rows: Vec<String>) -> Result<RecordsPage, String> {
+    let max = q.max_records();
+    let truncated = rows.len() > max;
+    let records = rows
+        .into_iter()
+        .take(max)
+        .map(|r| serde_json::from_str(&r).map_err(|e| format!("a stored record of `{}` is not JSON: {e}", q.dataset)))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(RecordsPage { records, truncated })
+}
 
 /// SHA-256 of a document or file, hex: how a changed document is told from an unchanged one.
 pub fn checksum(bytes: impl AsRef<[u8]>) -> String {
@@ -393,7 +483,8 @@ mod tests {
 
     #[test]
     fn documents_group_records_by_collection_and_expose_their_ingest_block() {
-        let info = IngestedInfo { rows: 3, files: 2, last_ingest_at: "2026-11-22T10:00:00Z".into() };
+        let info =
+            IngestedInfo { rows: 3, files: 2, last_ingest_at: "2026-11-22T10:00:00Z".into(), ..Default::default() };
         let doc = assemble(&info, [("filings", "{\"a\":1}"), ("trades", "[1]"), ("filings", "{\"a\":2}")]);
         let v: serde_json::Value = serde_json::from_str(&doc).unwrap();
         assert_eq!(v["filings"], json!([{"a": 1}, {"a": 2}]));

@@ -12,7 +12,8 @@ use std::time::Duration;
 use datahost_plugin_api::ingest::IngestedInfo;
 use rusqlite::{params, Connection, OptionalExtension};
 
-use crate::records::{self, Counts, RecordsTx, StoredRecord};
+use crate::records::{self, Bound, Counts, Dialect, RecordsTx, StoredRecord};
+use datahost_plugin_api::query::{RecordIndex, RecordsPage, RecordsQuery};
 
 /// The database file name inside `engine.data_dir`.
 pub const DB_FILE: &str = "datahost.db";
@@ -120,6 +121,32 @@ impl SqliteStore {
             .map_err(err("reading a dataset"))
     }
 
+    /// Builds the index a plugin declared for `dataset` (once; later calls find it).
+    pub fn ensure_index(&self, dataset: &str, index: &RecordIndex) -> Result<(), String> {
+        let sql = records::create_index_sql(Dialect::Sqlite, "records", dataset, index);
+        self.lock().execute_batch(&sql).map_err(err("creating a record index"))
+    }
+
+    /// Answers a records query (validated by the caller against the declared indexes).
+    pub fn query_records(&self, q: &RecordsQuery) -> Result<RecordsPage, String> {
+        let (sql, values) = records::query_sql(Dialect::Sqlite, "records", q);
+        let conn = self.lock();
+        let mut stmt = conn.prepare_cached(&sql).map_err(err("preparing a records query"))?;
+        let bound: Vec<rusqlite::types::Value> = values
+            .into_iter()
+            .map(|v| match v {
+                Bound::Text(t) => rusqlite::types::Value::Text(t),
+                Bound::Int(i) => rusqlite::types::Value::Integer(i),
+            })
+            .collect();
+        let rows = stmt
+            .query_map(rusqlite::params_from_iter(bound), |r| r.get::<_, String>(0))
+            .map_err(err("running a records query"))?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(err("reading a records query"))?;
+        records::page(q, rows)
+    }
+
     /// Applies one parsed file in one transaction.
     pub fn apply_file(
         &self,
@@ -138,7 +165,8 @@ impl SqliteStore {
 
     /// Re-assembles the dataset's document if its records changed since the last assembly (also after an
     /// interrupted run). Returns whether the document changed.
-    pub fn assemble_if_changed(&self, dataset: &str) -> Result<bool, String> {
+    /// A table-backed dataset's document holds only its `ingested` block with per-collection counts.
+    pub fn assemble_if_changed(&self, dataset: &str, table_backed: bool) -> Result<bool, String> {
         let mut conn = self.lock();
         let tx = conn.transaction().map_err(err("begin"))?;
         let state: Option<(i64, i64)> = tx
@@ -156,20 +184,39 @@ impl SqliteStore {
                 Ok((r.get(0)?, r.get(1)?))
             })
             .map_err(err("counting files"))?;
-        let rows: Vec<(String, String)> = {
-            let mut stmt = tx
-                .prepare("SELECT collection, data FROM records WHERE dataset = ?1 ORDER BY collection, seq")
-                .map_err(err("reading records"))?;
-            let collected = stmt
-                .query_map([dataset], |r| Ok((r.get(0)?, r.get(1)?)))
-                .map_err(err("reading records"))?
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(err("reading records"))?;
-            collected
+        let document = if table_backed {
+            let counts: Vec<(String, i64)> = {
+                let mut stmt = tx
+                    .prepare("SELECT collection, count(*) FROM records WHERE dataset = ?1 GROUP BY collection")
+                    .map_err(err("counting records"))?;
+                let collected = stmt
+                    .query_map([dataset], |r| Ok((r.get(0)?, r.get(1)?)))
+                    .map_err(err("counting records"))?
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(err("counting records"))?;
+                collected
+            };
+            records::header_document(files as u64, last.unwrap_or_default(), counts)
+        } else {
+            let rows: Vec<(String, String)> = {
+                let mut stmt = tx
+                    .prepare("SELECT collection, data FROM records WHERE dataset = ?1 ORDER BY collection, seq")
+                    .map_err(err("reading records"))?;
+                let collected = stmt
+                    .query_map([dataset], |r| Ok((r.get(0)?, r.get(1)?)))
+                    .map_err(err("reading records"))?
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(err("reading records"))?;
+                collected
+            };
+            let info = IngestedInfo {
+                rows: rows.len() as u64,
+                files: files as u64,
+                last_ingest_at: last.unwrap_or_default(),
+                ..Default::default()
+            };
+            records::assemble(&info, rows.iter().map(|(c, d)| (c.as_str(), d.as_str())))
         };
-        let info =
-            IngestedInfo { rows: rows.len() as u64, files: files as u64, last_ingest_at: last.unwrap_or_default() };
-        let document = records::assemble(&info, rows.iter().map(|(c, d)| (c.as_str(), d.as_str())));
         tx.execute(
             "INSERT INTO datasets (name, snapshot, checksum, source, updated_at) VALUES (?1, ?2, ?3, 'ingest', ?4)
              ON CONFLICT (name) DO UPDATE SET snapshot = excluded.snapshot, checksum = excluded.checksum,
@@ -337,8 +384,8 @@ mod tests {
             let store = SqliteStore::open(dir.path()).unwrap();
             assert_eq!(store.apply_file("d", "a.txt", "sha", &batch).unwrap().added, 1);
             assert_eq!(store.stale_datasets().unwrap(), ["d"]);
-            assert!(store.assemble_if_changed("d").unwrap());
-            assert!(!store.assemble_if_changed("d").unwrap(), "nothing changed since");
+            assert!(store.assemble_if_changed("d", false).unwrap());
+            assert!(!store.assemble_if_changed("d", false).unwrap(), "nothing changed since");
         }
         let store = SqliteStore::open(dir.path()).unwrap();
         let doc = store.fetch_dataset("d").unwrap().unwrap();

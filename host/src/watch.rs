@@ -114,7 +114,10 @@ pub async fn check_engine(state: &Arc<AppState>) {
     reinit(plugins, "a dataset change").await;
 }
 
-async fn reinit(plugins: Vec<Arc<crate::plugins::LoadedPlugin>>, why: &str) {
+/// Re-initialises `plugins` one by one: those that own a dataset first, then the derived ones (owning none),
+/// which read the owners' routes on their next request and must see the owners' new instances.
+async fn reinit(mut plugins: Vec<Arc<crate::plugins::LoadedPlugin>>, why: &str) {
+    plugins.sort_by_key(|p| p.manifest.datasets.is_empty());
     for plugin in plugins {
         let slug = plugin.slug().to_string();
         match tokio::task::spawn_blocking(move || plugin.reinit()).await {

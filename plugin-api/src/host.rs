@@ -112,6 +112,14 @@ impl Host {
         self.call("route.get", &input)
     }
 
+    /// Looks up stored records by declared fields (see [`crate::query`]): the records of the dataset's current
+    /// generation matching every filter, in ingest order.
+    pub fn query_records(&self, query: &crate::query::RecordsQuery) -> Result<crate::query::RecordsPage, String> {
+        let input = serde_json::to_value(query).map_err(|e| e.to_string())?;
+        let out = self.call(crate::query::QUERY_CALL, &input)?;
+        serde_json::from_value(out).map_err(|e| format!("the host's records answer is not readable: {e}"))
+    }
+
     /// Which records engine backs the host: `embedded` or `postgres` (via the `engine.kind` host call).
     pub fn engine_kind(&self) -> String {
         self.call("engine.kind", &serde_json::Value::Null)

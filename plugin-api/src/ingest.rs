@@ -195,6 +195,10 @@ pub struct IngestedInfo {
     pub files: u64,
     /// RFC 3339 time of the last file that changed the dataset.
     pub last_ingest_at: String,
+    /// Records per collection, given for table-backed datasets (those that declare record indexes), whose
+    /// document holds no records: the plugin queries them (`records.query`).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub collections: std::collections::BTreeMap<String, u64>,
 }
 
 /// Builds the document the host would serve after ingesting `batches` in order (records keyed by collection
@@ -210,7 +214,12 @@ pub fn assemble(batches: &[IngestBatch]) -> serde_json::Value {
         }
     }
     let mut doc = serde_json::Map::new();
-    let info = IngestedInfo { rows: order.len() as u64, files: batches.len() as u64, last_ingest_at: String::new() };
+    let info = IngestedInfo {
+        rows: order.len() as u64,
+        files: batches.len() as u64,
+        last_ingest_at: String::new(),
+        collections: Default::default(),
+    };
     doc.insert(INGESTED_KEY.into(), serde_json::to_value(info).unwrap_or_default());
     for id in order {
         let value = data.remove(&id).unwrap_or_default();

@@ -22,6 +22,7 @@ pub mod manifest;
 pub mod market;
 pub mod openapi;
 pub mod params;
+pub mod query;
 pub mod reference;
 pub mod request;
 pub mod snapshot;
@@ -32,7 +33,9 @@ pub mod text;
 pub use abi_stable;
 pub use host::{Host, LogLevel};
 pub use ingest::{IngestBatch, IngestRecord, Refusal, RowProblem, SourceFile};
-pub use manifest::{BuildInfo, Manifest, Maturity, Migration, ParamKind, ParamSpec, RouteSpec, Tier};
+pub use manifest::{
+    BuildInfo, Manifest, Maturity, Migration, ParamKind, ParamSpec, RouteSpec, Tier, INTERNAL_ROUTE_PREFIX,
+};
 pub use params::{Query, TickerFilter};
 pub use request::{ApiError, RequestEnvelope, Response};
 pub use serde_json;

@@ -146,6 +146,11 @@ impl ParamSpec {
     }
 }
 
+/// Path prefix of internal routes: served only to other plugins through `route.get` (never over HTTP, never
+/// in `/openapi.json`), for derived datasets that need a view the public API does not give (for example every
+/// 13F filer's latest filing for the entity graph). Shape: `/internal/<slug>/<name>`.
+pub const INTERNAL_ROUTE_PREFIX: &str = "/internal/";
+
 /// One route a plugin serves.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RouteSpec {
@@ -184,6 +189,9 @@ pub struct Manifest {
     /// Datasets of other plugins it reads through the records engine.
     #[serde(default)]
     pub reads: Vec<String>,
+    /// Fields its own datasets' records are looked up by with `records.query` (the host indexes them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub indexes: Vec<crate::query::RecordIndex>,
 }
 
 /// One versioned migration of a plugin's own tables in the PostgreSQL records engine (see
@@ -239,11 +247,19 @@ pub fn validate(m: &Manifest) -> Vec<String> {
     }
     let mut seen = std::collections::HashSet::new();
     for route in &m.routes {
-        let path_ok = route.path.starts_with("/v1/")
-            && route.path.len() > 4
-            && route.path.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"-/_".contains(&b));
+        let lowercase = route.path.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"-/_".contains(&b));
+        let internal_prefix = format!("{INTERNAL_ROUTE_PREFIX}{}/", m.slug);
+        let path_ok = lowercase
+            && if route.is_internal() {
+                route.path.starts_with(&internal_prefix) && route.path.len() > internal_prefix.len()
+            } else {
+                route.path.starts_with("/v1/") && route.path.len() > 4
+            };
         if !path_ok {
-            problems.push(format!("route `{}` must be a lowercase path under /v1/", route.path));
+            problems.push(format!(
+                "route `{}` must be a lowercase path under /v1/ (or, internal, under {internal_prefix})",
+                route.path
+            ));
         }
         if !seen.insert(route.path.as_str()) {
             problems.push(format!("route `{}` is declared twice", route.path));
@@ -254,6 +270,9 @@ pub fn validate(m: &Manifest) -> Vec<String> {
                 problems.push(format!("route `{}` declares parameter `{}` twice", route.path, p.name));
             }
         }
+        if route.is_internal() {
+            continue;
+        }
         if let Some(paths) = paths {
             match paths.get(&route.path).and_then(|item| item.get("get")) {
                 Some(op) if op.pointer("/responses/200").is_some() => {}
@@ -262,9 +281,19 @@ pub fn validate(m: &Manifest) -> Vec<String> {
             }
         }
     }
+    for index in &m.indexes {
+        let fields_ok = !index.fields.is_empty() && index.fields.iter().all(|f| crate::query::valid_field(f));
+        if !fields_ok || !crate::query::valid_field(&index.collection.replace('-', "_")) {
+            problems.push(format!(
+                "index on `{}` ({}) needs a collection name and 1+ fields of letters, digits and '_'",
+                index.collection,
+                index.fields.join(", ")
+            ));
+        }
+    }
     if let Some(paths) = paths {
         for path in paths.keys() {
-            if !m.routes.iter().any(|r| &r.path == path) {
+            if !m.routes.iter().any(|r| &r.path == path && !r.is_internal()) {
                 problems.push(format!("openapi fragment documents `{path}`, which is not a declared route"));
             }
         }
@@ -293,10 +322,20 @@ impl Manifest {
             capabilities: Vec::new(),
             datasets: vec![slug.into()],
             reads: Vec::new(),
+            indexes: Vec::new(),
         }
     }
 
     /// Declares datasets of other plugins this one reads through the records engine.
+    /// Declares that records of `collection` are looked up by `fields` (see [`crate::query`]).
+    pub fn indexing(mut self, collection: &str, fields: &[&str]) -> Self {
+        self.indexes.push(crate::query::RecordIndex {
+            collection: collection.into(),
+            fields: fields.iter().map(|f| f.to_string()).collect(),
+        });
+        self
+    }
+
     pub fn reading(mut self, datasets: &[&str]) -> Self {
         self.reads.extend(datasets.iter().map(|d| d.to_string()));
         self
@@ -315,9 +354,60 @@ impl RouteSpec {
         Self { path: path.into(), min_tier: Tier::Free, params }
     }
 
+    /// An internal route (see [`INTERNAL_ROUTE_PREFIX`]): `/internal/<slug>/<name>`.
+    pub fn internal(slug: &str, name: &str, params: Vec<ParamSpec>) -> Self {
+        Self { path: format!("{INTERNAL_ROUTE_PREFIX}{slug}/{name}"), min_tier: Tier::Owner, params }
+    }
+
+    /// Served only to other plugins through `route.get`.
+    pub fn is_internal(&self) -> bool {
+        self.path.starts_with(INTERNAL_ROUTE_PREFIX)
+    }
+
     /// Restricts the route to `tier` and above.
     pub fn requiring(mut self, tier: Tier) -> Self {
         self.min_tier = tier;
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn with_routes(routes: Vec<RouteSpec>, paths: serde_json::Value) -> Manifest {
+        Manifest::dataset("holdings", "1.0.0", Maturity::Stable, "d", routes, json!({ "paths": paths }))
+    }
+
+    fn get_200() -> serde_json::Value {
+        json!({"get": {"responses": {"200": {"description": "ok"}}}})
+    }
+
+    #[test]
+    fn internal_routes_need_no_openapi_operation_but_must_sit_under_their_slug() {
+        let public = RouteSpec::new("/v1/holdings", vec![]);
+        let internal = RouteSpec::internal("holdings", "latest-filings", vec![]);
+        assert_eq!(internal.path, "/internal/holdings/latest-filings");
+        assert!(internal.is_internal() && !public.is_internal());
+        let ok = with_routes(vec![public.clone(), internal], json!({"/v1/holdings": get_200()}));
+        assert_eq!(validate(&ok), Vec::<String>::new());
+
+        let foreign = RouteSpec::internal("other", "x", vec![]);
+        let problems = validate(&with_routes(vec![public.clone(), foreign], json!({"/v1/holdings": get_200()})));
+        assert_eq!(
+            problems,
+            ["route `/internal/other/x` must be a lowercase path under /v1/ (or, internal, under /internal/holdings/)"]
+        );
+
+        // Documenting an internal route would publish it: refused.
+        let documented = with_routes(
+            vec![public, RouteSpec::internal("holdings", "x", vec![])],
+            json!({"/v1/holdings": get_200(), "/internal/holdings/x": get_200()}),
+        );
+        assert_eq!(
+            validate(&documented),
+            ["openapi fragment documents `/internal/holdings/x`, which is not a declared route"]
+        );
     }
 }

@@ -61,8 +61,39 @@ extern "C" fn call(token: u64, name: RStr<'_>, input: RStr<'_>) -> FfiReply {
                 None => FfiReply::err(format!("no loaded plugin serves {route}")),
             }
         }
+        crate::query::QUERY_CALL => {
+            let q: crate::query::RecordsQuery = match serde_json::from_str(input.as_str()) {
+                Ok(q) => q,
+                Err(e) => return FfiReply::err(format!("records.query: {e}")),
+            };
+            match with_host(token, |h| h.datasets.get(&q.dataset).cloned()).flatten() {
+                Some(doc) => match query_document(&doc, &q) {
+                    Ok(page) => FfiReply::ok(serde_json::to_string(&page).unwrap_or_default()),
+                    Err(e) => FfiReply::err(e),
+                },
+                None => FfiReply::err(format!("dataset `{}` is not in the records engine", q.dataset)),
+            }
+        }
         other => FfiReply::err(format!("unknown host call `{other}`")),
     }
+}
+
+/// `records.query` over an assembled document (`{ingested, <collection>: [records]}`), as the host answers it
+/// from its tables: every filter must match a string or integer field, records in document order.
+fn query_document(doc: &str, q: &crate::query::RecordsQuery) -> Result<crate::query::RecordsPage, String> {
+    let doc: serde_json::Value = serde_json::from_str(doc).map_err(|e| format!("records.query: {e}"))?;
+    let matching: Vec<serde_json::Value> = doc
+        .get(&q.collection)
+        .and_then(|c| c.as_array())
+        .into_iter()
+        .flatten()
+        .filter(|r| {
+            q.filters.iter().all(|f| crate::query::field_value(r, &f.field).is_some_and(|v| f.any_of.contains(v)))
+        })
+        .cloned()
+        .collect();
+    let max = q.max_records();
+    Ok(crate::query::RecordsPage { truncated: matching.len() > max, records: matching.into_iter().take(max).collect() })
 }
 
 /// The same matching rules as the host's resolver, over a list the test supplies.
@@ -168,4 +199,20 @@ pub fn get<P: Plugin>(plugin: &P, route: &str, query: &[(&str, &str)]) -> (u16, 
 /// with a `get` operation in the fragment. Returns the list of problems (empty when valid).
 pub fn manifest_problems<P: Plugin>() -> Vec<String> {
     crate::manifest::validate(&crate::export::full_manifest::<P>())
+}
+
+/// The tickers (upper case) and the highest CIK the SEC lists in `company_tickers.json`, read from the corpus
+/// copy (`../shared/corpus/sec-misc/company_tickers.json`), for tests that prove a demo seed names no real
+/// company; `None` (with a note) when the corpus is absent.
+pub fn listed_companies() -> Option<(std::collections::HashSet<String>, u64)> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/corpus/sec-misc/company_tickers.json");
+    let Ok(text) = std::fs::read_to_string(path) else {
+        eprintln!("corpus absent: skipping");
+        return None;
+    };
+    let doc: serde_json::Value = serde_json::from_str(&text).expect("company_tickers.json is JSON");
+    let entries = doc.as_object().expect("an object of entries").values();
+    let tickers = entries.clone().map(|c| c["ticker"].as_str().expect("ticker").to_uppercase()).collect();
+    let max_cik = entries.map(|c| c["cik_str"].as_u64().expect("cik_str")).max().unwrap_or_default();
+    Some((tickers, max_cik))
 }

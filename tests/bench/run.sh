@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Throughput of the full host path against baselines measured in the same run, on loopback with wrk.
 #   1. /__baseline: the same binary and stack answering the same bytes, without auth, limits or plugin;
-#   2. /v1/congress-trades?ticker=NVDA through auth + in-process rate limit + plugin;
+#   2. /v1/congress-trades?ticker=LMCS through auth + in-process rate limit + plugin;
 #   3. the same through the Redis limiter (ratelimit.redis_url, Redis on 127.0.0.1:6379).
 # Each is run ROUNDS times, interleaved, and the medians are compared as ratios (these 2-core machines are
 # noisy; only same-run ratios mean anything). Needs `cargo build --release --workspace` and wrk.
@@ -17,7 +17,7 @@ work=$(mktemp -d)
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
 trap cleanup EXIT
-route='/v1/congress-trades?ticker=NVDA'
+route='/v1/congress-trades?ticker=LMCS'
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 

@@ -16,7 +16,7 @@ fn shape_window_filter_and_bad_ticker() {
         assert!(amounts.len() <= 5 && amounts.windows(2).all(|w| w[0] >= w[1]), "{c}");
     }
 
-    let (status, amzn) = server.get("/v1/contracts?ticker=AMZN");
+    let (status, amzn) = server.get("/v1/contracts?ticker=CRTW");
     assert_eq!(status, 200, "{amzn}");
     assert_eq!(amzn["count"], 1);
     assert_eq!(amzn["companies"][0]["awardCount"], 5);

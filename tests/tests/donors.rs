@@ -18,12 +18,12 @@ fn shape_filter_and_bad_ticker() {
         assert!(c[f].is_number(), "{f}: {c}");
     }
 
-    let (status, rtx) = server.get("/v1/donors?ticker=rtx");
-    assert_eq!(status, 200, "{rtx}");
-    assert_eq!(rtx["count"], 1);
-    assert_eq!(rtx["companies"][0]["totalContributionsUsd"], 73500.0);
-    assert_eq!(rtx["companies"][0]["demPct"], 22.4);
-    assert_eq!(rtx["companies"][0]["repPct"], 63.3);
+    let (status, rvmr) = server.get("/v1/donors?ticker=rvmr");
+    assert_eq!(status, 200, "{rvmr}");
+    assert_eq!(rvmr["count"], 1);
+    assert_eq!(rvmr["companies"][0]["totalContributionsUsd"], 73500.0);
+    assert_eq!(rvmr["companies"][0]["demPct"], 22.4);
+    assert_eq!(rvmr["companies"][0]["repPct"], 63.3);
 
     let (status, body) = server.get("/v1/donors?ticker=a%20b");
     assert_envelope(status, &body, 400);

@@ -298,7 +298,7 @@ fn engine_killed_and_restarted_while_serving() {
         ..Default::default()
     });
     let free = server.issue_key("free");
-    let route = "/v1/congress-trades?ticker=NVDA";
+    let route = "/v1/congress-trades?ticker=LMCS";
     let (status, before) = server.get_with(route, &[("X-API-Key", &free)]);
     assert_eq!(status, 200);
 

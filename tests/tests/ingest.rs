@@ -108,7 +108,7 @@ fn usage_errors_exit_2_and_name_what_can_be_ingested() {
 #[test]
 fn every_dataset_response_says_whether_it_holds_demo_rows() {
     let server = Server::start();
-    let (status, body) = server.get("/v1/insiders?ticker=NVDA");
+    let (status, body) = server.get("/v1/insiders?ticker=ORCH");
     assert_eq!(status, 200);
     assert_eq!(body["dataStatus"], "demo", "{body}");
     let resp = server.request("/v1/vin?vin=1HGCM82633A004352", &[("X-API-Key", &server.owner_key)]);

@@ -20,12 +20,12 @@ fn shape_ticker_filter_and_bad_ticker() {
         }
     }
 
-    let (status, aapl) = server.get("/v1/insiders?ticker=aapl");
-    assert_eq!(status, 200, "{aapl}");
-    assert_eq!(aapl["count"], 1);
-    assert_eq!(aapl["companies"][0]["ticker"], "AAPL");
-    assert_eq!(aapl["companies"][0]["filings"].as_array().unwrap().len(), 12);
-    assert_eq!(aapl["companies"][0]["filings"][0]["accessionNumber"], "0000320193-26-040369");
+    let (status, orch) = server.get("/v1/insiders?ticker=orch");
+    assert_eq!(status, 200, "{orch}");
+    assert_eq!(orch["count"], 1);
+    assert_eq!(orch["companies"][0]["ticker"], "ORCH");
+    assert_eq!(orch["companies"][0]["filings"].as_array().unwrap().len(), 12);
+    assert_eq!(orch["companies"][0]["filings"][0]["accessionNumber"], "DEMO-F4-000016");
 
     let (_, none) = server.get("/v1/insiders?ticker=ZZZZ");
     assert_eq!(none["count"], 0);

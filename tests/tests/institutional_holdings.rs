@@ -5,9 +5,9 @@ use datahost_tests::{assert_envelope, Server};
 #[test]
 fn shape_cik_padding_and_truncation() {
     let server = Server::start();
-    let (status, body) = server.get("/v1/institutional-holdings?cik=1811234");
+    let (status, body) = server.get("/v1/institutional-holdings?cik=9990307");
     assert_eq!(status, 200, "{body}");
-    assert_eq!(body["cik"], "0001811234");
+    assert_eq!(body["cik"], "0009990307");
     assert_eq!(body["form"], "13F-HR");
     assert_eq!(body["periodOfReport"], "2026-09-30", "the latest of three quarters");
     assert_eq!((body["count"].as_u64(), body["truncated"].as_bool()), (Some(100), Some(true)));
@@ -16,16 +16,16 @@ fn shape_cik_padding_and_truncation() {
     assert!(h["nameOfIssuer"].is_string() && h["cusip"].is_string() && h["valueUsd"].is_number());
     assert!(h.get("putCall").is_some());
 
-    let (_, padded) = server.get("/v1/institutional-holdings?cik=0001811234");
+    let (_, padded) = server.get("/v1/institutional-holdings?cik=0009990307");
     assert_eq!(padded, body);
 }
 
 #[test]
 fn name_lookup() {
     let server = Server::start();
-    let (status, body) = server.get("/v1/institutional-holdings?q=MERIDIAN%20OAK%20CAPITAL&limit=2");
+    let (status, body) = server.get("/v1/institutional-holdings?q=MERIDIAN%20OAK%20CAPITAL%20%28DEMO%29&limit=2");
     assert_eq!(status, 200, "{body}");
-    assert_eq!(body["cik"], "0001633090");
+    assert_eq!(body["cik"], "0009990303");
     assert_eq!((body["count"].as_u64(), body["truncated"].as_bool()), (Some(2), Some(true)));
     assert_eq!(body["totalValueUsd"], 189975745u64);
 }

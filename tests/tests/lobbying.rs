@@ -17,7 +17,7 @@ fn shape_years_filter_and_bad_ticker() {
         }
     }
 
-    let (status, unh) = server.get("/v1/lobbying?ticker=unh");
+    let (status, unh) = server.get("/v1/lobbying?ticker=hrtm");
     assert_eq!(status, 200, "{unh}");
     assert_eq!(unh["count"], 1);
     assert_eq!(unh["companies"][0]["totalSpendUsd"], 10780000.0);

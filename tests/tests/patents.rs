@@ -14,7 +14,7 @@ fn shape_counts_filter_and_bad_ticker() {
         assert!(c["assigneeMatched"].is_string() && c["note"].is_string(), "{c}");
     }
 
-    let (status, tsla) = server.get("/v1/patents?ticker=tsla");
+    let (status, tsla) = server.get("/v1/patents?ticker=qlsp");
     assert_eq!(status, 200, "{tsla}");
     assert_eq!(tsla["count"], 1);
     assert_eq!(tsla["companies"][0]["grantedLast12mo"], 7);

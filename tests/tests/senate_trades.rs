@@ -18,12 +18,12 @@ fn shape_filters_limit_and_bad_input() {
     assert!(trade["amountRange"].is_string() && trade["date"].is_string(), "{trade}");
     assert!(trade.get("bundled").is_none(), "senate trades carry no bundled field: {trade}");
 
-    let (status, lmt) = server.get("/v1/senate-trades?ticker=lmt");
-    assert_eq!(status, 200, "{lmt}");
-    assert_eq!(lmt["count"], 4);
+    let (status, bwrd) = server.get("/v1/senate-trades?ticker=bwrd");
+    assert_eq!(status, 200, "{bwrd}");
+    assert_eq!(bwrd["count"], 4);
     let trades: Vec<&serde_json::Value> =
-        lmt["filings"].as_array().unwrap().iter().flat_map(|f| f["trades"].as_array().unwrap()).collect();
-    assert!(trades.iter().all(|t| t["ticker"] == "LMT"), "{lmt}");
+        bwrd["filings"].as_array().unwrap().iter().flat_map(|f| f["trades"].as_array().unwrap()).collect();
+    assert!(trades.iter().all(|t| t["ticker"] == "BWRD"), "{bwrd}");
 
     let (_, member) = server.get("/v1/senate-trades?member=RAVENSCROFT&limit=2");
     assert_eq!(member["count"], 2);

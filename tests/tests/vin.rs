@@ -5,9 +5,9 @@ use datahost_tests::{assert_envelope, Server};
 #[test]
 fn decodes_with_recalls_complaints_and_theft() {
     let server = Server::start();
-    let (status, body) = server.get("/v1/vin?vin=1hgcv1f1xka014233");
+    let (status, body) = server.get("/v1/vin?vin=1hgcv1f17kadem006");
     assert_eq!(status, 200, "{body}");
-    assert_eq!(body["vin"], "1HGCV1F1XKA014233");
+    assert_eq!(body["vin"], "1HGCV1F17KADEM006");
     let decode = &body["decode"];
     assert_eq!((decode["make"].as_str(), decode["model"].as_str()), (Some("HONDA"), Some("Accord")));
     assert_eq!(decode["year"], 2019);

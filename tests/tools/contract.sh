@@ -82,7 +82,7 @@ while read -r dataset paths; do
 done <<LIST
 insiders $corpus/sec-form4
 institutional-holdings $corpus/sec-13f
-congress-trades $corpus/house-fd
+congress-trades $corpus/house-fd $corpus/house-stock-watcher
 senate-trades $corpus/senate-stock-watcher
 donors $corpus/fec
 vin $corpus/nhtsa

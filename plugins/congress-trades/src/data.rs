@@ -15,6 +15,8 @@ use datahost_plugin_api::reference::{CompanyQuery, CompanyRef};
 use datahost_plugin_api::snapshot::SnapshotMeta;
 use serde::{Deserialize, Serialize};
 
+use crate::ingest::watcher::WatcherTradeRecord;
+
 /// The Clerk's financial-disclosure search, the public home of the index and the PTR documents.
 pub const CLERK_FD_URL: &str = "https://disclosures-clerk.house.gov/FinancialDisclosure";
 /// The index's FilingType of a Periodic Transaction Report.
@@ -54,6 +56,10 @@ pub struct Coverage {
     pub filings_unreadable: u64,
     /// PTRs with no filing date (neither in the index nor a signature date in the document): not listed.
     pub filings_undated: u64,
+    /// Filings whose PDF was not read (no document, or unreadable) served with the trades the House Stock
+    /// Watcher export transcribed from it (`tradesSource: house-stock-watcher`).
+    #[serde(default)]
+    pub filings_second_source: u64,
 }
 
 /// A House trade line: the shared disclosure trade plus the House-only `bundled` flag, and for ingested data
@@ -78,8 +84,9 @@ pub struct TradeDetails {
     pub asset_type: Option<String>,
     /// The transaction type as printed: `P`, `S`, `S (partial)`, `E`.
     pub type_code: String,
-    /// `YYYY-MM-DD`.
-    pub notification_date: String,
+    /// `YYYY-MM-DD`; absent for trades of the House Stock Watcher export, which does not transcribe it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notification_date: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -144,6 +151,10 @@ pub struct FilingDetails {
     /// Rows the document marks `Deleted`: it withdraws those trades of an earlier PTR; they are not listed.
     #[serde(skip_serializing_if = "is_zero")]
     pub withdrawn_trades: u64,
+    /// Where the listed trades come from: `pdf` (the PTR document, parsed) or `house-stock-watcher` (the
+    /// export's transcription, served only when the PDF was not read); absent when no trades are known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trades_source: Option<String>,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -274,6 +285,8 @@ pub struct IngestedDoc {
     pub documents: Vec<DocumentRecord>,
     #[serde(default)]
     pub trades: Vec<TradeRecord>,
+    #[serde(default, rename = "watcher-trades")]
+    pub watcher_trades: Vec<WatcherTradeRecord>,
 }
 
 /// Company identity by ticker, answered by the host (`companies.resolve`); unknown tickers are absent.
@@ -284,7 +297,13 @@ pub fn load(doc: serde_json::Value, resolve: Resolver<'_>) -> Result<(Meta, Vec<
     let unreadable = |e: serde_json::Error| format!("congress-trades dataset is not readable: {e}");
     if doc.get(INGESTED_KEY).is_some() {
         let ingested: IngestedDoc = serde_json::from_value(doc).map_err(unreadable)?;
-        let (filings, coverage) = filings_from_records(ingested.filings, ingested.documents, ingested.trades, resolve);
+        let (filings, coverage) = filings_from_records(
+            ingested.filings,
+            ingested.documents,
+            ingested.trades,
+            ingested.watcher_trades,
+            resolve,
+        );
         Ok((ingested_meta(&ingested.ingested, coverage), filings))
     } else {
         let seed: Snapshot = serde_json::from_value(doc).map_err(unreadable)?;
@@ -292,10 +311,12 @@ pub fn load(doc: serde_json::Value, resolve: Resolver<'_>) -> Result<(Meta, Vec<
     }
 }
 
-/// What the index and a document say about one DocID.
+/// What the index, a document and the House Stock Watcher export say about one DocID.
 struct Listing<'a> {
     index: Option<&'a IndexFilingRecord>,
     document: Option<&'a DocumentRecord>,
+    /// The export's first row of the DocID, when it has any.
+    watcher: Option<&'a WatcherTradeRecord>,
 }
 
 /// Joins index rows (FilingType P), documents and trade rows by DocID into served filings.
@@ -303,22 +324,30 @@ fn filings_from_records(
     index: Vec<IndexFilingRecord>,
     documents: Vec<DocumentRecord>,
     trades: Vec<TradeRecord>,
+    watcher: Vec<WatcherTradeRecord>,
     resolve: Resolver<'_>,
 ) -> (Vec<Filing>, Coverage) {
+    let empty = || Listing { index: None, document: None, watcher: None };
     let mut listings: BTreeMap<&str, Listing> = BTreeMap::new();
     for row in index.iter().filter(|r| r.filing_type == PTR_FILING_TYPE) {
-        listings.insert(&row.doc_id, Listing { index: Some(row), document: None });
+        listings.insert(&row.doc_id, Listing { index: Some(row), document: None, watcher: None });
     }
     for doc in &documents {
-        listings.entry(&doc.doc_id).or_insert(Listing { index: None, document: None }).document = Some(doc);
+        listings.entry(&doc.doc_id).or_insert_with(empty).document = Some(doc);
     }
     let mut rows_by_doc: HashMap<&str, Vec<&TradeRecord>> = HashMap::new();
     for t in &trades {
         rows_by_doc.entry(&t.doc_id).or_default().push(t);
     }
+    let mut watcher_by_doc: HashMap<&str, Vec<&WatcherTradeRecord>> = HashMap::new();
+    for w in &watcher {
+        watcher_by_doc.entry(&w.doc_id).or_default().push(w);
+        listings.entry(&w.doc_id).or_insert_with(empty).watcher.get_or_insert(w);
+    }
     let tickers: Vec<String> = trades
         .iter()
         .map(|t| t.ticker.clone())
+        .chain(watcher.iter().map(|w| w.ticker.clone()))
         .filter(|t| !t.is_empty())
         .collect::<BTreeSet<_>>()
         .into_iter()
@@ -334,19 +363,32 @@ fn filings_from_records(
         };
         let mut rows = rows_by_doc.remove(doc_id).unwrap_or_default();
         rows.sort_by_key(|t| t.row);
-        let status = head.details.as_ref().map(|d| d.parse_status.as_str()).unwrap_or_default();
+        let status = head.details.as_ref().map(|d| d.parse_status.clone()).unwrap_or_default();
+        let status = status.as_str();
         match status {
             NO_DOCUMENT => coverage.filings_no_document += 1,
             UNREADABLE => coverage.filings_unreadable += 1,
             _ => {}
         }
         coverage.filings_listed += 1;
-        // An unreadable document lists no trades: whatever rows it gave cannot be trusted.
-        let trades = if status == PARSED {
-            rows.into_iter().filter(|t| !t.is_deletion()).map(|t| served_trade(t, &companies)).collect()
+        // An unreadable document lists no trades: whatever rows it gave cannot be trusted. A PDF that was not
+        // read falls back to the export's transcription, saying so; the PDF always wins when it was parsed.
+        let mut head = head;
+        let transcribed = watcher_by_doc.remove(doc_id).unwrap_or_default();
+        let (trades, source) = if status == PARSED {
+            let trades = rows.into_iter().filter(|t| !t.is_deletion()).map(|t| served_trade(t, &companies)).collect();
+            (trades, Some("pdf"))
+        } else if !transcribed.is_empty() {
+            coverage.filings_second_source += 1;
+            let mut rows = transcribed;
+            rows.sort_by_key(|w| w.row);
+            (rows.into_iter().map(|w| served_watcher_trade(w, &companies)).collect(), Some("house-stock-watcher"))
         } else {
-            Vec::new()
+            (Vec::new(), None)
         };
+        if let Some(details) = head.details.as_mut() {
+            details.trades_source = source.map(str::to_string);
+        }
         filings.push(Filing { head, trades });
     }
     (filings, coverage)
@@ -356,14 +398,16 @@ fn filings_from_records(
 /// the document says. `None` for a document with neither an index row nor a signature date.
 fn head_of(doc_id: &str, listing: &Listing) -> Option<FilingHead> {
     let doc = listing.document;
-    let (member, year, filed_date, state_district) = match listing.index {
-        Some(row) => (row.member.clone(), row.year, row.filed_date.clone()?, row.state_district.clone()),
-        None => {
-            let doc = doc?;
+    let (member, year, filed_date, state_district) = match (listing.index, doc, listing.watcher) {
+        (Some(row), _, _) => (row.member.clone(), row.year, row.filed_date.clone()?, row.state_district.clone()),
+        (None, Some(doc), _) if doc.signed_date.is_some() => {
             let signed = doc.signed_date.clone()?;
             let year = signed.get(..4)?.parse().ok()?;
             (member_from_filer_name(&doc.filer_name), year, signed, doc.state_district.clone())
         }
+        // Known from the export only: its disclosure date and the year of its PTR address.
+        (None, _, Some(w)) => (w.member.clone(), w.year, w.disclosure_date.clone(), w.state_district.clone()),
+        (None, _, None) => return None,
     };
     let (parse_status, parse_problem) = match doc {
         None => (NO_DOCUMENT, None),
@@ -382,6 +426,7 @@ fn head_of(doc_id: &str, listing: &Listing) -> Option<FilingHead> {
             amendment: doc.is_some_and(|d| d.amendment),
             unread_rows: doc.map_or(0, |d| d.unread_rows),
             withdrawn_trades: doc.map_or(0, |d| d.deleted_rows),
+            trades_source: None,
         }),
         member,
         doc_id: doc_id.into(),
@@ -431,13 +476,48 @@ fn served_trade(t: &TradeRecord, companies: &HashMap<String, CompanyRef>) -> Tra
             owner: t.owner.clone(),
             asset_type: t.asset_type.clone(),
             type_code: t.type_code.clone(),
-            notification_date: t.notification_date.clone(),
+            notification_date: Some(t.notification_date.clone()),
             description: t.description.clone(),
             comment: t.comment.clone(),
             location: t.location.clone(),
             subholding_of: t.subholding_of.clone(),
             filing_status: t.filing_status.clone(),
             transaction_id: t.transaction_id.clone(),
+            cik: company.map(|c| c.cik.clone()),
+            company: company.map(|c| c.name.clone()),
+        }),
+    }
+}
+
+/// A trade as the House Stock Watcher export transcribed it (no asset type, notification date or details).
+fn served_watcher_trade(w: &WatcherTradeRecord, companies: &HashMap<String, CompanyRef>) -> Trade {
+    let company = companies.get(&w.ticker);
+    let type_code = match w.kind.as_str() {
+        "purchase" => "P",
+        "sale" => "S",
+        "sale (partial)" => "S (partial)",
+        _ => "E",
+    };
+    Trade {
+        base: DisclosureTrade {
+            ticker: w.ticker.clone(),
+            asset: w.asset.clone(),
+            kind: w.kind.clone(),
+            amount_range: w.amount_range.clone(),
+            date: w.date.clone(),
+        },
+        bundled: false,
+        details: Some(TradeDetails {
+            owner: w.owner.clone(),
+            asset_type: None,
+            type_code: type_code.into(),
+            notification_date: None,
+            description: None,
+            comment: None,
+            location: None,
+            subholding_of: None,
+            filing_status: None,
+            transaction_id: None,
             cik: company.map(|c| c.cik.clone()),
             company: company.map(|c| c.name.clone()),
         }),

@@ -3,7 +3,9 @@
 //! Formats, detected from the content (never the file name):
 //! - `house-fd-xml`: the yearly index `<FinancialDisclosure><Member>...` (`2023FD.xml`), see `index.rs`;
 //! - `house-fd-txt`: the same index as tab-separated text with a header row (`2023FD.txt`), see `index.rs`;
-//! - `house-ptr-pdf`: an e-filed Periodic Transaction Report PDF (`<DocID>.pdf`), see `ptr.rs`.
+//! - `house-ptr-pdf`: an e-filed Periodic Transaction Report PDF (`<DocID>.pdf`), see `ptr.rs`;
+//! - `house-stock-watcher-csv`: the House Stock Watcher export (`all_transactions.csv`), a second source
+//!   transcribed from the PDFs, see `watcher.rs`.
 //!
 //! Records (group = the DocID of the filing each comes from):
 //! - `filings`, key DocID: one per index row, every FilingType (the API serves the P rows); the XML and the
@@ -13,22 +15,29 @@
 //!   (member, owner, asset, transaction date) and the revision `<signature date>/<DocID>`; the trades of a PTR
 //!   that marks rows `Amended` or `Deleted` are amendments, so they replace the matching trades of the same
 //!   member's earlier PTRs, whatever order the files arrive in.
+//! - `watcher-trades`, key `<DocID>:<n>`: one per row of the House Stock Watcher export, tied to its filing by
+//!   the DocID of `ptr_link`.
 
 mod index;
 mod ptr;
 #[cfg(test)]
 pub(crate) mod tests;
+pub mod watcher;
+#[cfg(test)]
+mod watcher_tests;
 
 use datahost_plugin_api::ingest::{IngestBatch, Refusal, SourceFile};
 
 pub const INDEX_XML: &str = "house-fd-xml";
 pub const INDEX_TXT: &str = "house-fd-txt";
 pub const PTR_PDF: &str = "house-ptr-pdf";
-pub const FORMATS: &[&str] = &[INDEX_XML, INDEX_TXT, PTR_PDF];
+pub const WATCHER_CSV: &str = "house-stock-watcher-csv";
+pub const FORMATS: &[&str] = &[INDEX_XML, INDEX_TXT, PTR_PDF, WATCHER_CSV];
 
 pub const FILINGS: &str = "filings";
 pub const DOCUMENTS: &str = "documents";
 pub const TRADES: &str = "trades";
+pub const WATCHER_TRADES: &str = "watcher-trades";
 
 /// A PDF may carry a few bytes before its `%PDF-` header; readers look for it within the first kilobyte.
 const PDF_HEADER_WINDOW: usize = 1024;
@@ -45,6 +54,9 @@ pub fn ingest(file: &SourceFile<'_>) -> Result<IngestBatch, Refusal> {
         return index::read_xml(text);
     }
     let first_line = start.lines().next().unwrap_or_default();
+    if watcher::is_header(first_line) {
+        return watcher::read(start);
+    }
     // A tab-separated header naming the index's columns: read_txt then says which column is missing, if any.
     if first_line.contains('\t') && (first_line.contains("DocID") || first_line.contains("FilingType")) {
         return index::read_txt(text);
@@ -52,7 +64,8 @@ pub fn ingest(file: &SourceFile<'_>) -> Result<IngestBatch, Refusal> {
     Err(Refusal::at(
         "line 1",
         "not a House financial-disclosure file: expected the Clerk's index (XML `<FinancialDisclosure>` or \
-         tab-separated text with `FilingType` and `DocID` columns) or a Periodic Transaction Report PDF",
+         tab-separated text with `FilingType` and `DocID` columns), a Periodic Transaction Report PDF, or the \
+         House Stock Watcher CSV export",
     ))
 }
 

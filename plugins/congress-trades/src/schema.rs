@@ -73,7 +73,10 @@ fn trade_details() -> Vec<(&'static str, Value)> {
             describe(nullable(string()), "The Clerk's asset type code as printed (`ST` stock, `OP` option...)."),
         ),
         ("typeCode", describe(string(), "Transaction type as printed: P, S, S (partial), E.")),
-        ("notificationDate", describe(date(), "Date the member was notified of the transaction.")),
+        (
+            "notificationDate",
+            describe(date(), "Date the member was notified of the transaction (absent for House Stock Watcher rows)."),
+        ),
         ("description", describe(string(), "The row's Description line, as printed.")),
         ("comment", describe(string(), "The row's Comments line, as printed.")),
         ("location", describe(string(), "The row's Location line, as printed.")),
@@ -106,6 +109,14 @@ fn filing_details() -> Vec<(&'static str, Value)> {
             describe(integer(), "Transaction rows of the PDF that could not be read: trades are incomplete."),
         ),
         ("withdrawnTrades", describe(integer(), "Rows marked Deleted: trades of an earlier PTR this one withdraws.")),
+        (
+            "tradesSource",
+            describe(
+                string_enum(&["pdf", "house-stock-watcher"]),
+                "Where the trades come from: pdf (the parsed PTR document) or house-stock-watcher (the House Stock \
+                 Watcher export's transcription, served only when the PDF was not read). Absent: no trades known.",
+            ),
+        ),
     ]
 }
 
@@ -116,6 +127,10 @@ fn coverage() -> Vec<(&'static str, Value)> {
         ("filingsNoDocument", describe(integer(), "Listed filings whose PDF is not ingested.")),
         ("filingsUnreadable", describe(integer(), "Listed filings whose PDF could not be read.")),
         ("filingsUndated", describe(integer(), "PTRs not listed because no filing date is known.")),
+        (
+            "filingsSecondSource",
+            describe(integer(), "Filings whose PDF was not read, served from the House Stock Watcher export."),
+        ),
     ]
 }
 
@@ -135,7 +150,8 @@ fn example() -> Value {
             "filingsListed": 460,
             "filingsNoDocument": 459,
             "filingsUnreadable": 0,
-            "filingsUndated": 0
+            "filingsUndated": 0,
+            "filingsSecondSource": 0
         },
         "count": 1,
         "filings": [{
@@ -147,6 +163,7 @@ fn example() -> Value {
             "parseStatus": "parsed",
             "stateDistrict": "CA12",
             "amendment": false,
+            "tradesSource": "pdf",
             "trades": [{
                 "ticker": "GOOGL",
                 "asset": "Alphabet Inc. - Class A",

@@ -40,13 +40,13 @@ fn default_shape_and_order() {
 #[test]
 fn ticker_filter_is_case_insensitive_and_trims_trades() {
     let p = plugin_with_own_seeds::<CongressTrades>();
-    let (_, upper) = get(&p, ROUTE, &[("ticker", "NVDA")]);
-    let (_, lower) = get(&p, ROUTE, &[("ticker", "nvda")]);
+    let (_, upper) = get(&p, ROUTE, &[("ticker", "LMCS")]);
+    let (_, lower) = get(&p, ROUTE, &[("ticker", "lmcs")]);
     assert_eq!(upper, lower);
     assert!(upper["count"].as_u64().unwrap() > 0);
-    assert!(all_trades(&upper).iter().all(|t| t["ticker"] == "NVDA"));
-    let (_, brk) = get(&p, ROUTE, &[("ticker", "brk-b")]);
-    assert!(all_trades(&brk).iter().all(|t| t["ticker"] == "BRK.B"));
+    assert!(all_trades(&upper).iter().all(|t| t["ticker"] == "LMCS"));
+    let (_, brk) = get(&p, ROUTE, &[("ticker", "hlhc-b")]);
+    assert!(all_trades(&brk).iter().all(|t| t["ticker"] == "HLHC.B"));
     assert!(brk["count"].as_u64().unwrap() > 0);
     let (_, none) = get(&p, ROUTE, &[("ticker", "ZZZZ")]);
     assert_eq!(none["count"], 0);
@@ -99,16 +99,16 @@ fn meta_and_first_filing_are_exact() {
     let mut keys: Vec<&str> = meta.keys().map(String::as_str).collect();
     keys.sort_unstable();
     assert_eq!(keys, ["caveat", "filingsScanned", "filingsWithTrades", "generatedAt", "method", "source", "sourceUrl"]);
-    assert_eq!(meta["sourceUrl"], "https://disclosures-clerk.house.gov/FinancialDisclosure");
+    assert_eq!(meta["sourceUrl"], "https://demo.invalid/congress-trades");
     assert_eq!(meta["generatedAt"], "2026-11-01T06:00:00Z");
-    assert!(meta["source"].as_str().unwrap().contains("demo seed"));
+    assert!(meta["source"].as_str().unwrap().starts_with("DEMO seed"));
     assert!(meta["caveat"].as_str().unwrap().starts_with("DEMO DATA"));
     assert_eq!(
         body["filings"][0],
         json!({
-            "member": "Sam Delacroix", "docId": "20025211", "year": 2026, "filedDate": "2026-10-18",
+            "member": "Sam Delacroix", "docId": "DEMO-PTR-H25211", "year": 2026, "filedDate": "2026-10-18",
             "trades": [{
-                "ticker": "AAPL", "asset": "Apple Inc. - Common Stock", "type": "sale",
+                "ticker": "ORCH", "asset": "Orchard Computing Inc. (demo) - Common Stock", "type": "sale",
                 "amountRange": "$1,001 - $15,000", "date": "2026-10-02", "bundled": false,
                 "amountMin": 1001.0, "amountMax": 15000.0
             }]
@@ -123,19 +123,41 @@ fn counts_are_hand_checked() {
     let trades = all_trades(&all);
     assert_eq!(trades.len(), 237);
     assert_eq!(trades.iter().filter(|t| t["bundled"] == true).count(), 64);
-    // 9 filings hold an NVDA trade; among their 32 trades only the 11 NVDA lines are kept.
-    let (_, nvda) = get(&p, ROUTE, &[("ticker", "NVDA")]);
-    assert_eq!(nvda["count"], 9);
-    assert_eq!(all_trades(&nvda).len(), 11);
-    let (_, brk) = get(&p, ROUTE, &[("ticker", "BRK.B")]);
+    // 9 filings hold an LMCS trade; among their 32 trades only the 11 LMCS lines are kept.
+    let (_, lmcs) = get(&p, ROUTE, &[("ticker", "LMCS")]);
+    assert_eq!(lmcs["count"], 9);
+    assert_eq!(all_trades(&lmcs).len(), 11);
+    let (_, brk) = get(&p, ROUTE, &[("ticker", "HLHC.B")]);
     assert_eq!(brk["count"], 5);
     let (_, hollister) = get(&p, ROUTE, &[("member", "hollister")]);
     assert_eq!(hollister["count"], 7);
-    let (_, both) = get(&p, ROUTE, &[("member", "hollister"), ("ticker", "NVDA")]);
+    let (_, both) = get(&p, ROUTE, &[("member", "hollister"), ("ticker", "LMCS")]);
     assert_eq!(both["count"], 0);
-    let (_, tremaine) = get(&p, ROUTE, &[("member", "tremaine"), ("ticker", "brk-b")]);
-    assert!(tremaine["filings"].as_array().unwrap().iter().any(|f| f["docId"] == "20025636"));
-    assert!(all_trades(&tremaine).iter().all(|t| t["ticker"] == "BRK.B"));
+    let (_, tremaine) = get(&p, ROUTE, &[("member", "tremaine"), ("ticker", "hlhc-b")]);
+    assert!(tremaine["filings"].as_array().unwrap().iter().any(|f| f["docId"] == "DEMO-PTR-H25636"));
+    assert!(all_trades(&tremaine).iter().all(|t| t["ticker"] == "HLHC.B"));
+}
+
+#[test]
+fn the_demo_seed_names_no_real_company_and_no_official_document() {
+    let p = plugin_with_own_seeds::<CongressTrades>();
+    let (_, all) = get(&p, ROUTE, &[("limit", "1000")]);
+    for f in all["filings"].as_array().unwrap() {
+        assert!(f["docId"].as_str().unwrap().starts_with("DEMO-PTR-H"), "{f}");
+    }
+    for t in all_trades(&all) {
+        assert!(t["asset"].as_str().unwrap().contains("(demo)"), "a fictional issuer: {t}");
+    }
+    let text = all.to_string();
+    for official in ["house.gov", "sec.gov", "senate.gov"] {
+        assert!(!text.contains(official), "the demo seed cites {official}");
+    }
+    let Some((listed, _)) = datahost_plugin_api::testing::listed_companies() else { return };
+    assert!(listed.contains("AAPL"), "the corpus copy lists real companies");
+    for t in all_trades(&all) {
+        let ticker = t["ticker"].as_str().unwrap();
+        assert!(!listed.contains(ticker) && !listed.contains(&ticker.replace('.', "-")), "{ticker} is listed");
+    }
 }
 
 #[test]

@@ -59,23 +59,23 @@ pub fn example() -> Value {
     json!({
         "meta": {
             "generatedAt": "2026-11-01T06:00:00Z",
-            "source": "datahost demo seed: federal contract awards with invented amounts, generated for development (not real USAspending records)",
-            "sourceUrl": "https://www.usaspending.gov/search",
+            "source": "DEMO seed of datahost: federal contract awards to fictional companies with invented amounts, generated for development (not USAspending records)",
+            "sourceUrl": "https://demo.invalid/contracts",
             "caveat": "DEMO DATA: award ids, amounts and dates are invented. Figures cover fiscal year 2024 to present for contract award type codes A, B, C and D.",
             "window": {"fiscalYearFrom": 2024, "startDate": "2023-10-01", "awardTypeCodes": ["A", "B", "C", "D"], "topAwardsCap": 5}
         },
         "count": 1,
         "companies": [{
-            "name": "Amazon.com, Inc.",
-            "ticker": "AMZN",
+            "name": "Cartwheel Online Retail Inc. (demo)",
+            "ticker": "CRTW",
             "totalObligatedUsd": 806747507.75,
             "awardCount": 5,
             "topAwards": [
-                {"amount": 707605780.63, "agency": "General Services Administration", "description": "IT PROFESSIONAL SERVICES", "date": "2026-03-17", "awardId": "47QTCA26C3665", "awardType": "A"},
-                {"amount": 67537766.87, "agency": "Department of Health and Human Services", "description": "CLINICAL RESEARCH IT SERVICES", "date": "2026-10-23", "awardId": "75D30127C2407", "awardType": "D"},
-                {"amount": 15772868.59, "agency": "General Services Administration", "description": "IT PROFESSIONAL SERVICES", "date": "2025-07-24", "awardId": "47QTCA25C4427", "awardType": "B"},
-                {"amount": 8842289.09, "agency": "Department of Defense", "description": "ENGINEERING AND MANUFACTURING DEVELOPMENT", "date": "2024-11-15", "awardId": "W58RGZ25C9036", "awardType": "A"},
-                {"amount": 6988802.57, "agency": "General Services Administration", "description": "ENTERPRISE SOFTWARE LICENSES", "date": "2026-10-07", "awardId": "47QTCA27C6629", "awardType": "C"}
+                {"amount": 707605780.63, "agency": "General Services Administration", "description": "IT PROFESSIONAL SERVICES", "date": "2026-03-17", "awardId": "DEMO-47QTCA26C3665", "awardType": "A"},
+                {"amount": 67537766.87, "agency": "Department of Health and Human Services", "description": "CLINICAL RESEARCH IT SERVICES", "date": "2026-10-23", "awardId": "DEMO-75D30127C2407", "awardType": "D"},
+                {"amount": 15772868.59, "agency": "General Services Administration", "description": "IT PROFESSIONAL SERVICES", "date": "2025-07-24", "awardId": "DEMO-47QTCA25C4427", "awardType": "B"},
+                {"amount": 8842289.09, "agency": "Department of Defense", "description": "ENGINEERING AND MANUFACTURING DEVELOPMENT", "date": "2024-11-15", "awardId": "DEMO-W58RGZ25C9036", "awardType": "A"},
+                {"amount": 6988802.57, "agency": "General Services Administration", "description": "ENTERPRISE SOFTWARE LICENSES", "date": "2026-10-07", "awardId": "DEMO-47QTCA27C6629", "awardType": "C"}
             ]
         }]
     })

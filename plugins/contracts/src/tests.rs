@@ -17,7 +17,7 @@ fn manifest_is_valid() {
 
 #[test]
 fn shared_company_endpoint_behaviour() {
-    let all = check_endpoint::<Contracts>(ROUTE, "lmt");
+    let all = check_endpoint::<Contracts>(ROUTE, "bwrd");
     assert_eq!(all["count"], 15);
     let caveat = all["meta"]["caveat"].as_str().unwrap();
     assert!(caveat.contains("fiscal year 2024") && caveat.contains("A, B, C and D"), "{caveat}");
@@ -46,10 +46,10 @@ fn every_company_is_consistent_with_its_listed_awards() {
 }
 
 #[test]
-fn hand_checked_amazon_window() {
+fn hand_checked_cartwheel_window() {
     // AMZN's seed holds 7 awards: a 2022 type C (before FY2024) and an IDV_C (not A-D) are excluded;
     // 8842289.09 + 15772868.59 + 707605780.63 + 6988802.57 + 67537766.87 = 806747507.75.
-    let amzn = fetch_company::<Contracts>(ROUTE, "amzn");
+    let amzn = fetch_company::<Contracts>(ROUTE, "crtw");
     assert_eq!(amzn["awardCount"], 5);
     assert_eq!(amzn["totalObligatedUsd"], 806747507.75);
     assert_eq!(amounts(&amzn), vec![707605780.63, 67537766.87, 15772868.59, 8842289.09, 6988802.57]);
@@ -57,10 +57,10 @@ fn hand_checked_amazon_window() {
 }
 
 #[test]
-fn hand_checked_lockheed_boundaries_and_cap() {
-    // LMT: 15 awards. Excluded: three before FY2024 incl. a 999M award dated 2023-09-30 (the last day of
+fn hand_checked_bulwark_ridge_boundaries_and_cap() {
+    // BWRD: 15 awards. Excluded: three before FY2024 incl. a 999M award dated 2023-09-30 (the last day of
     // FY2023), an IDV_B of 595.8M and a type-04 grant. Counted: 9, incl. 1.25M dated 2023-10-01.
-    let lmt = fetch_company::<Contracts>(ROUTE, "LMT");
+    let lmt = fetch_company::<Contracts>(ROUTE, "BWRD");
     assert_eq!(lmt["awardCount"], 9);
     let total = 1250000.0
         + 387879832.12

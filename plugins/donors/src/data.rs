@@ -1,6 +1,7 @@
 //! The donors snapshot (companies with their PAC's individual contributions) and the per-company totals
-//! computed from it once at load. The demo seed deserialises straight into [`Company`]; ingested FEC records
-//! are turned into the same type by `pacs.rs`, with their [`Provenance`].
+//! computed from it once at load. The demo seed deserialises straight into [`Company`] (fictional companies
+//! with `DEMO-C####` committee ids); ingested FEC records are turned into the same type by `pacs.rs`, with their
+//! [`Provenance`].
 
 use datahost_plugin_api::companies::{self, Dataset};
 use serde::{Deserialize, Serialize};
@@ -89,10 +90,21 @@ pub struct Entry {
 }
 
 impl Entry {
+    /// An entry of ingested FEC records: its committee id must have the FEC form.
     pub fn new(company: Company) -> Result<Self, String> {
-        if !is_committee_id(&company.committee_id) {
+        Self::checked(company, is_committee_id, "the FEC form C00123456")
+    }
+
+    /// An entry of the demo seed: its committee id must be a demo id, so a demo row can never pass for an FEC
+    /// committee.
+    fn demo(company: Company) -> Result<Self, String> {
+        Self::checked(company, is_demo_committee_id, "the demo form DEMO-C0001")
+    }
+
+    fn checked(company: Company, id_rule: fn(&str) -> bool, form: &str) -> Result<Self, String> {
+        if !id_rule(&company.committee_id) {
             let (ticker, id) = (&company.ticker, &company.committee_id);
-            return Err(format!("{ticker}: committeeId `{id}` is not of the FEC form C00123456"));
+            return Err(format!("{ticker}: committeeId `{id}` is not of {form}"));
         }
         Ok(Self { totals: Totals::of(&company.contributions), company })
     }
@@ -100,8 +112,14 @@ impl Entry {
 
 pub type Index = Dataset<Entry>;
 
+/// The index of the demo seed (ingested records go through `pacs::index`).
 pub fn index(snapshot: Snapshot) -> Result<Index, String> {
-    Dataset::build(snapshot, Entry::new, |e| &e.company.ticker)
+    Dataset::build(snapshot, Entry::demo, |e| &e.company.ticker)
+}
+
+/// Demo committee ids are `DEMO-C` and four digits: never of the FEC form (`C` and eight digits).
+pub fn is_demo_committee_id(id: &str) -> bool {
+    id.strip_prefix("DEMO-C").is_some_and(|n| n.len() == 4 && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
 pub use crate::records::is_committee_id;

@@ -28,7 +28,17 @@ pub fn fragment() -> Value {
                 describe(string(), "Stock ticker; empty when no listed company matched the PAC (ingested data)."),
             ),
             ("pacName", describe(string(), "Name of the company's connected political action committee.")),
-            ("committeeId", with(describe(string(), "FEC committee id of the PAC."), "pattern", json!("^C[0-9]{8}$"))),
+            (
+                "committeeId",
+                with(
+                    describe(
+                        string(),
+                        "FEC committee id of the PAC (`C` + 8 digits); `DEMO-C` + 4 digits in demo rows.",
+                    ),
+                    "pattern",
+                    json!("^(C[0-9]{8}|DEMO-C[0-9]{4})$"),
+                ),
+            ),
             ("cycle", describe(string(), "Two-year election cycle, named by its final year (e.g. `2026`).")),
             ("note", describe(string(), "What the figures cover for this company.")),
             (
@@ -88,22 +98,23 @@ pub fn fragment() -> Value {
     .fragment()
 }
 
+/// The demo seed's answer for one fictional company (the test `example_matches_the_real_response` checks it).
 pub fn example() -> Value {
     json!({
         "meta": {
             "generatedAt": "2026-11-01",
-            "source": "datahost demo seed: corporate PAC contributions to fictional federal candidates, generated for development (not real FEC filings)",
-            "sourceUrl": "https://www.fec.gov/data/receipts/",
-            "caveat": "DEMO DATA with fictional candidate names and invented amounts. PAC figures are not company financials and not predictive of stock performance."
+            "source": "DEMO seed of datahost: contributions of fictional companies' PACs to fictional federal candidates, generated for development (not FEC filings)",
+            "sourceUrl": "https://demo.invalid/donors",
+            "caveat": "DEMO DATA: every company, PAC and candidate is fictional and every amount is invented. PAC figures are not company financials and not predictive of stock performance."
         },
         "count": 1,
         "companies": [{
-            "name": "Lockheed Martin Corporation",
-            "ticker": "LMT",
-            "pacName": "Lockheed Martin Corporation Employees' Political Action Committee",
-            "committeeId": "C00784087",
+            "name": "Bulwark Ridge Defense Corporation (demo)",
+            "ticker": "BWRD",
+            "pacName": "Bulwark Ridge Defense Corporation Employees' Political Action Committee (demo)",
+            "committeeId": "DEMO-C0001",
             "cycle": "2026",
-            "note": "Connected PAC of Lockheed Martin Corporation; contributions to federal candidates in the 2025-2026 cycle through the snapshot date.",
+            "note": "Connected PAC of Bulwark Ridge Defense Corporation (demo); contributions to federal candidates in the 2025-2026 cycle through the snapshot date.",
             "totalContributionsUsd": 90500.0,
             "demPct": 32.0,
             "repPct": 68.0,

@@ -1,24 +1,27 @@
-//! The slices of the eight source datasets the graph reads through the records engine, as lenient serde
-//! structs: only the fields the graph uses, every one of them optional (absent, null or of another JSON type
-//! reads as empty), and records that are not objects are skipped one by one. An additive field, or a change in
-//! a field the graph does not read, never breaks the graph; a dataset that is missing or not a JSON document
-//! with its record array is reported unavailable and left out (see `graph::build`).
+//! The slices of the eight source datasets the graph reads, as lenient serde structs over the bodies their
+//! public routes answer (fetched with `route.get`, the answer an owner key gets): only the fields the graph
+//! uses, every one of them optional (absent, null or of another JSON type reads as empty), and records that are
+//! not objects are skipped one by one. An additive field, or a change in a field the graph does not read, never
+//! breaks the graph; a route that fails or answers no record array is reported unavailable and left out (see
+//! `graph::build`). Reading the routes, not the stored records, means the graph sees exactly what clients see:
+//! the demo seed or the ingested records, whichever the owning plugin serves.
 //!
-//! Snapshot formats read (owned by the plugins of the same slug, `plugins/<slug>/src/data.rs`):
-//! - `congress-trades`, `senate-trades`: `{meta, filings: [{member, chamber?, docId, year, filedDate,
-//!   trades: [{ticker, asset, type, amountRange, date, bundled?}]}]}`
-//! - `insiders`: `{meta, companies: [{ticker, company, cik, ceo}], filings: [{ticker, owner, titles, code,
-//!   accessionNumber, sourceUrl, date, filedDate}]}`
-//! - `lobbying`: `{meta, companies: [{name, ticker, clientName, filings: [{filingUuid, registrant, year, quarter,
-//!   amount, postedDate}]}]}`
-//! - `contracts`: `{meta, companies: [{name, ticker, awards: [{awardId, awardType, amount, agency, description,
-//!   date}]}]}`
-//! - `donors`: `{meta, companies: [{name, ticker, pacName, committeeId, cycle, contributions: [{party, amount,
-//!   date}]}]}`
-//! - `patents`: `{meta, companies: [{name, ticker, assigneeMatched, grants: [{patentNumber, grantDate,
-//!   firstApplicant}]}]}`
-//! - `institutional-holdings`: `{meta, filings: [{cik, filer, accession, form, periodOfReport, filedDate,
-//!   holdings: [{nameOfIssuer, titleOfClass, cusip, valueUsd, shares, putCall}]}]}`
+//! Bodies read (SPEC.md shapes plus the additive fields named here):
+//! - `/v1/congress-trades?limit=1000`, `/v1/senate-trades?limit=1000`: `{meta, filings: [{member, chamber?,
+//!   docId, year, filedDate, sourceUrl?, trades: [{ticker, asset, type, amountRange, date, bundled?}]}]}`
+//! - `/v1/insiders`: `{meta, companies: [{ticker, company, cik?, ceo, filings: [{owner, title, code,
+//!   accessionNumber, sourceUrl, date, filedDate?}]}]}`
+//! - `/v1/lobbying`: `{meta, companies: [{name, ticker, clientName?, year, totalSpendUsd, filingCount,
+//!   quarters: [{period, amount}]}]}`
+//! - `/v1/contracts`: `{meta, companies: [{name, ticker, totalObligatedUsd, awardCount, topAwards: [{awardId?,
+//!   awardType?, amount, agency, description, date}]}]}`
+//! - `/v1/donors`: `{meta, companies: [{name, ticker, pacName, committeeId, cycle, totalContributionsUsd, demPct,
+//!   repPct, contributionCount?, provenance?: {sourceUrl}}]}`
+//! - `/v1/patents`: `{meta, companies: [{name, ticker, assigneeMatched, grantedLast12mo, grantedPrior12mo,
+//!   ingested?: {recentGrants: [{patentNumber, grantDate, sourceUrl}]}}]}`
+//! - `/internal/institutional-holdings/latest-filings`: `{meta, filings: [{cik, filer, accession, form,
+//!   periodOfReport, filedDate, sourceUrl?, holdings: [{nameOfIssuer, titleOfClass, cusip, valueUsd, shares,
+//!   putCall, issuer?: {ticker}}]}]}` (each filer's latest filing, whole)
 
 use datahost_plugin_api::Host;
 use serde::de::{DeserializeOwned, Deserializer};
@@ -74,7 +77,7 @@ macro_rules! lenient_struct {
 }
 
 lenient_struct!(
-    /// The `meta` fields every source snapshot carries.
+    /// The `meta` fields every source body carries.
     Meta { generated_at: String, source: String, source_url: String, caveat: String }
 );
 
@@ -86,6 +89,7 @@ lenient_struct!(
         doc_id: String,
         year: i64,
         filed_date: String,
+        source_url: String,
         trades: List<PtrTrade>,
     }
 );
@@ -104,16 +108,15 @@ lenient_struct!(
 );
 
 lenient_struct!(
-    /// An issuer of the insiders dataset.
-    InsiderCompany { ticker: String, company: String, cik: String, ceo: String }
+    /// An issuer of the insiders dataset with its Form 4 rows.
+    InsiderCompany { ticker: String, company: String, cik: String, ceo: String, filings: List<InsiderRow> }
 );
 
 lenient_struct!(
-    /// One Form 4 transaction row, reduced to its reporting-owner metadata.
+    /// One Form 4 transaction row, reduced to its reporting-owner metadata. `title` is comma-separated.
     InsiderRow {
-        ticker: String,
         owner: String,
-        titles: Vec<String>,
+        title: String,
         code: String,
         accession_number: String,
         source_url: String,
@@ -123,26 +126,31 @@ lenient_struct!(
 );
 
 lenient_struct!(
-    /// A lobbying client company.
+    /// A lobbying client company and one filing year's totals.
     LobbyingCompany {
         name: String,
         ticker: String,
         client_name: String,
-        filings: List<LobbyingFiling>,
+        year: i64,
+        total_spend_usd: f64,
+        filing_count: i64,
+        quarters: List<Quarter>,
     }
 );
 
 lenient_struct!(
-    /// One quarterly LD-2 report for the client.
-    LobbyingFiling { filing_uuid: String, registrant: String, year: i64, quarter: i64, amount: f64, posted_date: String }
+    /// One quarter of a lobbying year.
+    Quarter { period: String, amount: f64 }
 );
 
 lenient_struct!(
-    /// A federal contractor with its awards.
+    /// A federal contractor with its largest awards in SPEC's window.
     ContractsCompany {
         name: String,
         ticker: String,
-        awards: List<Award>,
+        total_obligated_usd: f64,
+        award_count: i64,
+        top_awards: List<Award>,
     }
 );
 
@@ -152,39 +160,50 @@ lenient_struct!(
 );
 
 lenient_struct!(
-    /// A company with its connected PAC.
+    /// A company with its connected PAC and the cycle's totals.
     DonorsCompany {
         name: String,
         ticker: String,
         pac_name: String,
         committee_id: String,
         cycle: String,
-        contributions: List<Contribution>,
+        total_contributions_usd: f64,
+        dem_pct: f64,
+        rep_pct: f64,
+        contribution_count: Option<i64>,
+        provenance: SourceRef,
     }
 );
 
 lenient_struct!(
-    /// One PAC contribution to a federal candidate.
-    Contribution { party: String, amount: f64, date: String }
+    /// Where a record comes from, when its body says.
+    SourceRef { source_url: String }
 );
 
 lenient_struct!(
-    /// A patent applicant company with its grants.
+    /// A patent applicant company with its grant counts.
     PatentsCompany {
         name: String,
         ticker: String,
         assignee_matched: String,
-        grants: List<Grant>,
+        granted_last12mo: i64,
+        granted_prior12mo: i64,
+        ingested: PatentsIngested,
     }
 );
 
 lenient_struct!(
-    /// One granted patent.
-    Grant { patent_number: String, grant_date: String, first_applicant: String }
+    /// What ingested patent data adds to a company.
+    PatentsIngested { recent_grants: List<Grant> }
 );
 
 lenient_struct!(
-    /// One 13F-HR filing with its information table.
+    /// One granted patent.
+    Grant { patent_number: String, grant_date: String, source_url: String }
+);
+
+lenient_struct!(
+    /// One filer's latest 13F-HR filing with its information table.
     HoldingsFiling {
         cik: String,
         filer: String,
@@ -192,12 +211,13 @@ lenient_struct!(
         form: String,
         period_of_report: String,
         filed_date: String,
+        source_url: String,
         holdings: List<Holding>,
     }
 );
 
 lenient_struct!(
-    /// One information-table row.
+    /// One information-table row; `issuer` is the company the holdings plugin resolved it to, if any.
     Holding {
         name_of_issuer: String,
         title_of_class: String,
@@ -205,31 +225,38 @@ lenient_struct!(
         value_usd: f64,
         shares: f64,
         put_call: Option<String>,
+        issuer: Option<IssuerRef>,
     }
 );
 
-/// A loaded snapshot: its meta and its top-level fields other than `meta`.
+lenient_struct!(
+    /// The resolved issuer of a holding.
+    IssuerRef { ticker: String }
+);
+
+/// A source body: its meta, whether it is demo data, and its top-level fields other than `meta`.
 pub struct Doc {
     pub meta: Meta,
+    /// `dataStatus` of the body: `demo` or `ingested` (empty when the body does not say).
+    pub data_status: String,
     body: Map<String, Value>,
     /// Records that were not objects and were skipped.
     pub skipped: usize,
 }
 
 impl Doc {
-    /// Reads `dataset` from the records engine. Fails when it is missing or not a JSON object.
-    pub fn load(host: &Host, dataset: &str) -> Result<Doc, String> {
-        let raw = host.load_dataset_raw(dataset)?;
-        Doc::parse(&raw)
+    /// Reads a source through its route. Fails when the route fails or answers something other than an object.
+    pub fn fetch(host: &Host, route: &str, query: &[(&str, &str)]) -> Result<Doc, String> {
+        Doc::from_value(host.get_route(route, query)?)
     }
 
-    pub fn parse(raw: &str) -> Result<Doc, String> {
-        let Value::Object(mut body) = serde_json::from_str(raw).map_err(|e| format!("not a JSON document: {e}"))?
-        else {
+    pub fn from_value(value: Value) -> Result<Doc, String> {
+        let Value::Object(mut body) = value else {
             return Err("not a JSON object".into());
         };
         let meta = body.remove("meta").and_then(|m| serde_json::from_value(m).ok()).unwrap_or_default();
-        Ok(Doc { meta, body, skipped: 0 })
+        let data_status = body.get("dataStatus").and_then(Value::as_str).unwrap_or_default().to_string();
+        Ok(Doc { meta, data_status, body, skipped: 0 })
     }
 
     /// The records under `key`. A missing or non-array `key` makes the dataset unreadable.

@@ -1,24 +1,27 @@
-//! The relationship graph, built once in `init` from the source datasets, and the two queries a request runs
-//! on it: resolving the focus entity and collecting its neighbourhood.
+//! The relationship graph, built on the first request after `init` from the source datasets' public routes
+//! (`route.get`), and the two queries a request runs on it: resolving the focus entity and collecting its
+//! neighbourhood.
 //!
 //! Linking rules (also in the README and the OpenAPI description):
-//! - companies are one node per normalised ticker (`company:NVDA`) across every dataset;
+//! - companies are one node per normalised ticker (`company:LMCS`) across every dataset;
 //! - people (Form 4 reporting owners), members of Congress, agencies and PAC committees are one node per name
 //!   (`person:<slug>`, `member:<slug>`, `agency:<slug>`) or committee id (`committee:C00123456`), so two
 //!   people of the same name share a node; 13F filers are one node per CIK (`filer:0001811234`);
 //! - a 13F holding links to the company whose name gives the same [`issuer_key`] as the holding's
 //!   `nameOfIssuer` (only when exactly one company has that key), else to the company another holding with
 //!   the same CUSIP issuer code (its first six characters) linked to by name; other holdings are not linked.
+//!   A holding the holdings plugin already resolved to a company (`issuer.ticker`) links to that company first.
 //!   Only each filer's latest filing is read, as `/v1/institutional-holdings` serves it;
 //! - lobbying reports name no chamber or agency in this data, so every client links to one target node,
-//!   `agency:federal-government`, one `lobbied` edge per filing year; patents link from `agency:uspto`.
+//!   `agency:federal-government`, one `lobbied` edge per filing year; patents link from `agency:uspto`;
+//! - provenance addresses are the ones the source bodies give (a record's `sourceUrl`, else the dataset's
+//!   `meta.sourceUrl`); the graph never builds an official address itself.
 //!   Both are hubs: a depth-2 query does not expand through them (their neighbours are simply every company
 //!   of the dataset).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
-use chrono::{Months, NaiveDate};
-use datahost_plugin_api::params::{normalize_ticker, parse_date};
+use datahost_plugin_api::params::normalize_ticker;
 use datahost_plugin_api::text::amount_range_bounds;
 use datahost_plugin_api::{Host, LogLevel};
 use serde::Serialize;
@@ -31,13 +34,24 @@ use crate::data::{
 use crate::names::{date, issuer_key, issuer_of_asset, lookup_key, num, slug, timestamp, url};
 use crate::{CONTRACTS, DONORS, HOLDINGS, HOUSE, INSIDERS, LOBBYING, PATENTS, SENATE};
 
-/// The order datasets are read in: 13F holdings last, since they link by the company names the others give.
-pub const LOAD_ORDER: [&str; 8] = [INSIDERS, LOBBYING, CONTRACTS, DONORS, PATENTS, HOUSE, SENATE, HOLDINGS];
+/// A source: its dataset, the route that serves it, and the query the graph asks.
+pub type Source = (&'static str, &'static str, &'static [(&'static str, &'static str)]);
 
-/// First action date counted for contracts: fiscal year 2024 (SPEC's window for `/v1/contracts`).
-const CONTRACTS_FROM: &str = "2023-10-01";
-/// Contract award type codes counted (SPEC: A, B, C and D).
-const CONTRACT_TYPES: [&str; 4] = ["A", "B", "C", "D"];
+/// Where each dataset is read, in load order: 13F holdings last, since they link by the company names the
+/// others give. PTR routes are read at their maximum `limit` (newest filings first).
+pub const SOURCES: [Source; 8] = [
+    (INSIDERS, "/v1/insiders", &[]),
+    (LOBBYING, "/v1/lobbying", &[]),
+    (CONTRACTS, "/v1/contracts", &[]),
+    (DONORS, "/v1/donors", &[]),
+    (PATENTS, "/v1/patents", &[]),
+    (HOUSE, "/v1/congress-trades", &[("limit", PTR_LIMIT)]),
+    (SENATE, "/v1/senate-trades", &[("limit", PTR_LIMIT)]),
+    (HOLDINGS, "/internal/institutional-holdings/latest-filings", &[]),
+];
+
+/// The most PTR filings a route answers (its `limit` maximum).
+const PTR_LIMIT: &str = "1000";
 
 pub const LOBBYING_TARGET: &str = "agency:federal-government";
 pub const USPTO: &str = "agency:uspto";
@@ -284,16 +298,16 @@ impl Graph {
     }
 }
 
-/// Builds the graph from every dataset the host has. A dataset that is missing or unreadable is logged,
-/// listed in `Info::unavailable`, and left out; the graph is built from the rest.
+/// Builds the graph from every source route. A source that fails or is unreadable is logged, listed in
+/// `Info::unavailable`, and left out; the graph is built from the rest.
 pub fn build(host: &Host) -> Graph {
     let mut b = Builder::default();
     let (mut used, mut unavailable, mut metas) = (Vec::new(), Vec::new(), Vec::new());
-    for dataset in LOAD_ORDER {
-        match b.add(host, dataset) {
-            Ok(meta) => {
+    for (dataset, route, query) in SOURCES {
+        match Doc::fetch(host, route, query).and_then(|doc| b.add(doc, dataset)) {
+            Ok(read) => {
                 used.push(dataset);
-                metas.push(meta);
+                metas.push(read);
             }
             Err(e) => {
                 host.log(LogLevel::Warn, &format!("dataset `{dataset}` is unavailable and left out of the graph: {e}"));
@@ -307,6 +321,12 @@ pub fn build(host: &Host) -> Graph {
     b.finish(used, unavailable, &metas)
 }
 
+/// What the graph keeps of a source body once its records are read.
+pub struct SourceRead {
+    pub meta: Meta,
+    pub data_status: String,
+}
+
 #[derive(Default)]
 struct Builder {
     nodes: Vec<Node>,
@@ -317,31 +337,29 @@ struct Builder {
 }
 
 impl Builder {
-    /// Reads one dataset into the graph; returns its meta.
-    fn add(&mut self, host: &Host, dataset: &'static str) -> Result<Meta, String> {
-        let mut doc = Doc::load(host, dataset)?;
+    /// Reads one source body into the graph.
+    fn add(&mut self, mut doc: Doc, dataset: &'static str) -> Result<SourceRead, String> {
         let meta_url = url(&doc.meta.source_url);
         match dataset {
-            INSIDERS => {
-                let companies: Vec<InsiderCompany> = doc.records("companies")?;
-                let rows: Vec<InsiderRow> = doc.records("filings")?;
-                self.add_insiders(companies, &rows, meta_url);
-            }
+            INSIDERS => self.add_insiders(doc.records("companies")?, meta_url),
             LOBBYING => self.add_lobbying(doc.records("companies")?, meta_url),
             CONTRACTS => self.add_contracts(doc.records("companies")?, meta_url),
             DONORS => self.add_donors(doc.records("companies")?, meta_url),
-            PATENTS => {
-                let as_of = timestamp(&doc.meta.generated_at).map(|t| t.date_naive());
-                self.add_patents(doc.records("companies")?, as_of, meta_url)
+            PATENTS => self.add_patents(doc.records("companies")?, meta_url),
+            HOUSE | SENATE => {
+                let filings: Vec<PtrFiling> = doc.records("filings")?;
+                if filings.len().to_string() == PTR_LIMIT {
+                    self.notes.push(format!("{dataset}: read the newest {PTR_LIMIT} filings only"));
+                }
+                self.add_ptrs(filings, dataset, meta_url)
             }
-            HOUSE | SENATE => self.add_ptrs(doc.records("filings")?, dataset, meta_url),
-            HOLDINGS => self.add_holdings(doc.records("filings")?),
+            HOLDINGS => self.add_holdings(doc.records("filings")?, meta_url),
             other => return Err(format!("`{other}` is not a dataset the graph knows")),
         }
         if doc.skipped > 0 {
             self.notes.push(format!("{dataset}: skipped {} records that are not objects", doc.skipped));
         }
-        Ok(doc.meta)
+        Ok(SourceRead { meta: doc.meta, data_status: doc.data_status })
     }
 
     fn node(&mut self, kind: NodeType, id: String, label: &str, rank: u8, dataset: &'static str) -> usize {
@@ -433,62 +451,65 @@ impl Builder {
 
     /// Form 4 reporting owners: one `insider-of` edge per person and company, with the person's titles
     /// (newest filing first), the code of their latest transaction row, and the latest filing as provenance.
-    fn add_insiders(&mut self, companies: Vec<InsiderCompany>, rows: &[InsiderRow], meta_url: Option<String>) {
-        let mut known: HashMap<String, usize> = HashMap::new();
+    fn add_insiders(&mut self, companies: Vec<InsiderCompany>, meta_url: Option<String>) {
+        let filed = |r: &InsiderRow| if r.filed_date.is_empty() { r.date.clone() } else { r.filed_date.clone() };
+        let mut orphans = 0;
         for c in &companies {
-            let Some(i) = self.company(&c.ticker, &c.company, 0, INSIDERS) else { continue };
+            let Some(company) = self.company(&c.ticker, &c.company, 0, INSIDERS) else {
+                orphans += c.filings.len();
+                continue;
+            };
             for (field, value) in [("cik", &c.cik), ("ceo", &c.ceo)] {
                 if !value.trim().is_empty() {
-                    self.nodes[i].attrs.insert(field.into(), json!(value.trim()));
+                    self.nodes[company].attrs.insert(field.into(), json!(value.trim()));
                 }
             }
-            known.insert(normalize_ticker(&c.ticker), i);
-        }
-        let filed = |r: &InsiderRow| if r.filed_date.is_empty() { r.date.clone() } else { r.filed_date.clone() };
-        let mut groups: BTreeMap<(usize, &str), Vec<(usize, &InsiderRow)>> = BTreeMap::new();
-        let mut orphans = 0;
-        for (pos, r) in rows.iter().enumerate() {
-            match known.get(&normalize_ticker(&r.ticker)) {
-                Some(&c) if !slug(&r.owner).is_empty() => groups.entry((c, r.owner.trim())).or_default().push((pos, r)),
-                _ => orphans += 1,
+            let mut groups: BTreeMap<&str, Vec<(usize, &InsiderRow)>> = BTreeMap::new();
+            for (pos, r) in c.filings.iter().enumerate() {
+                if slug(&r.owner).is_empty() {
+                    orphans += 1;
+                } else {
+                    groups.entry(r.owner.trim()).or_default().push((pos, r));
+                }
+            }
+            for (owner, mut rows) in groups {
+                rows.sort_by(|(pa, a), (pb, b)| {
+                    (filed(b), &b.date, &b.accession_number, pb).cmp(&(filed(a), &a.date, &a.accession_number, pa))
+                });
+                let person = self.node(NodeType::Person, format!("person:{}", slug(owner)), owner, 0, INSIDERS);
+                let mut titles: Vec<&str> = Vec::new();
+                let mut accessions: BTreeSet<&str> = BTreeSet::new();
+                for (_, r) in &rows {
+                    for t in r.title.split(',').map(str::trim).filter(|t| !t.is_empty()) {
+                        if !titles.contains(&t) {
+                            titles.push(t);
+                        }
+                    }
+                    if !r.accession_number.is_empty() {
+                        accessions.insert(&r.accession_number);
+                    }
+                }
+                let latest = rows[0].1;
+                let p = Provenance {
+                    source_url: url(&latest.source_url).or_else(|| meta_url.clone()),
+                    accession: Some(latest.accession_number.clone()).filter(|a| !a.is_empty()),
+                    doc_id: None,
+                    date: date(&filed(latest)),
+                };
+                let attrs = self.edge(person, company, Relation::InsiderOf, INSIDERS, p);
+                attrs.insert("title".into(), json!(titles.join(", ")));
+                attrs.insert("code".into(), json!(latest.code));
+                attrs.insert("filingCount".into(), json!(accessions.len()));
+                attrs.insert("transactionCount".into(), json!(rows.len()));
             }
         }
         if orphans > 0 {
-            self.notes.push(format!("insiders: {orphans} rows name no covered company or no owner; not linked"));
-        }
-        for ((company, owner), mut rows) in groups {
-            rows.sort_by(|(pa, a), (pb, b)| {
-                (filed(b), &b.date, &b.accession_number, pb).cmp(&(filed(a), &a.date, &a.accession_number, pa))
-            });
-            let person = self.node(NodeType::Person, format!("person:{}", slug(owner)), owner, 0, INSIDERS);
-            let mut titles: Vec<&str> = Vec::new();
-            let mut accessions: BTreeSet<&str> = BTreeSet::new();
-            for (_, r) in &rows {
-                for t in r.titles.iter().map(|t| t.trim()).filter(|t| !t.is_empty()) {
-                    if !titles.contains(&t) {
-                        titles.push(t);
-                    }
-                }
-                if !r.accession_number.is_empty() {
-                    accessions.insert(&r.accession_number);
-                }
-            }
-            let latest = rows[0].1;
-            let p = Provenance {
-                source_url: url(&latest.source_url).or_else(|| meta_url.clone()),
-                accession: Some(latest.accession_number.clone()).filter(|a| !a.is_empty()),
-                doc_id: None,
-                date: date(&filed(latest)),
-            };
-            let attrs = self.edge(person, company, Relation::InsiderOf, INSIDERS, p);
-            attrs.insert("title".into(), json!(titles.join(", ")));
-            attrs.insert("code".into(), json!(latest.code));
-            attrs.insert("filingCount".into(), json!(accessions.len()));
-            attrs.insert("transactionCount".into(), json!(rows.len()));
+            self.notes.push(format!("insiders: {orphans} rows name no valid ticker or no owner; not linked"));
         }
     }
 
-    /// LD-2 reports: one `lobbied` edge per client company and filing year to the lobbying target.
+    /// Lobbying totals: one `lobbied` edge per client company and filing year to the lobbying target, with
+    /// the year's spend, filing count and quarters as `/v1/lobbying` serves them.
     fn add_lobbying(&mut self, companies: Vec<LobbyingCompany>, meta_url: Option<String>) {
         if companies.is_empty() {
             return;
@@ -503,52 +524,26 @@ impl Builder {
         for c in companies {
             let Some(company) = self.company(&c.ticker, &c.name, 1, LOBBYING) else { continue };
             self.alias(company, &c.client_name);
-            let mut by_year: BTreeMap<i64, Vec<&crate::data::LobbyingFiling>> = BTreeMap::new();
-            for f in c.filings.iter().filter(|f| f.year > 0) {
-                by_year.entry(f.year).or_default().push(f);
+            if c.year <= 0 {
+                continue;
             }
-            for (year, filings) in by_year {
-                let latest = filings.iter().max_by_key(|f| (&f.posted_date, &f.filing_uuid)).expect("non-empty");
-                let quarters: BTreeSet<String> = filings
-                    .iter()
-                    .filter(|f| (1..=4).contains(&f.quarter))
-                    .map(|f| format!("{year}-Q{}", f.quarter))
-                    .collect();
-                let registrants: BTreeSet<&str> =
-                    filings.iter().map(|f| f.registrant.trim()).filter(|r| !r.is_empty()).collect();
-                let uuid = Some(latest.filing_uuid.clone()).filter(|u| is_hex_id(u));
-                let p = Provenance {
-                    source_url: uuid
-                        .as_ref()
-                        .map(|u| format!("https://lda.senate.gov/filings/public/filing/{u}/print/"))
-                        .or_else(|| meta_url.clone()),
-                    accession: None,
-                    doc_id: uuid,
-                    date: date(&latest.posted_date),
-                };
-                let attrs = self.edge(company, target, Relation::Lobbied, LOBBYING, p);
-                attrs.insert("year".into(), json!(year));
-                attrs.insert("spendUsd".into(), num(filings.iter().map(|f| f.amount).sum()));
-                attrs.insert("filingCount".into(), json!(filings.len()));
-                attrs.insert("quarters".into(), json!(quarters));
-                attrs.insert("registrants".into(), json!(registrants));
-            }
+            let quarters: BTreeSet<&str> =
+                c.quarters.iter().map(|q| q.period.trim()).filter(|q| !q.is_empty()).collect();
+            let p = Provenance { source_url: meta_url.clone(), ..Provenance::default() };
+            let attrs = self.edge(company, target, Relation::Lobbied, LOBBYING, p);
+            attrs.insert("year".into(), json!(c.year));
+            attrs.insert("spendUsd".into(), num(c.total_spend_usd));
+            attrs.insert("filingCount".into(), json!(c.filing_count));
+            attrs.insert("quarters".into(), json!(quarters));
         }
     }
 
-    /// Contract awards inside SPEC's window (fiscal year 2024 on, type codes A-D), as `/v1/contracts`
-    /// counts them: one `awarded-contract` edge per award, from the awarding agency.
+    /// Contract awards as `/v1/contracts` lists them (its top awards in SPEC's window): one `awarded-contract`
+    /// edge per award, from the awarding agency.
     fn add_contracts(&mut self, companies: Vec<ContractsCompany>, meta_url: Option<String>) {
-        let from = parse_date(CONTRACTS_FROM).expect("constant date");
         for c in companies {
             let Some(company) = self.company(&c.ticker, &c.name, 1, CONTRACTS) else { continue };
-            for a in c.awards.iter() {
-                let counted = parse_date(&a.date).is_some_and(|d| d >= from)
-                    && CONTRACT_TYPES.contains(&a.award_type.as_str())
-                    && !slug(&a.agency).is_empty();
-                if !counted {
-                    continue;
-                }
+            for a in c.top_awards.iter().filter(|a| !slug(&a.agency).is_empty()) {
                 let agency =
                     self.node(NodeType::Agency, format!("agency:{}", slug(&a.agency)), &a.agency, 0, CONTRACTS);
                 let p = Provenance {
@@ -559,16 +554,20 @@ impl Builder {
                 };
                 let attrs = self.edge(agency, company, Relation::AwardedContract, CONTRACTS, p);
                 attrs.insert("amount".into(), num(a.amount));
-                attrs.insert("awardId".into(), json!(a.award_id));
-                attrs.insert("awardType".into(), json!(a.award_type));
+                if !a.award_id.is_empty() {
+                    attrs.insert("awardId".into(), json!(a.award_id));
+                }
+                if !a.award_type.is_empty() {
+                    attrs.insert("awardType".into(), json!(a.award_type));
+                }
                 attrs.insert("description".into(), json!(a.description));
                 attrs.insert("date".into(), json!(a.date));
             }
         }
     }
 
-    /// Connected PACs: one `donated` edge from the committee to its company, with the cycle's totals
-    /// (computed as `/v1/donors` does: party shares in percent with one decimal).
+    /// Connected PACs: one `donated` edge from the committee to its company, with the cycle's totals and party
+    /// shares as `/v1/donors` serves them.
     fn add_donors(&mut self, companies: Vec<DonorsCompany>, meta_url: Option<String>) {
         for c in companies {
             let Some(company) = self.company(&c.ticker, &c.name, 1, DONORS) else { continue };
@@ -583,40 +582,27 @@ impl Builder {
             if !id.is_empty() {
                 self.nodes[committee].attrs.insert("committeeId".into(), json!(id));
             }
-            let total: f64 = c.contributions.iter().map(|x| x.amount).sum();
-            let share = |party: &str| {
-                let sum: f64 =
-                    c.contributions.iter().filter(|x| x.party.eq_ignore_ascii_case(party)).map(|x| x.amount).sum();
-                if total > 0.0 {
-                    (sum / total * 1000.0).round() / 10.0
-                } else {
-                    0.0
-                }
-            };
-            let fec_id = id.len() == 9 && id.starts_with('C') && id[1..].bytes().all(|b| b.is_ascii_digit());
             let p = Provenance {
-                source_url: if fec_id {
-                    Some(format!("https://www.fec.gov/data/committee/{id}/"))
-                } else {
-                    meta_url.clone()
-                },
+                source_url: url(&c.provenance.source_url).or_else(|| meta_url.clone()),
                 accession: None,
                 doc_id: Some(id.clone()).filter(|id| !id.is_empty()),
-                date: c.contributions.iter().filter_map(|x| date(&x.date)).max(),
+                date: None,
             };
             let attrs = self.edge(committee, company, Relation::Donated, DONORS, p);
             attrs.insert("cycle".into(), json!(c.cycle));
-            attrs.insert("totalContributionsUsd".into(), num(total));
-            attrs.insert("contributionCount".into(), json!(c.contributions.len()));
-            attrs.insert("demPct".into(), json!(share("D")));
-            attrs.insert("repPct".into(), json!(share("R")));
+            attrs.insert("totalContributionsUsd".into(), num(c.total_contributions_usd));
+            if let Some(n) = c.contribution_count {
+                attrs.insert("contributionCount".into(), json!(n));
+            }
+            attrs.insert("demPct".into(), num(c.dem_pct));
+            attrs.insert("repPct".into(), num(c.rep_pct));
         }
     }
 
-    /// Patent grants: one `granted-patent` edge from the USPTO per company with at least one grant whose first
-    /// applicant is the matched assignee (the `/v1/patents` rule), with last/prior 12-month counts relative
-    /// to the snapshot's `generatedAt`.
-    fn add_patents(&mut self, companies: Vec<PatentsCompany>, as_of: Option<NaiveDate>, meta_url: Option<String>) {
+    /// Patent grants: one `granted-patent` edge from the USPTO per company with a grant counted in the last 24
+    /// months (the `/v1/patents` counts: first applicant, no subsidiaries), with both 12-month counts. The
+    /// newest grant named in the body (ingested data lists them) is the provenance.
+    fn add_patents(&mut self, companies: Vec<PatentsCompany>, meta_url: Option<String>) {
         if companies.is_empty() {
             return;
         }
@@ -626,34 +612,24 @@ impl Builder {
             "Grantor of the patents in the patents dataset; every covered applicant links here.",
             PATENTS,
         );
-        let windows = as_of
-            .and_then(|d| Some((d.checked_sub_months(Months::new(12))?, d.checked_sub_months(Months::new(24))?, d)));
         for c in companies {
             let Some(company) = self.company(&c.ticker, &c.name, 1, PATENTS) else { continue };
             let applicant = if c.assignee_matched.trim().is_empty() { &c.name } else { &c.assignee_matched };
             self.alias(company, applicant);
-            let key = lookup_key(applicant);
-            let grants: Vec<(NaiveDate, &str)> = c
-                .grants
-                .iter()
-                .filter(|g| lookup_key(&g.first_applicant) == key)
-                .filter_map(|g| Some((parse_date(&g.grant_date)?, g.patent_number.as_str())))
-                .collect();
-            let Some(&(latest_day, latest_number)) = grants.iter().max() else { continue };
+            let newest = c.ingested.recent_grants.iter().max_by(|a, b| a.grant_date.cmp(&b.grant_date));
+            if c.granted_last12mo + c.granted_prior12mo <= 0 && newest.is_none() {
+                continue;
+            }
             let p = Provenance {
-                source_url: meta_url.clone(),
+                source_url: newest.and_then(|g| url(&g.source_url)).or_else(|| meta_url.clone()),
                 accession: None,
-                doc_id: Some(latest_number.to_string()).filter(|n| !n.is_empty()),
-                date: Some(latest_day.to_string()),
+                doc_id: newest.map(|g| g.patent_number.clone()).filter(|n| !n.is_empty()),
+                date: newest.and_then(|g| date(&g.grant_date)),
             };
             let attrs = self.edge(uspto, company, Relation::GrantedPatent, PATENTS, p);
             attrs.insert("assigneeMatched".into(), json!(applicant.trim()));
-            attrs.insert("grantCount".into(), json!(grants.len()));
-            if let Some((year_ago, two_years_ago, end)) = windows {
-                let count = |lo: NaiveDate, hi: NaiveDate| grants.iter().filter(|(d, _)| lo < *d && *d <= hi).count();
-                attrs.insert("grantedLast12mo".into(), json!(count(year_ago, end)));
-                attrs.insert("grantedPrior12mo".into(), json!(count(two_years_ago, year_ago)));
-            }
+            attrs.insert("grantedLast12mo".into(), json!(c.granted_last12mo));
+            attrs.insert("grantedPrior12mo".into(), json!(c.granted_prior12mo));
         }
     }
 
@@ -671,7 +647,7 @@ impl Builder {
                 _ => default_chamber.to_string(),
             };
             self.nodes[member].attrs.insert("chamber".into(), json!(chamber));
-            let source_url = ptr_url(dataset, &f).or_else(|| meta_url.clone());
+            let source_url = url(&f.source_url).or_else(|| meta_url.clone());
             for t in f.trades.iter() {
                 let Some(company) = self.company(&t.ticker, issuer_of_asset(&t.asset), 2, dataset) else { continue };
                 let p = Provenance {
@@ -698,7 +674,7 @@ impl Builder {
     }
 
     /// 13F holdings of each filer's latest filing: one `holds` edge per linked information-table row.
-    fn add_holdings(&mut self, filings: Vec<HoldingsFiling>) {
+    fn add_holdings(&mut self, filings: Vec<HoldingsFiling>, meta_url: Option<String>) {
         let mut latest: BTreeMap<String, HoldingsFiling> = BTreeMap::new();
         for f in filings {
             let cik = f.cik.trim();
@@ -722,6 +698,9 @@ impl Builder {
                 }
             }
         }
+        let by_resolved_ticker = |h: &crate::data::Holding| {
+            h.issuer.as_ref().and_then(|r| self.by_id.get(&format!("company:{}", normalize_ticker(&r.ticker))).copied())
+        };
         let name_match = |h: &crate::data::Holding| by_name.get(&issuer_key(&h.name_of_issuer)).copied().flatten();
         // CUSIP issuer code -> company, learnt from the holdings that matched by name.
         let mut by_code: HashMap<&str, Option<usize>> = HashMap::new();
@@ -736,7 +715,27 @@ impl Builder {
 
         let (mut linked, mut unlinked) = (0, 0);
         let mut edges = Vec::new();
+        let mut filers = Vec::new();
         for (cik, f) in &latest {
+            let source_url = url(&f.source_url).or_else(|| meta_url.clone());
+            let mut found_rows = Vec::new();
+            for h in f.holdings.iter() {
+                let found = by_resolved_ticker(h)
+                    .map(|c| (c, "issuer"))
+                    .or_else(|| name_match(h).map(|c| (c, "name")))
+                    .or_else(|| {
+                        issuer_code(&h.cusip)
+                            .and_then(|code| by_code.get(code).copied().flatten())
+                            .map(|c| (c, "cusip"))
+                    });
+                match found {
+                    Some(hit) => found_rows.push((hit, h)),
+                    None => unlinked += 1,
+                }
+            }
+            filers.push((cik, f, source_url, found_rows));
+        }
+        for (cik, f, source_url, rows) in filers {
             let label = if f.filer.trim().is_empty() { cik.as_str() } else { f.filer.as_str() };
             let filer = self.node(NodeType::Filer, format!("filer:{cik}"), label, 0, HOLDINGS);
             self.alias(filer, cik);
@@ -747,18 +746,7 @@ impl Builder {
             if let Some(period) = date(&f.period_of_report) {
                 attrs.insert("periodOfReport".into(), json!(period));
             }
-            let source_url = edgar_url(cik, &f.accession);
-            for h in f.holdings.iter() {
-                let found = match name_match(h) {
-                    Some(c) => Some((c, "name")),
-                    None => issuer_code(&h.cusip)
-                        .and_then(|code| by_code.get(code).copied().flatten())
-                        .map(|c| (c, "cusip")),
-                };
-                let Some((company, how)) = found else {
-                    unlinked += 1;
-                    continue;
-                };
+            for ((company, how), h) in rows {
                 linked += 1;
                 let p = Provenance {
                     source_url: source_url.clone(),
@@ -789,7 +777,12 @@ impl Builder {
         ));
     }
 
-    fn finish(mut self, mut used: Vec<&'static str>, mut unavailable: Vec<&'static str>, metas: &[Meta]) -> Graph {
+    fn finish(
+        mut self,
+        mut used: Vec<&'static str>,
+        mut unavailable: Vec<&'static str>,
+        reads: &[SourceRead],
+    ) -> Graph {
         for n in &mut self.nodes {
             if n.label.is_empty() {
                 n.label = n.attrs.get("ticker").and_then(Value::as_str).unwrap_or(&n.id).to_string();
@@ -808,7 +801,7 @@ impl Builder {
         used.sort_unstable();
         unavailable.sort_unstable();
         Graph {
-            info: info(used, unavailable, metas),
+            info: info(used, unavailable, reads),
             nodes: self.nodes,
             edges: self.edges,
             by_id: self.by_id,
@@ -817,51 +810,28 @@ impl Builder {
     }
 }
 
-fn info(datasets: Vec<&'static str>, unavailable: Vec<&'static str>, metas: &[Meta]) -> Info {
-    let newest = metas.iter().filter_map(|m| timestamp(&m.generated_at)).max().unwrap_or_else(chrono::Utc::now);
-    let demo = metas.iter().any(|m| format!("{} {}", m.source, m.caveat).to_lowercase().contains("demo"));
-    let mut source = "Derived through the records engine from the datasets listed in `datasets`".to_string();
+fn info(datasets: Vec<&'static str>, unavailable: Vec<&'static str>, reads: &[SourceRead]) -> Info {
+    let newest = reads.iter().filter_map(|r| timestamp(&r.meta.generated_at)).max().unwrap_or_else(chrono::Utc::now);
+    let demo = reads.iter().any(|r| r.data_status == "demo");
+    let mut source = "Derived from the public routes of the datasets listed in `datasets`".to_string();
     let mut caveat = "A link means two entities appear together in a public record (a trade disclosure, a Form 4, \
         a lobbying report, a contract award, a PAC registration, a patent grant or a 13F holding); it does not \
         imply wrongdoing, influence or coordination. Companies are matched across datasets by normalised ticker; \
-        13F holdings by issuer name or CUSIP issuer code, and holdings that match no company are not linked; \
-        people, members and agencies by exact name, so two people of the same name share one node."
+        13F holdings by the issuer the holdings dataset resolved, else by issuer name or CUSIP issuer code, and \
+        holdings that match no company are not linked; people, members and agencies by exact name, so two people \
+        of the same name share one node."
         .to_string();
     if demo {
-        source.push_str("; those snapshots are DEMO data (fictional people, invented amounts).");
+        source.push_str("; some of them serve DEMO data (fictional people and companies, invented amounts).");
         caveat.insert_str(
             0,
-            "DEMO DATA: the source snapshots hold fictional people and invented figures; do not attribute these \
-             links to real people or companies. ",
+            "DEMO DATA: some source datasets serve their demo seed (fictional people, companies and figures); \
+             do not attribute those links to real people or companies. ",
         );
     } else {
         source.push('.');
     }
     Info { generated_at: newest.format("%Y-%m-%dT%H:%M:%SZ").to_string(), datasets, unavailable, source, caveat }
-}
-
-/// An id made of hex digits and dashes (a UUID), safe to put in a URL path.
-fn is_hex_id(text: &str) -> bool {
-    !text.is_empty() && text.chars().all(|c| c.is_ascii_hexdigit() || c == '-')
-}
-
-/// The public address of a PTR: the House Clerk's PDF by year and document id, the Senate eFD page by its id.
-fn ptr_url(dataset: &str, f: &PtrFiling) -> Option<String> {
-    match dataset {
-        HOUSE if f.year > 0 && !f.doc_id.is_empty() && f.doc_id.bytes().all(|b| b.is_ascii_digit()) => {
-            Some(format!("https://disclosures-clerk.house.gov/public_disc/ptr-pdfs/{}/{}.pdf", f.year, f.doc_id))
-        }
-        SENATE if is_hex_id(&f.doc_id) => Some(format!("https://efdsearch.senate.gov/search/view/ptr/{}/", f.doc_id)),
-        _ => None,
-    }
-}
-
-/// The EDGAR folder of a filing: `https://www.sec.gov/Archives/edgar/data/<cik>/<accession without dashes>/`.
-fn edgar_url(cik: &str, accession: &str) -> Option<String> {
-    let digits: String = accession.chars().filter(|c| *c != '-').collect();
-    let cik = cik.trim_start_matches('0');
-    (!digits.is_empty() && !cik.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
-        .then(|| format!("https://www.sec.gov/Archives/edgar/data/{cik}/{digits}/"))
 }
 
 /// The issuer part of a CUSIP (its first six characters).

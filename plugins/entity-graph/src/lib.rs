@@ -1,6 +1,6 @@
 //! entity-graph (pro): a cross-dataset relationship graph of companies, insiders, members of Congress,
-//! agencies, 13F filers and PAC committees, built once in `init` from eight other plugins' datasets read
-//! through the host's records engine. This plugin ships no data of its own.
+//! agencies, 13F filers and PAC committees, built from eight other plugins' public routes (read with
+//! `route.get`, so it sees exactly what clients see, demo or ingested). This plugin ships no data of its own.
 //!
 //! File roles (the same in every plugin): `lib.rs` manifest and export, `routes.rs` request handling,
 //! `schema.rs` OpenAPI fragment, `data.rs` the lenient views of the datasets it reads, `graph.rs` the graph
@@ -14,8 +14,10 @@ mod schema;
 #[cfg(test)]
 mod tests;
 
+use std::sync::OnceLock;
+
 use datahost_plugin_api::{
-    export_plugin, ApiError, InitContext, Manifest, Maturity, Plugin, RequestEnvelope, Response,
+    export_plugin, ApiError, Host, InitContext, Manifest, Maturity, Plugin, RequestEnvelope, Response,
 };
 
 pub const SLUG: &str = "entity-graph";
@@ -33,9 +35,18 @@ pub const HOLDINGS: &str = "institutional-holdings";
 /// Every dataset the graph reads (`execs` is derived from `insiders`, so people and titles come from there).
 pub const READS: [&str; 8] = [HOUSE, SENATE, INSIDERS, LOBBYING, CONTRACTS, DONORS, PATENTS, HOLDINGS];
 
-/// The plugin: the graph, built once per `init` (the host re-runs `init` when a dataset it reads changes).
+/// The plugin: the graph, built on the first request after `init` (the host re-runs `init` when a dataset it
+/// reads changes, after the plugins that own that dataset). Not in `init` itself: the other plugins may not be
+/// initialised yet, and `route.get` is a serving-time call.
 pub struct EntityGraph {
-    graph: graph::Graph,
+    host: Host,
+    graph: OnceLock<graph::Graph>,
+}
+
+impl EntityGraph {
+    fn graph(&self) -> &graph::Graph {
+        self.graph.get_or_init(|| graph::build(&self.host))
+    }
 }
 
 impl Plugin for EntityGraph {
@@ -53,14 +64,14 @@ impl Plugin for EntityGraph {
         .owning_no_dataset()
     }
 
-    /// Never fails: a dataset that is missing or unreadable is left out and listed in
+    /// Never fails: a source that fails or is unreadable is left out (when the graph is built) and listed in
     /// `meta.datasetsUnavailable`.
     fn init(ctx: InitContext) -> Result<Self, String> {
-        Ok(Self { graph: graph::build(&ctx.host) })
+        Ok(Self { host: ctx.host, graph: OnceLock::new() })
     }
 
     fn handle(&self, request: &RequestEnvelope) -> Result<Response, ApiError> {
-        routes::handle(&self.graph, request)
+        routes::handle(self.graph(), request)
     }
 }
 

@@ -36,7 +36,7 @@ pub fn route_spec() -> RouteSpec {
                  exactly one is a company, the company is chosen; otherwise 400 listing candidates). One of \
                  `ticker` and `entity` is required (not both).",
             )
-            .example("Lockheed Martin")
+            .example("Bulwark Ridge Defense")
             .schema(json!({ "maxLength": ENTITY_MAX_CHARS })),
             ParamSpec::integer(
                 "depth",

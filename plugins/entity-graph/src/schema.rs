@@ -11,11 +11,11 @@ use crate::routes::route_spec;
 const EDGE_FIELDS: [(&str, &[&str]); 7] = [
     ("traded", &["type", "asset", "amountRange", "amountMin", "amountMax"]),
     ("insider-of", &["title", "code", "filingCount", "transactionCount"]),
-    ("lobbied", &["year", "spendUsd", "filingCount", "quarters", "registrants"]),
-    ("awarded-contract", &["amount", "awardId", "awardType", "description", "date"]),
-    ("donated", &["cycle", "totalContributionsUsd", "contributionCount", "demPct", "repPct"]),
+    ("lobbied", &["year", "spendUsd", "filingCount", "quarters"]),
+    ("awarded-contract", &["amount", "description", "date"]),
+    ("donated", &["cycle", "totalContributionsUsd", "demPct", "repPct"]),
     ("holds", &["valueUsd", "shares", "nameOfIssuer", "cusip", "titleOfClass", "putCall", "matchedBy"]),
-    ("granted-patent", &["assigneeMatched", "grantCount"]),
+    ("granted-patent", &["assigneeMatched", "grantedLast12mo", "grantedPrior12mo"]),
 ];
 
 /// The fields each node type always carries besides the shared ones.
@@ -151,7 +151,6 @@ pub fn fragment() -> Value {
                     "lobbied: quarters reported, `<year>-Q<n>`.",
                 ),
             ),
-            ("registrants", describe(array(string()), "lobbied: who filed: the company itself or outside firms.")),
             ("amount", describe(number(), "awarded-contract: obligated amount in USD.")),
             ("awardId", describe(string(), "awarded-contract: award id (PIID).")),
             ("awardType", describe(string_enum(&["A", "B", "C", "D"]), "awarded-contract: award type code.")),
@@ -171,16 +170,16 @@ pub fn fragment() -> Value {
             (
                 "matchedBy",
                 describe(
-                    string_enum(&["name", "cusip"]),
-                    "holds: how the holding was linked to the company: its issuer name, or a CUSIP issuer code that \
-                     another holding linked by name.",
+                    string_enum(&["issuer", "name", "cusip"]),
+                    "holds: how the holding was linked to the company: `issuer`, the company the holdings dataset \
+                     resolved the issuer to; `name`, its issuer name; `cusip`, a CUSIP issuer code that another \
+                     holding linked by name.",
                 ),
             ),
             ("assigneeMatched", describe(string(), "granted-patent: first-applicant name counted.")),
-            ("grantCount", count_field("granted-patent: grants to that first applicant in the dataset.")),
             (
                 "grantedLast12mo",
-                count_field("granted-patent: grants in the 12 months ending at the dataset's generatedAt."),
+                count_field("granted-patent: grants in the last 12 months, as `/v1/patents` counts them."),
             ),
             ("grantedPrior12mo", count_field("granted-patent: grants in the 12 months before that.")),
         ],
@@ -243,15 +242,17 @@ pub fn fragment() -> Value {
             company whose name matches its issuer name after the SEC's abbreviations are expanded and legal forms \
             dropped (`APPLIED MATLS INC` = `Applied Materials, Inc.`), or that another holding with the same \
             CUSIP issuer code (first six characters) matched by name; holdings matching no company are not linked. \
-            Only each filer's latest 13F filing is read. Contracts count as in `/v1/contracts` (fiscal year 2024 \
-            on, award types A-D). Lobbying reports name no chamber or agency here, so clients link to one \
+            Only each filer's latest 13F filing is read. Contract edges are the top awards `/v1/contracts` lists \
+            (fiscal year 2024 on, award types A-D). Lobbying reports name no chamber or agency here, so clients link to one \
             `agency:federal-government` node, one edge per filing year; patents link from `agency:uspto`. A depth-2 \
             query does not expand through these two shared nodes.\n\n\
             Focus: exactly one of `ticker` or `entity` (neither or both is a 400). `entity` matches names \
             case-insensitively: an exact name (or node id, ticker, FEC committee id, CIK) first, else a unique \
             substring; when several entities match and exactly one is a company the company is chosen, otherwise \
             the 400 lists candidates. An unknown ticker or entity is a 404.\n\n\
-            A dataset that is missing from the records engine is left out of the graph and listed in \
+            The graph reads the other datasets' public routes, so it holds what they serve (demo seed or ingested \
+            records; `meta.caveat` says DEMO when any source is demo). Provenance addresses are the sources' own; \
+            the graph builds none. A source that fails is left out of the graph and listed in \
             `meta.datasetsUnavailable`; the endpoint still answers from the rest.",
         response: reference("EntityGraphResponse"),
         example: Some(example()),
@@ -275,14 +276,16 @@ fn integer_enum(values: &[i64]) -> Value {
     json!({"type": "integer", "enum": values})
 }
 
+/// An example in the demo universe (fictional companies and people, `demo.invalid` addresses).
 fn example() -> Value {
     json!({
-        "entity": {"id": "company:NVDA", "type": "company", "label": "NVIDIA Corporation", "matchedBy": "ticker"},
+        "entity": {"id": "company:LMCS", "type": "company", "label": "Lumen Cascade Semiconductor Inc. (demo)",
+                   "matchedBy": "ticker"},
         "count": {"nodes": 5, "edges": 4},
         "nodes": [
-            {"id": "company:NVDA", "type": "company", "label": "NVIDIA Corporation",
+            {"id": "company:LMCS", "type": "company", "label": "Lumen Cascade Semiconductor Inc. (demo)",
              "datasets": ["congress-trades", "insiders", "institutional-holdings", "patents", "senate-trades"],
-             "distance": 0, "ticker": "NVDA", "cik": "0001045810", "ceo": "Horatio Coldridge"},
+             "distance": 0, "ticker": "LMCS", "cik": "0009990006", "ceo": "Horatio Coldridge"},
             {"id": "person:gideon-carrowmore", "type": "person", "label": "Gideon Carrowmore",
              "datasets": ["insiders"], "distance": 1},
             {"id": "member:alex-fairbanks", "type": "member", "label": "Alex Fairbanks",
@@ -290,37 +293,39 @@ fn example() -> Value {
             {"id": "agency:uspto", "type": "agency", "label": "United States Patent and Trademark Office",
              "datasets": ["patents"], "distance": 1,
              "note": "Grantor of the patents in the patents dataset; every covered applicant links here."},
-            {"id": "filer:0001811234", "type": "filer", "label": "Granite Harbor Capital Management LLC",
-             "datasets": ["institutional-holdings"], "distance": 1, "cik": "0001811234", "form": "13F-HR",
+            {"id": "filer:0009990301", "type": "filer", "label": "Granite Harbor Capital Management LLC (demo)",
+             "datasets": ["institutional-holdings"], "distance": 1, "cik": "0009990301", "form": "13F-HR",
              "periodOfReport": "2026-09-30"}
         ],
         "edges": [
-            {"source": "agency:uspto", "target": "company:NVDA", "relation": "granted-patent", "dataset": "patents",
-             "provenance": {"sourceUrl": "https://ppubs.uspto.gov/pubwebapp/", "docId": "12280433",
-                            "date": "2026-10-27"},
-             "assigneeMatched": "NVIDIA Corporation", "grantCount": 18, "grantedLast12mo": 7, "grantedPrior12mo": 4},
-            {"source": "filer:0001811234", "target": "company:NVDA", "relation": "holds",
+            {"source": "agency:uspto", "target": "company:LMCS", "relation": "granted-patent", "dataset": "patents",
+             "provenance": {"sourceUrl": "https://demo.invalid/patents"},
+             "assigneeMatched": "Lumen Cascade Semiconductor Inc. (demo)", "grantedLast12mo": 7,
+             "grantedPrior12mo": 4},
+            {"source": "filer:0009990301", "target": "company:LMCS", "relation": "holds",
              "dataset": "institutional-holdings",
-             "provenance": {"sourceUrl": "https://www.sec.gov/Archives/edgar/data/1811234/000181123426000017/",
-                            "accession": "0001811234-26-000017", "date": "2026-10-25"},
-             "valueUsd": 30803006, "shares": 193620, "nameOfIssuer": "NVIDIA CORPORATION", "cusip": "67066G104",
-             "titleOfClass": "COM", "putCall": null, "periodOfReport": "2026-09-30", "matchedBy": "name"},
-            {"source": "member:alex-fairbanks", "target": "company:NVDA", "relation": "traded",
+             "provenance": {"sourceUrl": "https://demo.invalid/institutional-holdings",
+                            "accession": "DEMO-13F-0009990301-26-000017", "date": "2026-10-25"},
+             "valueUsd": 30803006, "shares": 193620, "nameOfIssuer": "LUMEN CASCADE SEMICONDUCTOR INC (DEMO)",
+             "cusip": "DEMO00104", "titleOfClass": "COM", "putCall": null, "periodOfReport": "2026-09-30",
+             "matchedBy": "name"},
+            {"source": "member:alex-fairbanks", "target": "company:LMCS", "relation": "traded",
              "dataset": "congress-trades",
-             "provenance": {"sourceUrl": "https://disclosures-clerk.house.gov/public_disc/ptr-pdfs/2026/20024516.pdf",
-                            "docId": "20024516", "date": "2026-10-06"},
-             "type": "exchange", "asset": "NVIDIA Corporation - Common Stock", "amountRange": "$1,001 - $15,000",
-             "amountMin": 1001, "amountMax": 15000, "date": "2026-09-07", "bundled": false},
-            {"source": "person:gideon-carrowmore", "target": "company:NVDA", "relation": "insider-of",
+             "provenance": {"sourceUrl": "https://demo.invalid/congress-trades", "docId": "DEMO-20024516",
+                            "date": "2026-10-06"},
+             "type": "exchange", "asset": "Lumen Cascade Semiconductor Inc. (demo) - Common Stock",
+             "amountRange": "$1,001 - $15,000", "amountMin": 1001, "amountMax": 15000, "date": "2026-09-07",
+             "bundled": false},
+            {"source": "person:gideon-carrowmore", "target": "company:LMCS", "relation": "insider-of",
              "dataset": "insiders",
-             "provenance": {"sourceUrl": "https://www.sec.gov/Archives/edgar/data/1045810/000106299326080358/0001062993-26-080358-index.htm",
-                            "accession": "0001062993-26-080358", "date": "2026-08-14"},
+             "provenance": {"sourceUrl": "https://demo.invalid/insiders/DEMO-F4-0009990006-26-080358",
+                            "accession": "DEMO-F4-0009990006-26-080358", "date": "2026-08-14"},
              "title": "EVP Global Sales", "code": "F", "filingCount": 2, "transactionCount": 2}
         ],
         "meta": {
             "generatedAt": "2026-11-01T06:00:00Z",
-            "source": "Derived through the records engine from the datasets listed in `datasets`; those snapshots are DEMO data (fictional people, invented amounts).",
-            "caveat": "DEMO DATA: the source snapshots hold fictional people and invented figures; do not attribute these links to real people or companies. A link means two entities appear together in a public record; it does not imply wrongdoing, influence or coordination.",
+            "source": "Derived from the public routes of the datasets listed in `datasets`; some of them serve DEMO data (fictional people and companies, invented amounts).",
+            "caveat": "DEMO DATA: some source datasets serve their demo seed (fictional people, companies and figures); do not attribute those links to real people or companies. A link means two entities appear together in a public record; it does not imply wrongdoing, influence or coordination.",
             "datasets": ["congress-trades", "contracts", "donors", "insiders", "institutional-holdings", "lobbying", "patents", "senate-trades"],
             "datasetsUnavailable": [],
             "datasetsLinked": ["congress-trades", "insiders", "institutional-holdings", "patents"],

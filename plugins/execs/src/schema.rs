@@ -58,17 +58,18 @@ fn example() -> Value {
     json!({
         "meta": {
             "generatedAt": "2026-11-01T06:00:00Z",
-            "source": "Derived from the insiders dataset (datahost demo seed: fictional insiders at real issuers, \
-                generated for development (not real Form 4 filings))",
-            "sourceUrl": "https://www.sec.gov/cgi-bin/browse-edgar?action=getcurrent&type=4",
+            "source": "Derived from the insiders dataset (DEMO seed of datahost: fictional insiders at fictional \
+                issuers, generated for development (not SEC Form 4 filings))",
+            "sourceUrl": "https://demo.invalid/insiders",
             "caveat": "Rosters list the reporting owners of Form 4 filings in the insiders dataset, so people who \
-                filed no Form 4 in its window are missing. DEMO DATA: insider names and transactions are fictional.",
+                filed no Form 4 in its window are missing. DEMO DATA: every issuer, insider and transaction is \
+                fictional.",
             "derivedFrom": "insiders"
         },
         "count": 1,
         "companies": [{
-            "ticker": "MSFT",
-            "company": "Microsoft Corporation",
+            "ticker": "BLFN",
+            "company": "Bluefin Software Corporation (demo)",
             "ceo": "Percival Ingleby",
             "execs": [{
                 "name": "Percival Ingleby",

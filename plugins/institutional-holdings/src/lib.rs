@@ -33,7 +33,7 @@ impl Plugin for InstitutionalHoldings {
             env!("CARGO_PKG_VERSION"),
             Maturity::Stable,
             "Quarterly 13F institutional holdings by filer.",
-            vec![routes::route_spec()],
+            vec![routes::route_spec(), routes::internal_route_spec()],
             schema::fragment(),
         )
     }

@@ -1,11 +1,13 @@
-//! `GET /v1/institutional-holdings`: the latest 13F filing of one filer, found by `cik` or by name `q`.
+//! `GET /v1/institutional-holdings`: the latest 13F filing of one filer, found by `cik` or by name `q`; and the
+//! internal route `/internal/institutional-holdings/latest-filings` (every filer's latest filing, whole, for
+//! derived datasets such as the entity graph; served through `route.get` only, never over HTTP).
 
 use datahost_plugin_api::params::DEFAULT_MAX_LIMIT;
 use datahost_plugin_api::reference::CompanyRef;
 use datahost_plugin_api::{ApiError, ParamSpec, RequestEnvelope, Response, RouteSpec};
 use serde::Serialize;
 
-use crate::data::{AmendmentRef, Holding, Index, Meta, NameMatch};
+use crate::data::{AmendmentRef, Filer, Holding, Index, Meta, NameMatch};
 use crate::records::VotingAuthority;
 
 pub const DEFAULT_LIMIT: usize = 100;
@@ -18,10 +20,10 @@ pub fn route_spec() -> RouteSpec {
         vec![
             ParamSpec::string(
                 "cik",
-                "Filer CIK: 1 to 10 digits, leading zeros optional (`1811234` and `0001811234` are the same filer). \
+                "Filer CIK: 1 to 10 digits, leading zeros optional (`9990307` and `0009990307` are the same filer). \
                  Takes precedence over `q`. One of `cik` or `q` is required.",
             )
-            .example("0001811234")
+            .example("0009990307")
             .schema(serde_json::json!({"pattern": "^[0-9]{1,10}$"})),
             ParamSpec::string(
                 "q",
@@ -33,6 +35,15 @@ pub fn route_spec() -> RouteSpec {
             ParamSpec::limit(DEFAULT_LIMIT, DEFAULT_MAX_LIMIT, "holdings (largest first)"),
         ],
     )
+}
+
+/// Path of the internal route.
+pub fn internal_route() -> String {
+    internal_route_spec().path
+}
+
+pub fn internal_route_spec() -> RouteSpec {
+    RouteSpec::internal(crate::SLUG, "latest-filings", Vec::new())
 }
 
 #[derive(Serialize)]
@@ -85,10 +96,23 @@ struct Body<'a> {
     amendments: &'a [AmendmentRef],
     #[serde(skip_serializing_if = "Option::is_none")]
     unread_rows: Option<usize>,
+    /// Absent on the internal route, which gives it once for all filings.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    meta: Option<&'a Meta>,
+}
+
+/// The internal route's body: `{meta, filings: [<the public body of each filer, every holding>]}`.
+#[derive(Serialize)]
+struct LatestFilings<'a> {
     meta: &'a Meta,
+    filings: Vec<Body<'a>>,
 }
 
 pub fn handle(index: &Index, request: &RequestEnvelope) -> Result<Response, ApiError> {
+    if request.route == internal_route() {
+        let filings = index.filers.iter().map(|f| body(f, "cik", usize::MAX, None)).collect();
+        return Response::json(&LatestFilings { meta: &index.meta, filings });
+    }
     let q = request.params();
     let limit = q.limit(DEFAULT_LIMIT, DEFAULT_MAX_LIMIT)?;
     let (filer, matched_by) = if let Some(cik) = q.padded_digits("cik", 10)? {
@@ -107,9 +131,13 @@ pub fn handle(index: &Index, request: &RequestEnvelope) -> Result<Response, ApiE
         return Err(ApiError::bad_request("the cik or q query parameter is required"));
     };
 
+    Response::json(&body(filer, matched_by, limit, Some(&index.meta)))
+}
+
+fn body<'a>(filer: &'a Filer, matched_by: &'static str, limit: usize, meta: Option<&'a Meta>) -> Body<'a> {
     let f = &filer.latest;
     let holdings: Vec<HoldingOut> = f.holdings.iter().take(limit).map(holding_out).collect();
-    Response::json(&Body {
+    Body {
         cik: &f.cik,
         filer: &f.filer,
         accession: &f.accession,
@@ -128,8 +156,8 @@ pub fn handle(index: &Index, request: &RequestEnvelope) -> Result<Response, ApiE
         source_url: f.source_url.as_deref(),
         amendments: &f.amendments,
         unread_rows: f.unread_rows,
-        meta: &index.meta,
-    })
+        meta,
+    }
 }
 
 fn holding_out(h: &Holding) -> HoldingOut<'_> {

@@ -90,7 +90,7 @@ pub fn fragment() -> Value {
         ("amendmentType", describe(string_enum(&["RESTATEMENT"]), "Ingested data: the filing served is a 13F-HR/A restating the quarter (it replaces the original).")),
         ("valueUnit", describe(string_enum(&["dollars", "thousands"]), "Ingested data: the unit the filing reported its values in; valueUsd is always dollars (thousands are multiplied by 1000).")),
         ("valueUnitReason", describe(string(), "Ingested data: the evidence for valueUnit (implied share prices, filing date against the SEC's 2023-01-03 switch to dollars).")),
-        ("sourceUrl", describe(uri(), "Ingested data: the submission in the EDGAR archive.")),
+        ("sourceUrl", describe(uri(), "The filing: for ingested data the submission in the EDGAR archive; for the demo seed an address under the reserved https://demo.invalid/ host.")),
         ("amendments", describe(array(reference("InstitutionalHoldingsAmendment")), "Ingested data: NEW HOLDINGS amendments whose rows are included.")),
         ("unreadRows", describe(integer(), "Ingested data: information-table rows that could not be read at ingest; the holdings list lacks them.")),
     ]);
@@ -118,11 +118,12 @@ pub fn fragment() -> Value {
     )
 }
 
+/// The demo seed's answer for `q=Meridian Oak Capital (demo)&limit=2` (a unit test checks it).
 pub fn example() -> Value {
     json!({
-        "cik": "0001633090",
-        "filer": "Meridian Oak Capital",
-        "accession": "0001633090-26-000034",
+        "cik": "0009990303",
+        "filer": "Meridian Oak Capital (demo)",
+        "accession": "DEMO-13F-000006",
         "form": "13F-HR",
         "filedDate": "2026-08-05",
         "periodOfReport": "2026-06-30",
@@ -132,14 +133,15 @@ pub fn example() -> Value {
         "totalValueUsd": 189975745,
         "truncated": true,
         "holdings": [
-            {"nameOfIssuer": "CONOCOPHILLIPS", "cusip": "20825C104", "valueUsd": 30983979, "shares": 357370, "putCall": null, "titleOfClass": "COM"},
-            {"nameOfIssuer": "BANK AMERICA CORP", "cusip": "060505104", "valueUsd": 20914807, "shares": 402440, "putCall": null, "titleOfClass": "COM"}
+            {"nameOfIssuer": "EYRIEBROOK INC (DEMO)", "cusip": "DEMO00046", "valueUsd": 30983979, "shares": 357370, "putCall": null, "titleOfClass": "COM"},
+            {"nameOfIssuer": "LANTERNWICK BANK CORPORATION (DEMO)", "cusip": "DEMO00022", "valueUsd": 20914807, "shares": 402440, "putCall": null, "titleOfClass": "COM"}
         ],
+        "sourceUrl": "https://demo.invalid/institutional-holdings/DEMO-13F-000006",
         "meta": {
             "generatedAt": "2026-11-01T06:00:00Z",
-            "source": "datahost demo seed: 13F-HR information tables of fictional fund managers, generated for development (not real SEC filings)",
-            "sourceUrl": "https://www.sec.gov/cgi-bin/browse-edgar?action=getcompany&type=13F-HR",
-            "caveat": "DEMO DATA: the filers, their CIKs, accession numbers and positions are fictional; issuer names and CUSIPs are real securities used for realism. 13F reports are filed up to 45 days after quarter end and list long positions in 13(f) securities only (no shorts, cash or most non-U.S. holdings)."
+            "source": "DEMO seed of datahost: 13F-HR information tables of fictional fund managers holding fictional securities, generated for development (not SEC filings)",
+            "sourceUrl": "https://demo.invalid/institutional-holdings",
+            "caveat": "DEMO DATA: every filer and issuer is fictional (names end in \"(demo)\"/\"(DEMO)\"), filer CIKs 0009990301-0009990399 are not assigned by the SEC, CUSIPs (DEMO#####) and accession numbers (DEMO-13F-<sequence>) are invented and every sourceUrl is under https://demo.invalid/; do not rely on them. 13F reports are filed up to 45 days after quarter end and list long positions in 13(f) securities only (no shorts, cash or most non-U.S. holdings)."
         }
     })
 }

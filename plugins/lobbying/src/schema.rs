@@ -54,16 +54,16 @@ pub fn example() -> Value {
     json!({
         "meta": {
             "generatedAt": "2026-11-01T06:00:00Z",
-            "source": "datahost demo seed: quarterly LD-2 lobbying reports with invented amounts and fictional outside firms, generated for development (not real Senate LDA filings)",
-            "sourceUrl": "https://lda.senate.gov/filings/public/filing/search/",
+            "source": "DEMO seed of datahost: quarterly lobbying reports of fictional companies with invented amounts and fictional outside firms, generated for development (not Senate LDA filings)",
+            "sourceUrl": "https://demo.invalid/lobbying",
             "caveat": "DEMO DATA: amounts, filings and outside lobbying firms are invented. Totals sum every quarterly filing found for the client in filing years 2025 and 2026.",
             "filingYears": [2025, 2026]
         },
         "count": 1,
         "companies": [{
-            "name": "UnitedHealth Group Incorporated",
-            "ticker": "UNH",
-            "clientName": "UnitedHealth Group Incorporated",
+            "name": "Hearthmoor Health Group Inc. (demo)",
+            "ticker": "HRTM",
+            "clientName": "Hearthmoor Health Group Inc. Government Affairs LLC (demo)",
             "year": 2026,
             "totalSpendUsd": 10780000.0,
             "filingCount": 14,

@@ -12,7 +12,7 @@ fn manifest_is_valid() {
 
 #[test]
 fn shared_company_endpoint_behaviour() {
-    let all = check_endpoint::<Lobbying>(ROUTE, "Unh");
+    let all = check_endpoint::<Lobbying>(ROUTE, "Hrtm");
     assert_eq!(all["count"], 16);
     assert!(all["meta"]["caveat"].as_str().unwrap().contains("filing years 2025 and 2026"));
     assert_eq!(all["meta"]["filingYears"], serde_json::json!([2025, 2026]));
@@ -41,11 +41,11 @@ fn quarters_are_sorted_in_window_and_add_up() {
 }
 
 #[test]
-fn hand_checked_unitedhealth_excludes_2024() {
+fn hand_checked_hearthmoor_excludes_2024() {
     // 25 filings in the seed; the 11 of filing year 2024 (6,450,000 USD) are excluded. Per quarter:
     // 2025-Q1 1,390,000 + 170,000; Q2 1,430,000; Q3 1,080,000 + 170,000 + 170,000; Q4 1,480,000 + 170,000;
     // 2026-Q1 1,550,000 + 160,000; Q2 1,090,000 + 130,000; Q3 1,560,000 + 230,000. Total 10,780,000.
-    let unh = fetch_company::<Lobbying>(ROUTE, "UNH");
+    let unh = fetch_company::<Lobbying>(ROUTE, "HRTM");
     assert_eq!(unh["totalSpendUsd"], 10780000.0);
     assert_eq!(unh["filingCount"], 14);
     assert_eq!(unh["year"], 2026);
@@ -55,8 +55,8 @@ fn hand_checked_unitedhealth_excludes_2024() {
 
 #[test]
 fn a_quarter_without_filings_is_absent() {
-    // Lockheed Martin filed nothing for one counted quarter: six quarters, not seven.
-    let lmt = fetch_company::<Lobbying>(ROUTE, "LMT");
+    // Bulwark Ridge Defense filed nothing for one counted quarter: six quarters, not seven.
+    let lmt = fetch_company::<Lobbying>(ROUTE, "BWRD");
     assert_eq!(lmt["quarters"].as_array().unwrap().len(), 6);
     assert_eq!(lmt["totalSpendUsd"], 17280000.0);
 }

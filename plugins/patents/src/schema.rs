@@ -106,8 +106,8 @@ pub fn example() -> Value {
     json!({
         "meta": {
             "generatedAt": "2026-11-01T06:00:00Z",
-            "source": "datahost demo seed: patent grant records at demo scale with invented numbers and titles, generated for development (not real USPTO data)",
-            "sourceUrl": "https://ppubs.uspto.gov/pubwebapp/",
+            "source": "DEMO seed of datahost: patent grants of fictional companies at demo scale with invented numbers and titles, generated for development (not USPTO data)",
+            "sourceUrl": "https://demo.invalid/patents",
             "caveat": "DEMO DATA: grant records are invented. Counts match on first-applicant name as a single entity, so subsidiaries filing under other names may be undercounted.",
             "windows": {
                 "last12mo": {"start": "2025-11-02", "end": "2026-11-01"},
@@ -116,10 +116,10 @@ pub fn example() -> Value {
         },
         "count": 1,
         "companies": [{
-            "name": "Tesla, Inc.",
-            "ticker": "TSLA",
-            "assigneeMatched": "Tesla, Inc.",
-            "note": "Counted on first-applicant name `Tesla, Inc.`.",
+            "name": "Quillspark Motors Inc. (demo)",
+            "ticker": "QLSP",
+            "assigneeMatched": "Quillspark Motors Inc. (demo)",
+            "note": "Counted on first-applicant name `Quillspark Motors Inc. (demo)`.",
             "grantedLast12mo": 7,
             "grantedPrior12mo": 3
         }]

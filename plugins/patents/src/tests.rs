@@ -19,7 +19,7 @@ fn manifest_is_valid() {
 
 #[test]
 fn shared_company_endpoint_behaviour() {
-    let all = check_endpoint::<Patents>(ROUTE, "tsla");
+    let all = check_endpoint::<Patents>(ROUTE, "qlsp");
     assert_eq!(all["count"], 12);
     let caveat = all["meta"]["caveat"].as_str().unwrap();
     assert!(caveat.contains("first-applicant") && caveat.contains("undercounted"), "{caveat}");
@@ -31,23 +31,24 @@ fn shared_company_endpoint_behaviour() {
 }
 
 #[test]
-fn hand_checked_tesla() {
-    // Ten grants, all under Tesla's name (one spelled `TESLA, INC.`, which still counts). Last 12 months
+fn hand_checked_quillspark() {
+    // Ten grants, all under Quillspark's name (one spelled `QUILLSPARK MOTORS INC. (DEMO)`, which still counts). Last 12 months
     // (2025-11-02..2026-11-01): 02-17, 04-14, 04-21, 07-14, 08-04, 08-25, 10-06 of 2026 = 7.
     // Prior (2024-11-02..2025-11-01): 2025-02-25, 2025-04-15, 2025-09-02 = 3.
-    let tsla = fetch_company::<Patents>(ROUTE, "TSLA");
+    let tsla = fetch_company::<Patents>(ROUTE, "QLSP");
     assert_eq!((tsla["grantedLast12mo"].as_u64(), tsla["grantedPrior12mo"].as_u64()), (Some(7), Some(3)));
     assert_eq!(tsla, crate::schema::example()["companies"][0], "the OpenAPI example is the real answer");
 }
 
 #[test]
 fn hand_checked_subsidiaries_are_not_counted() {
-    // Alphabet: 51 grants in the seed, 11 first-filed by Waymo, DeepMind or X Development. Of the 40 under
-    // `Google LLC`, 20 fall in the last 12 months and 15 in the prior 12 (the other 5 are older).
-    let googl = fetch_company::<Patents>(ROUTE, "GOOGL");
-    assert_eq!(googl["assigneeMatched"], "Google LLC");
+    // Quarry Cloud Systems: 51 grants in the seed, 11 first-filed by its subsidiaries Wayfarer Autonomy, DeepFathom
+    // Research or Moonshot Works. Of the 40 under `Quarry Search LLC (demo)`, 20 fall in the last 12 months and 15
+    // in the prior 12 (the other 5 are older).
+    let googl = fetch_company::<Patents>(ROUTE, "QRRY");
+    assert_eq!(googl["assigneeMatched"], "Quarry Search LLC (demo)");
     assert_eq!((googl["grantedLast12mo"].as_u64(), googl["grantedPrior12mo"].as_u64()), (Some(20), Some(15)));
-    assert!(googl["note"].as_str().unwrap().contains("Waymo LLC"));
+    assert!(googl["note"].as_str().unwrap().contains("Wayfarer Autonomy LLC (demo)"));
 }
 
 #[test]
@@ -64,8 +65,8 @@ fn windows_are_twelve_months_ending_at_generated_at() {
 #[test]
 fn applicant_match_is_one_entity_ignoring_case_and_spacing() {
     assert!(same_applicant("Google  LLC", "google llc"));
-    assert!(!same_applicant("Google LLC", "Google LLC (Waymo)"));
-    assert!(!same_applicant("Microsoft Corporation", "Microsoft Technology Licensing, LLC"));
+    assert!(!same_applicant("Quarry Search LLC (demo)", "Quarry Search LLC (Wayfarer)"));
+    assert!(!same_applicant("Bluefin Software Corporation (demo)", "Bluefin Technology Licensing, LLC (demo)"));
 }
 
 #[test]

@@ -41,7 +41,14 @@ pub fn fragment() -> Value {
             ("trades", array(reference("SenateTrade"))),
         ],
         &[
-            ("sourceUrl", describe(uri(), "The report on efdsearch.senate.gov (ingested reports).")),
+            (
+                "sourceUrl",
+                describe(
+                    uri(),
+                    "The report on efdsearch.senate.gov (ingested reports); in the demo seed an address under the \
+                     reserved https://demo.invalid/ host.",
+                ),
+            ),
             (
                 "paper",
                 describe(
@@ -85,23 +92,25 @@ pub fn fragment() -> Value {
 fn example() -> Value {
     json!({
         "meta": {
-            "source": "datahost demo seed: fictional U.S. Senators, generated for development (not real disclosures)",
-            "sourceUrl": "https://efdsearch.senate.gov/search/",
+            "source": "DEMO seed of datahost: fictional U.S. Senators trading fictional companies' stock, generated \
+                for development (not Senate disclosures)",
+            "sourceUrl": "https://demo.invalid/senate-trades",
             "method": "Periodic Transaction Reports from the Senate eFD search, parsed into transaction rows.",
-            "caveat": "DEMO DATA with fictional senator names. BETA: coverage and field accuracy are still being \
-                validated.",
+            "caveat": "DEMO DATA: every senator, company and report id is fictional. BETA: coverage and field \
+                accuracy are still being validated.",
             "generatedAt": "2026-11-01T06:00:00Z"
         },
         "count": 1,
         "filings": [{
             "member": "Mitchell Tarrant",
             "chamber": "senate",
-            "docId": "8864de4c-1cf2-45ba-8493-f84938c6f0f7",
+            "docId": "DEMO-PTR-0058",
+            "sourceUrl": "https://demo.invalid/senate-trades/DEMO-PTR-0058",
             "year": 2026,
             "filedDate": "2026-10-22",
             "trades": [{
-                "ticker": "DE",
-                "asset": "Deere & Company - Common Stock",
+                "ticker": "FRWF",
+                "asset": "Furrowfield Farm Machinery Company (demo) - Common Stock",
                 "type": "sale",
                 "amountRange": "$15,001 - $50,000",
                 "date": "2026-09-15",

@@ -1,17 +1,24 @@
-//! The vehicle dataset as the host serves it, and the lookups built from it once at `init`. Two documents
-//! reach `init`, never mixed: the demo seed (`{meta, vehicles, plants, recalls, complaints, thefts}`) and,
-//! once NHTSA files are ingested, `{"ingested": {...}, "recalls", "complaints", "decodes"}` (the records of
-//! `ingest.rs`). Both become the same [`Index`]: vPIC decodes by VIN, seed patterns by WMI/VDS, recalls by
-//! make and model, complaints by VIN prefix or make/model/year, theft reports by VIN.
+//! The vehicle dataset and its lookups. Two sources, never mixed ([`Vehicles`]):
+//! - the demo seed (`{meta, vehicles, plants, recalls, complaints, thefts}`), indexed in memory at `init`
+//!   ([`Index`]): seed patterns by WMI/VDS, recalls by make and model, complaints by make/model/year, theft
+//!   reports by VIN;
+//! - once NHTSA files are ingested, the records of `ingest.rs` stay in the records engine's table (the dataset
+//!   is table-backed: it declares record indexes, so its document carries only the `ingested` block with
+//!   counts per collection) and every request looks up what it needs with `records.query` ([`Stored`]):
+//!   the vPIC decode by VIN, recalls by make and model key, complaints by VIN prefix or by make, model and
+//!   model year. National FLAT_RCL and FLAT_CMPL files (millions of rows) never enter plugin memory.
 
+use std::borrow::Borrow;
 use std::collections::{HashMap, HashSet};
 
 use datahost_plugin_api::ingest::{IngestedInfo, INGESTED_KEY};
+use datahost_plugin_api::query::RecordsQuery;
 use datahost_plugin_api::snapshot::SnapshotMeta;
+use datahost_plugin_api::Host;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::ingest::{ComplaintRow, DecodeRow, RecallRow, COMPLAINTS_FILE_URL, RECALLS_FILE_URL};
+use crate::ingest::{DecodeRow, RecallRow, COMPLAINTS_FILE_URL, RECALLS_FILE_URL};
 
 /// NHTSA publishes the first 11 characters of a complaint's VIN; a shorter prefix is too vague to tie a
 /// complaint to one vehicle, so such complaints count by make, model and model year instead.
@@ -80,7 +87,7 @@ pub struct Recall {
 impl Recall {
     /// A FLAT_RCL row as a one-year campaign row; `None` for rows that cannot match a vehicle (equipment,
     /// tire and child-seat recalls, or model year 9999).
-    fn from_row(r: RecallRow) -> Option<Self> {
+    pub fn from_row(r: RecallRow) -> Option<Self> {
         let year = r.year.filter(|_| r.recall_type == "V")?;
         Some(Self {
             campaign_number: r.campaign_number,
@@ -138,17 +145,16 @@ pub struct Snapshot {
     pub thefts: Vec<Theft>,
 }
 
-/// The ingested document (collections without records are absent).
+/// The ingested document: the `ingested` block (its `collections` counts tell which official files are held).
+/// A document assembled before the dataset became table-backed still lists the records; only which
+/// collections it has is read from it.
 #[derive(Deserialize)]
 struct IngestedDoc {
-    #[serde(rename = "ingested")]
-    _info: IngestedInfo,
+    ingested: IngestedInfo,
     #[serde(default)]
-    recalls: Vec<RecallRow>,
+    recalls: Option<serde::de::IgnoredAny>,
     #[serde(default)]
-    complaints: Vec<ComplaintRow>,
-    #[serde(default)]
-    decodes: Vec<DecodeRow>,
+    complaints: Option<serde::de::IgnoredAny>,
 }
 
 /// Make and model as NHTSA matches them: case-insensitive, surrounding space ignored.
@@ -185,19 +191,150 @@ pub struct Index {
     pub sources: Sources,
 }
 
-impl Index {
-    /// Builds the index from whichever document the host served.
-    pub fn load(doc: Value) -> Result<Self, String> {
+/// Where a request's vehicle facts come from.
+pub enum Vehicles {
+    Demo(Box<Index>),
+    Stored(Stored),
+}
+
+impl Vehicles {
+    /// From whichever document the host served: the demo seed, or the `ingested` block of the NHTSA records.
+    pub fn load(doc: Value, host: Host) -> Result<Self, String> {
         if doc.get(INGESTED_KEY).is_some() {
             let doc: IngestedDoc = serde_json::from_value(doc)
                 .map_err(|e| format!("the ingested vehicle records are not readable: {e}"))?;
-            return Ok(Self::ingested(doc));
+            let held = |name: &str, listed: bool| listed || doc.ingested.collections.get(name).is_some_and(|n| *n > 0);
+            let sources = Sources {
+                recalls: held("recalls", doc.recalls.is_some()).then_some(RECALLS_FILE_URL),
+                complaints: held("complaints", doc.complaints.is_some()).then_some(COMPLAINTS_FILE_URL),
+            };
+            return Ok(Self::Stored(Stored { host, sources }));
         }
         let snapshot: Snapshot =
             serde_json::from_value(doc).map_err(|e| format!("dataset `vin` does not match its schema: {e}"))?;
-        Ok(Self::new(snapshot))
+        Ok(Self::Demo(Box::new(Index::new(snapshot))))
     }
 
+    pub fn sources(&self) -> Sources {
+        match self {
+            Self::Demo(index) => index.sources.clone(),
+            Self::Stored(stored) => stored.sources.clone(),
+        }
+    }
+
+    /// Whether theft reports exist at all (the demo seed has some; no official theft file is ingested).
+    pub fn theft_checked(&self) -> bool {
+        matches!(self, Self::Demo(index) if index.theft_checked)
+    }
+
+    pub fn decode(&self, vin: &str) -> Result<Option<DecodeRow>, String> {
+        match self {
+            Self::Demo(index) => Ok(index.decode(vin).cloned()),
+            Self::Stored(stored) => stored.decode(vin),
+        }
+    }
+
+    /// The demo seed's most specific pattern (ingested data decodes through vPIC instead).
+    pub fn vehicle(&self, wmi: &str, vds: &str, year: i32) -> Option<&VehiclePattern> {
+        match self {
+            Self::Demo(index) => index.vehicle(wmi, vds, year),
+            Self::Stored(_) => None,
+        }
+    }
+
+    pub fn plant(&self, wmi: &str, code: char) -> Option<&str> {
+        match self {
+            Self::Demo(index) => index.plant(wmi, code),
+            Self::Stored(_) => None,
+        }
+    }
+
+    pub fn recalls(&self, make: &str, model: &str, year: i32) -> Result<Vec<Recall>, String> {
+        match self {
+            Self::Demo(index) => Ok(index.recalls(make, model, year).into_iter().cloned().collect()),
+            Self::Stored(stored) => stored.recalls(make, model, year),
+        }
+    }
+
+    pub fn complaints(&self, vin: &str, vehicle: Option<(&str, &str, i32)>) -> Result<u64, String> {
+        match self {
+            Self::Demo(index) => Ok(index.complaints(vin, vehicle)),
+            Self::Stored(stored) => stored.complaints(vin, vehicle),
+        }
+    }
+
+    pub fn stolen(&self, vin: &str) -> bool {
+        matches!(self, Self::Demo(index) if index.stolen(vin))
+    }
+}
+
+/// Ingested NHTSA records, looked up in the records engine per request.
+pub struct Stored {
+    host: Host,
+    pub sources: Sources,
+}
+
+impl Stored {
+    fn query(&self, q: RecordsQuery) -> Result<Vec<Value>, String> {
+        Ok(self.host.query_records(&q)?.records)
+    }
+
+    /// vPIC's decode of exactly this VIN, when one was ingested.
+    fn decode(&self, vin: &str) -> Result<Option<DecodeRow>, String> {
+        let rows = self.query(RecordsQuery::new(crate::SLUG, "decodes").eq("vin", vin).limit(1))?;
+        rows.into_iter()
+            .next()
+            .map(|r| serde_json::from_value(r).map_err(|e| format!("a stored vPIC decode is not readable: {e}")))
+            .transpose()
+    }
+
+    fn recalls(&self, make: &str, model: &str, year: i32) -> Result<Vec<Recall>, String> {
+        let (make, model) = model_key(make, model);
+        let rows = self.query(RecordsQuery::new(crate::SLUG, "recalls").eq("makeKey", make).eq("modelKey", model))?;
+        let recalls = rows
+            .into_iter()
+            .filter_map(|r| serde_json::from_value::<RecallRow>(r).ok())
+            .filter_map(Recall::from_row)
+            .collect();
+        Ok(newest_per_campaign(recalls, year))
+    }
+
+    /// Distinct ODI numbers: complaints naming a prefix of this VIN, plus those without a usable VIN about the
+    /// same make, model and model year (the rule of [`Index::complaints`]).
+    fn complaints(&self, vin: &str, vehicle: Option<(&str, &str, i32)>) -> Result<u64, String> {
+        let prefixes = (MIN_VIN_PREFIX..=vin.len()).map(|n| Value::from(&vin[..n])).collect();
+        let mut odi: HashSet<String> = HashSet::new();
+        let rows = self.query(RecordsQuery::new(crate::SLUG, "complaints").any_of("vin", prefixes))?;
+        odi.extend(rows.iter().filter_map(|r| r["odiNumber"].as_str().map(str::to_string)));
+        if let Some((make, model, year)) = vehicle {
+            let (make, model) = model_key(make, model);
+            let q = RecordsQuery::new(crate::SLUG, "complaints")
+                .eq("makeKey", make)
+                .eq("modelKey", model)
+                .eq("year", i64::from(year));
+            let without_vin = |r: &&Value| r["vin"].as_str().is_none_or(|v| v.len() < MIN_VIN_PREFIX);
+            odi.extend(
+                self.query(q)?.iter().filter(without_vin).filter_map(|r| r["odiNumber"].as_str().map(str::to_string)),
+            );
+        }
+        Ok(odi.len() as u64)
+    }
+}
+
+/// Recall rows covering `year`, one per campaign, newest report first.
+fn newest_per_campaign<R: Borrow<Recall>>(rows: Vec<R>, year: i32) -> Vec<R> {
+    let mut out: Vec<R> =
+        rows.into_iter().filter(|r| (r.borrow().year_from..=r.borrow().year_to).contains(&year)).collect();
+    out.sort_by(|a, b| {
+        let (a, b) = (a.borrow(), b.borrow());
+        (&b.report_date, &b.campaign_number).cmp(&(&a.report_date, &a.campaign_number))
+    });
+    let mut seen = HashSet::new();
+    out.retain(|r| seen.insert(r.borrow().campaign_number.clone()));
+    out
+}
+
+impl Index {
     /// The demo seed.
     pub fn new(snapshot: Snapshot) -> Self {
         let mut patterns: HashMap<String, Vec<VehiclePattern>> = HashMap::new();
@@ -220,31 +357,6 @@ impl Index {
         index.plants = plants;
         index.thefts = thefts;
         index.theft_checked = true;
-        index
-    }
-
-    /// Ingested NHTSA records.
-    fn ingested(doc: IngestedDoc) -> Self {
-        let sources = Sources {
-            recalls: (!doc.recalls.is_empty()).then_some(RECALLS_FILE_URL),
-            complaints: (!doc.complaints.is_empty()).then_some(COMPLAINTS_FILE_URL),
-        };
-        let complaints = doc
-            .complaints
-            .into_iter()
-            .map(|c| {
-                let vin_prefix = c.vin.filter(|v| v.len() >= MIN_VIN_PREFIX);
-                let vehicle = c.year.map(|y| {
-                    let (make, model) = model_key(&c.make, &c.model);
-                    (make, model, y)
-                });
-                ComplaintRef { odi_number: c.odi_number, vin_prefix, vehicle }
-            })
-            .collect();
-        let recalls = doc.recalls.into_iter().filter_map(Recall::from_row).collect();
-        let mut index = Self::empty(complaints, recalls);
-        index.decodes = doc.decodes.into_iter().map(|d| (d.vin.to_uppercase(), d)).collect();
-        index.sources = sources;
         index
     }
 
@@ -300,15 +412,8 @@ impl Index {
 
     /// Recall campaigns covering this make, model and model year, one row per campaign, newest report first.
     pub fn recalls(&self, make: &str, model: &str, year: i32) -> Vec<&Recall> {
-        let mut out: Vec<&Recall> = self
-            .recalls
-            .get(&model_key(make, model))
-            .map(|rows| rows.iter().filter(|r| (r.year_from..=r.year_to).contains(&year)).collect())
-            .unwrap_or_default();
-        out.sort_by(|a, b| (&b.report_date, &b.campaign_number).cmp(&(&a.report_date, &a.campaign_number)));
-        let mut seen = HashSet::new();
-        out.retain(|r| seen.insert(r.campaign_number.as_str()));
-        out
+        let rows = self.recalls.get(&model_key(make, model)).map(|rows| rows.iter().collect()).unwrap_or_default();
+        newest_per_campaign(rows, year)
     }
 
     /// Distinct complaints (ODI numbers) about this vehicle: those whose VIN prefix starts this VIN, plus

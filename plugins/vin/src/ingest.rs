@@ -24,7 +24,7 @@ use datahost_plugin_api::{IngestBatch, IngestRecord, Refusal, RowProblem, Source
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-pub const FORMATS: &[&str] = &["nhtsa-flat-rcl", "nhtsa-flat-cmpl", "vpic-decodevin"];
+pub const FORMATS: &[&str] = &["nhtsa-flat-rcl", "nhtsa-flat-cmpl", "vpic-decodevin", "vpic-decodevinvalues"];
 
 /// The address of NHTSA's recall flat file (what `datahost sync` fetches).
 pub const RECALLS_FILE_URL: &str = "https://static.nhtsa.gov/odi/ffdd/rcl/FLAT_RCL.zip";
@@ -46,6 +46,11 @@ pub struct RecallRow {
     pub make: String,
     pub model: String,
     pub year: Option<i32>,
+    /// Make and model as they are matched and looked up ([`crate::data::model_key`]).
+    #[serde(default)]
+    pub make_key: String,
+    #[serde(default)]
+    pub model_key: String,
     /// Field 6 MFGCAMPNO.
     pub mfr_campaign_number: String,
     /// Field 7 COMPNAME.
@@ -93,6 +98,11 @@ pub struct ComplaintRow {
     pub make: String,
     pub model: String,
     pub year: Option<i32>,
+    /// Make and model as they are matched and looked up ([`crate::data::model_key`]).
+    #[serde(default)]
+    pub make_key: String,
+    #[serde(default)]
+    pub model_key: String,
     /// Fields 7 CRASH, 9 FIRE (`Y`/`N`; `None` when empty).
     pub crash: Option<bool>,
     pub fire: Option<bool>,
@@ -224,11 +234,15 @@ fn recall_record(f: &[&str]) -> Result<IngestRecord, String> {
     if !is_campaign_number(campaign) {
         return Err(format!("field 2 CAMPNO `{}` is not a campaign number", clip(campaign)));
     }
+    let (make, model) = (required(f[2], "3 MAKETXT")?, required(f[3], "4 MODELTXT")?);
+    let (make_key, model_key) = crate::data::model_key(&make, &model);
     let row = RecallRow {
         campaign_number: campaign.into(),
-        make: required(f[2], "3 MAKETXT")?,
-        model: required(f[3], "4 MODELTXT")?,
+        make,
+        model,
         year: model_year(f[4], "5 YEARTXT")?,
+        make_key,
+        model_key,
         mfr_campaign_number: f[5].into(),
         component: f[6].into(),
         manufacturer: f[7].into(),
@@ -262,6 +276,7 @@ fn complaint_record(f: &[&str]) -> Result<IngestRecord, String> {
     if !vin.is_empty() && (vin.len() > 17 || !vin.chars().all(|c| c.is_ascii_alphanumeric())) {
         return Err(format!("field 15 VIN `{}` is not a VIN or VIN prefix", clip(&vin)));
     }
+    let (make_key, model_key) = crate::data::model_key(f[3], f[4]);
     let row = ComplaintRow {
         cmpl_id: f[0].into(),
         odi_number: f[1].into(),
@@ -269,6 +284,8 @@ fn complaint_record(f: &[&str]) -> Result<IngestRecord, String> {
         make: f[3].into(),
         model: f[4].into(),
         year: model_year(f[5], "6 YEARTXT")?,
+        make_key,
+        model_key,
         crash: yes_no(f[6], "7 CRASH")?,
         fail_date: date(f[7], "8 FAILDATE")?,
         fire: yes_no(f[8], "9 FIRE")?,
@@ -287,29 +304,44 @@ fn complaint_record(f: &[&str]) -> Result<IngestRecord, String> {
     IngestRecord::new("complaints", key, group, &row).map_err(|r| r.reason)
 }
 
-/// A vPIC DecodeVin response (`{Count, Message, SearchCriteria: "VIN:...", Results: [{Variable, Value,
-/// VariableId}]}`). Variables are looked up by their vPIC id, which does not change when vPIC renames a
-/// variable (`Engine Brake (hp)` became `Engine Brake (hp) From`).
+/// A vPIC response: DecodeVin (`{Count, Message, SearchCriteria: "VIN:...", Results: [{Variable, Value,
+/// VariableId}]}`) or the flat DecodeVinValues / DecodeVinValuesExtended / DecodeVINValuesBatch shape
+/// (`Results: [{VIN, Make, Model, ModelYear, ...}]`, one object per vehicle). A saved capture that wraps the
+/// body as `{url, method, content}` is read through its `content`, with its `url` as the source.
 fn decode_vin(text: &str) -> Result<IngestBatch, Refusal> {
     let doc: Value = serde_json::from_str(text).map_err(|e| {
         Refusal::at(format!("line {}", e.line()), format!("not a vPIC response: the JSON does not parse: {e}"))
     })?;
-    let results = doc
-        .get("Results")
-        .and_then(Value::as_array)
-        .ok_or_else(|| Refusal::at("/Results", "not a vPIC DecodeVin response: there is no `Results` list"))?;
-    if !results.iter().all(|r| r.get("VariableId").is_some() && r.get("Variable").is_some()) {
-        return Err(Refusal::at(
-            "/Results",
-            "not a vPIC DecodeVin response: `Results` is not a Variable/Value list (DecodeVinValues' flat \
-             format is not read)",
-        ));
+    let (body, base, captured_url) = match doc.get("content") {
+        Some(content) if content.get("Results").is_some() => {
+            (content, "/content", doc.get("url").and_then(Value::as_str).filter(|u| u.starts_with("https://vpic.")))
+        }
+        _ => (&doc, "", None),
+    };
+    let results = body.get("Results").and_then(Value::as_array).ok_or_else(|| {
+        Refusal::at(format!("{base}/Results"), "not a vPIC DecodeVin response: there is no `Results` list")
+    })?;
+    if results.iter().all(|r| r.get("VariableId").is_some() && r.get("Variable").is_some()) {
+        return variable_list(body, results, base);
     }
-    let criteria = doc.get("SearchCriteria").and_then(Value::as_str).unwrap_or_default();
+    if !results.is_empty() && results.iter().all(|r| r.get("VIN").is_some() && r.get("ModelYear").is_some()) {
+        return flat_values(results, base, captured_url);
+    }
+    Err(Refusal::at(
+        format!("{base}/Results"),
+        "not a vPIC decode: `Results` is not a Variable/Value list (DecodeVin) and not vehicles with VIN and \
+         ModelYear (DecodeVinValues, Extended or Batch)",
+    ))
+}
+
+/// DecodeVin: variables looked up by their vPIC id, which does not change when vPIC renames a variable
+/// (`Engine Brake (hp)` became `Engine Brake (hp) From`).
+fn variable_list(body: &Value, results: &[Value], base: &str) -> Result<IngestBatch, Refusal> {
+    let criteria = body.get("SearchCriteria").and_then(Value::as_str).unwrap_or_default();
     let vin = criteria.split_once(':').map(|(_, v)| v.trim().to_ascii_uppercase()).unwrap_or_default();
     if vin.len() != 17 || !vin.chars().all(|c| c.is_ascii_alphanumeric()) {
         return Err(Refusal::at(
-            "/SearchCriteria",
+            format!("{base}/SearchCriteria"),
             format!("the response names no 17-character VIN (`{}`)", clip(criteria)),
         ));
     }
@@ -323,33 +355,87 @@ fn decode_vin(text: &str) -> Result<IngestBatch, Refusal> {
             .map(str::to_string)
     };
     let mut batch = IngestBatch { format: "vpic-decodevin".into(), ..Default::default() };
-    let at = |id: u64| format!("/Results[VariableId={id}]");
+    let source_url = format!("https://vpic.nhtsa.dot.gov/api/vehicles/DecodeVin/{vin}?format=json");
+    match decode_record(&vin, &value, &|id| format!("{base}/Results[VariableId={id}]"), source_url) {
+        Ok(record) => batch.records.push(record),
+        Err(problem) => batch.problems.push(problem),
+    }
+    Ok(batch)
+}
+
+/// The flat shape: one object per vehicle, keyed by vPIC's variable names without spaces.
+fn flat_values(results: &[Value], base: &str, captured_url: Option<&str>) -> Result<IngestBatch, Refusal> {
+    let mut batch = IngestBatch { format: "vpic-decodevinvalues".into(), ..Default::default() };
+    for (i, result) in results.iter().enumerate() {
+        let value = |id: u64| -> Option<String> {
+            let key = vpic::FLAT_KEYS.iter().find(|(k, _)| *k == id)?.1;
+            result
+                .get(key)
+                .and_then(Value::as_str)
+                .map(str::trim)
+                .filter(|v| !v.is_empty() && *v != "Not Applicable")
+                .map(str::to_string)
+        };
+        let at = |id: u64| {
+            let key = vpic::FLAT_KEYS.iter().find(|(k, _)| *k == id).map_or("VIN", |k| k.1);
+            format!("{base}/Results[{i}]/{key}")
+        };
+        let vin = result.get("VIN").and_then(Value::as_str).unwrap_or_default().trim().to_ascii_uppercase();
+        if vin.len() != 17 || !vin.chars().all(|c| c.is_ascii_alphanumeric()) {
+            batch.problems.push(RowProblem::new(
+                format!("{base}/Results[{i}]/VIN"),
+                format!(
+                    "`{}` is not one vehicle's 17-character VIN (a batch pattern such as `5UXWX7C5*BA` decodes a \
+                     model, not a car); it is not stored as a vehicle",
+                    clip(&vin)
+                ),
+            ));
+            continue;
+        }
+        // A single-VIN capture names its own address; otherwise the documented DecodeVinValuesExtended one.
+        let source_url = match captured_url {
+            Some(url) if results.len() == 1 && url.contains(&vin) => url.to_string(),
+            _ => format!("https://vpic.nhtsa.dot.gov/api/vehicles/DecodeVinValuesExtended/{vin}?format=json"),
+        };
+        match decode_record(&vin, &value, &at, source_url) {
+            Ok(record) => batch.records.push(record),
+            Err(problem) => batch.problems.push(problem),
+        }
+    }
+    Ok(batch)
+}
+
+/// One decode as a record, or why it is not stored: vPIC reported an error, or the make, model or model year
+/// is missing or not a year.
+fn decode_record(
+    vin: &str,
+    value: &dyn Fn(u64) -> Option<String>,
+    at: &dyn Fn(u64) -> String,
+    source_url: String,
+) -> Result<IngestRecord, RowProblem> {
     let error_code = value(vpic::ERROR_CODE).unwrap_or_default();
     if error_code != "0" {
         let why = value(vpic::ERROR_TEXT).unwrap_or_else(|| "no error text".into());
-        batch.problems.push(RowProblem::new(
+        return Err(RowProblem::new(
             at(vpic::ERROR_CODE),
             format!(
                 "vPIC did not decode VIN {vin} cleanly (error code `{error_code}`: {why}); it is not stored as a \
                  vehicle"
             ),
         ));
-        return Ok(batch);
     }
     let (Some(make), Some(model), Some(year_text)) = (value(vpic::MAKE), value(vpic::MODEL), value(vpic::MODEL_YEAR))
     else {
-        batch.problems.push(RowProblem::new(
+        return Err(RowProblem::new(
             at(vpic::MODEL_YEAR),
             format!("vPIC's decode of VIN {vin} lacks its make, model or model year; it is not stored"),
         ));
-        return Ok(batch);
     };
     let Ok(year) = year_text.parse::<i32>() else {
-        batch.problems.push(RowProblem::new(
+        return Err(RowProblem::new(
             at(vpic::MODEL_YEAR),
             format!("Model Year `{}` of VIN {vin} is not a year", clip(&year_text)),
         ));
-        return Ok(batch);
     };
     let row = DecodeRow {
         make,
@@ -358,16 +444,15 @@ fn decode_vin(text: &str) -> Result<IngestBatch, Refusal> {
         trim: value(vpic::TRIM),
         series: value(vpic::SERIES),
         body_class: value(vpic::BODY_CLASS),
-        engine: engine_summary(&value),
+        engine: engine_summary(value),
         plant: join([vpic::PLANT_CITY, vpic::PLANT_STATE, vpic::PLANT_COUNTRY].into_iter().filter_map(value)),
         gvwr: value(vpic::GVWR),
         manufacturer: value(vpic::MANUFACTURER),
         vehicle_type: value(vpic::VEHICLE_TYPE),
-        source_url: format!("https://vpic.nhtsa.dot.gov/api/vehicles/DecodeVin/{vin}?format=json"),
-        vin: vin.clone(),
+        source_url,
+        vin: vin.to_string(),
     };
-    batch.records.push(IngestRecord::new("decodes", vin.clone(), vin, &row)?);
-    Ok(batch)
+    IngestRecord::new("decodes", vin, vin, &row).map_err(|r| RowProblem::new(at(vpic::MAKE), r.reason))
 }
 
 /// vPIC variable ids (stable across vPIC's renames of the variables).
@@ -390,6 +475,28 @@ mod vpic {
     pub const PLANT_STATE: u64 = 77;
     pub const ERROR_CODE: u64 = 143;
     pub const ERROR_TEXT: u64 = 191;
+
+    /// The same variables' names in the flat DecodeVinValues shapes.
+    pub const FLAT_KEYS: [(u64, &str); 18] = [
+        (BODY_CLASS, "BodyClass"),
+        (CYLINDERS, "EngineCylinders"),
+        (DISPLACEMENT_L, "DisplacementL"),
+        (FUEL_PRIMARY, "FuelTypePrimary"),
+        (GVWR, "GVWR"),
+        (MAKE, "Make"),
+        (MANUFACTURER, "Manufacturer"),
+        (MODEL, "Model"),
+        (MODEL_YEAR, "ModelYear"),
+        (PLANT_CITY, "PlantCity"),
+        (SERIES, "Series"),
+        (TRIM, "Trim"),
+        (VEHICLE_TYPE, "VehicleType"),
+        (ENGINE_HP, "EngineHP"),
+        (PLANT_COUNTRY, "PlantCountry"),
+        (PLANT_STATE, "PlantState"),
+        (ERROR_CODE, "ErrorCode"),
+        (ERROR_TEXT, "ErrorText"),
+    ];
 }
 
 /// `1.8L, 4 cylinders, Gasoline, 170 hp` from the parts vPIC gives; `None` when it gives none.

@@ -135,6 +135,59 @@ fn vpic_decode_becomes_a_vehicle() {
 }
 
 #[test]
+fn vpic_decode_vin_values_extended_becomes_a_vehicle() {
+    let file = "nhtsa_vpic_DecodeVinValuesExtended_1FTMW1T88MFA00001.extracted.json";
+    let Some(bytes) = corpus(file) else { return };
+    let batch = parse(file, &bytes);
+    assert_eq!(batch.format, "vpic-decodevinvalues");
+    assert_eq!(batch.problems, vec![]);
+    assert_eq!(batch.records.len(), 1);
+    // The file's Results[0]: VIN "1FTMW1T88MFA00001", ErrorCode "0", Make "FORD", Model "F-150", ModelYear
+    // "2021", Trim "SuperCrew-SSV", Series "F-Series", BodyClass "Pickup", DisplacementL "3.5",
+    // EngineCylinders "6", FuelTypePrimary "Gasoline", EngineHP "375", PlantCity "DEARBORN", PlantState
+    // "MICHIGAN", PlantCountry "UNITED STATES (USA)", GVWR "Class 2E: 6,001 - 7,000 lb (2,722 - 3,175 kg)",
+    // Manufacturer "FORD MOTOR COMPANY, USA", VehicleType "TRUCK " (trailing space in the file).
+    assert_eq!(
+        batch.records[0].data,
+        json!({
+            "vin": "1FTMW1T88MFA00001", "make": "FORD", "model": "F-150", "year": 2021,
+            "trim": "SuperCrew-SSV", "series": "F-Series", "bodyClass": "Pickup",
+            "engine": "3.5L, 6 cylinders, Gasoline, 375 hp", "plant": "DEARBORN, MICHIGAN, UNITED STATES (USA)",
+            "gvwr": "Class 2E: 6,001 - 7,000 lb (2,722 - 3,175 kg)", "manufacturer": "FORD MOTOR COMPANY, USA",
+            "vehicleType": "TRUCK",
+            "sourceUrl": "https://vpic.nhtsa.dot.gov/api/vehicles/DecodeVinValuesExtended/1FTMW1T88MFA00001?format=json"
+        })
+    );
+
+    // The same response as captured with its request (`{url, method, content}`): the same vehicle, and the
+    // address it was fetched from (the capture's `url`, with its modelyear parameter) as its source.
+    let file = "nhtsa_vpic_fixture_decode-vin-extended.json";
+    let Some(bytes) = corpus(file) else { return };
+    let captured = parse(file, &bytes);
+    assert_eq!(captured.records.len(), 1);
+    assert_eq!(captured.records[0].data["model"], "F-150");
+    assert_eq!(
+        captured.records[0].data["sourceUrl"],
+        "https://vpic.nhtsa.dot.gov/api/vehicles/DecodeVinValuesExtended/1FTMW1T88MFA00001?modelyear=2021&format=json"
+    );
+}
+
+#[test]
+fn vpic_batch_patterns_are_reported_not_stored_as_vehicles() {
+    let file = "nhtsa_vpic_fixture_decode-vin-batch.json";
+    let Some(bytes) = corpus(file) else { return };
+    let batch = parse(file, &bytes);
+    assert_eq!(batch.format, "vpic-decodevinvalues");
+    // POST DATA "5UXWX7C5*BA,2011;5YJSA3DS*EF": both results carry a wildcard VIN (a 2011 BMW X3 and a 2014
+    // Tesla Model S by pattern, vPIC error codes 6 and 5,6,14), which decodes a model, not one car.
+    assert_eq!(batch.records, vec![]);
+    let locations: Vec<&str> = batch.problems.iter().map(|p| p.location.as_str()).collect();
+    assert_eq!(locations, ["/content/Results[0]/VIN", "/content/Results[1]/VIN"]);
+    assert!(batch.problems[0].message.contains("`5UXWX7C5*BA`"), "{}", batch.problems[0].message);
+    assert!(batch.problems[1].message.contains("`5YJSA3DS*EF`"), "{}", batch.problems[1].message);
+}
+
+#[test]
 fn a_vpic_error_decode_never_becomes_a_vehicle() {
     let Some(bytes) = corpus("DecodeVinError.json") else { return };
     let batch = parse("DecodeVinError.json", &bytes);
@@ -149,7 +202,12 @@ fn a_vpic_error_decode_never_becomes_a_vehicle() {
 
 #[test]
 fn the_same_file_gives_the_same_records() {
-    for file in ["recalls.txt", "complaints.txt", "decodeVin.json"] {
+    for file in [
+        "recalls.txt",
+        "complaints.txt",
+        "decodeVin.json",
+        "nhtsa_vpic_DecodeVinValuesExtended_1FTMW1T88MFA00001.extracted.json",
+    ] {
         let Some(bytes) = corpus(file) else { return };
         assert_eq!(parse(file, &bytes), parse(file, &bytes), "{file}");
     }
@@ -254,7 +312,7 @@ fn ingested_decode_recalls_and_complaints_are_served_with_provenance() {
     assert_eq!(grand_am["manufacturer"], "", "1G2 is not in the WMI table and the hand-made decode names none");
 
     // A VIN without an ingested decode: the WMI table gives the make only, and never a seed pattern.
-    let (status, honda) = get(&p, ROUTE, &[("vin", "1HGCV1F1XKA014233")]);
+    let (status, honda) = get(&p, ROUTE, &[("vin", "1HGCV1F17KADEM006")]);
     assert_eq!(status, 200);
     assert_eq!(honda["decodeLevel"], "manufacturer");
     assert_eq!(honda["decode"]["model"], "", "seed patterns are not mixed with ingested records");

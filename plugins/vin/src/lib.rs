@@ -26,9 +26,10 @@ use datahost_plugin_api::{
 pub const SLUG: &str = "vin";
 pub const ROUTE: &str = "/v1/vin";
 
-/// The plugin: the decoder plus an immutable index over one snapshot of the vehicle data.
+/// The plugin: the decoder plus the vehicle data (the demo seed in memory, or the ingested NHTSA records,
+/// looked up in the records engine per request).
 pub struct Vin {
-    index: data::Index,
+    vehicles: data::Vehicles,
 }
 
 impl Plugin for Vin {
@@ -41,6 +42,11 @@ impl Plugin for Vin {
             vec![routes::route_spec()],
             schema::fragment(),
         )
+        // Table-backed: national NHTSA files stay in the records engine, looked up by these fields.
+        .indexing("decodes", &["vin"])
+        .indexing("recalls", &["makeKey", "modelKey"])
+        .indexing("complaints", &["vin"])
+        .indexing("complaints", &["makeKey", "modelKey", "year"])
     }
 
     fn seeds() -> Vec<Seed> {
@@ -48,7 +54,7 @@ impl Plugin for Vin {
     }
 
     fn init(ctx: InitContext) -> Result<Self, String> {
-        Ok(Self { index: data::Index::load(ctx.host.load_dataset(SLUG)?)? })
+        Ok(Self { vehicles: data::Vehicles::load(ctx.host.load_dataset(SLUG)?, ctx.host)? })
     }
 
     fn ingest_formats() -> Vec<&'static str> {
@@ -60,7 +66,7 @@ impl Plugin for Vin {
     }
 
     fn handle(&self, request: &RequestEnvelope) -> Result<Response, ApiError> {
-        routes::handle(&self.index, request)
+        routes::handle(&self.vehicles, request)
     }
 }
 

@@ -5,8 +5,9 @@ use datahost_plugin_api::{ApiError, ParamSpec, RequestEnvelope, Response, RouteS
 use serde::Serialize;
 use serde_json::json;
 
-use crate::data::{Index, Recall};
+use crate::data::{Recall, Sources, Vehicles};
 use crate::decode::{self, ParsedVin};
+use crate::ingest::DecodeRow;
 use crate::wmi;
 
 pub fn route_spec() -> RouteSpec {
@@ -18,7 +19,7 @@ pub fn route_spec() -> RouteSpec {
              and Q. North American VINs (first character 1-5) must carry a valid check digit in position 9.",
         )
         .required()
-        .example("1HGCV1F1XKA014233")
+        .example("1HGCV1F17KADEM006")
         .schema(json!({"minLength": 17, "maxLength": 17}))],
     )
 }
@@ -100,25 +101,66 @@ struct Body<'a> {
     sources: SourcesOut<'a>,
 }
 
-pub fn handle(index: &Index, request: &RequestEnvelope) -> Result<Response, ApiError> {
+/// A lookup in the records engine failed: the answer would be incomplete, so say so instead.
+fn unavailable(e: String) -> ApiError {
+    ApiError::unavailable(format!("the vehicle records could not be read: {e}"))
+}
+
+pub fn handle(vehicles: &Vehicles, request: &RequestEnvelope) -> Result<Response, ApiError> {
     let raw = request.params().required("vin")?;
     let vin = decode::parse(raw)?;
     let maker = wmi::lookup(vin.wmi());
-    if maker.is_none() && index.decode(&vin.vin).is_none() {
+    let decoded = vehicles.decode(&vin.vin).map_err(unavailable)?;
+    if maker.is_none() && decoded.is_none() {
         return Err(ApiError::not_found(format!(
             "no manufacturer is known for WMI `{}` (VIN positions 1-3); the decoder covers {} major manufacturers",
             vin.wmi(),
             wmi::TABLE.len()
         )));
     }
-    Response::json(&body(index, &vin, maker))
+    let (decode, level) = decode(vehicles, &vin, maker, decoded.as_ref());
+    // Recalls are keyed by make, model and model year, so a manufacturer-level decode (no model) matches
+    // none rather than every campaign of the make. Complaints also match by VIN prefix.
+    let vehicle = (level == DecodeLevel::Vehicle).then_some((decode.make, decode.model, decode.year));
+    let recalls = match vehicle {
+        Some((make, model, year)) => vehicles.recalls(make, model, year).map_err(unavailable)?,
+        None => Vec::new(),
+    };
+    let complaints_count = vehicles.complaints(&vin.vin, vehicle).map_err(unavailable)?;
+    let manufacturer = maker.map(|m| m.manufacturer).or(decoded.as_ref().and_then(|d| d.manufacturer.as_deref()));
+    let sources: Sources = vehicles.sources();
+    Response::json(&Body {
+        vin: &vin.vin,
+        decode,
+        open_recalls: recalls.iter().map(RecallOut::from).collect(),
+        complaints_count,
+        theft_flag: vehicles.stolen(&vin.vin),
+        title_brand: None,
+        wmi: vin.wmi(),
+        manufacturer: manufacturer.unwrap_or(""),
+        country: maker.map_or("", |m| m.country),
+        region: decode::region(vin.first()),
+        check_digit_valid: vin.check_digit_valid,
+        decode_level: level,
+        theft_checked: vehicles.theft_checked(),
+        sources: SourcesOut {
+            decode: decoded.as_ref().map(|d| d.source_url.as_str()),
+            recalls: sources.recalls,
+            complaints: sources.complaints,
+        },
+    })
 }
 
 /// The decode, from the most specific knowledge held: vPIC's decode of this exact VIN (ingested), else a
 /// vehicle pattern (demo seed), else the manufacturer of the WMI.
-fn decode<'a>(index: &'a Index, vin: &'a ParsedVin, maker: Option<&'static wmi::Wmi>) -> (Decode<'a>, DecodeLevel) {
-    let plant = index.plant(vin.wmi(), vin.plant_code()).unwrap_or("");
-    if let Some(d) = index.decode(&vin.vin) {
+fn decode<'a>(
+    vehicles: &'a Vehicles,
+    vin: &'a ParsedVin,
+    maker: Option<&'static wmi::Wmi>,
+    decoded: Option<&'a DecodeRow>,
+) -> (Decode<'a>, DecodeLevel) {
+    let plant = vehicles.plant(vin.wmi(), vin.plant_code()).unwrap_or("");
+    if let Some(d) = decoded {
         let text = |v: &'a Option<String>| v.as_deref().unwrap_or("");
         // SPEC's `trim`: vPIC's Trim, else its Series (vPIC files `SE` of a Jetta under Series).
         let trim = d.trim.as_deref().or(d.series.as_deref()).unwrap_or("");
@@ -134,7 +176,7 @@ fn decode<'a>(index: &'a Index, vin: &'a ParsedVin, maker: Option<&'static wmi::
         };
         return (decode, DecodeLevel::Vehicle);
     }
-    if let Some(v) = index.vehicle(vin.wmi(), vin.vds(), vin.year) {
+    if let Some(v) = vehicles.vehicle(vin.wmi(), vin.vds(), vin.year) {
         let decode = Decode {
             make: &v.make,
             model: &v.model,
@@ -150,37 +192,4 @@ fn decode<'a>(index: &'a Index, vin: &'a ParsedVin, maker: Option<&'static wmi::
     let make = maker.map_or("", |m| m.make);
     let decode = Decode { make, model: "", trim: "", body_class: "", engine: "", plant, year: vin.year, gvwr: None };
     (decode, DecodeLevel::Manufacturer)
-}
-
-fn body<'a>(index: &'a Index, vin: &'a ParsedVin, maker: Option<&'static wmi::Wmi>) -> Body<'a> {
-    let (decode, level) = decode(index, vin, maker);
-    let ingested = index.decode(&vin.vin);
-    // Recalls are keyed by make, model and model year, so a manufacturer-level decode (no model) matches
-    // none rather than every campaign of the make. Complaints also match by VIN prefix.
-    let vehicle = (level == DecodeLevel::Vehicle).then_some((decode.make, decode.model, decode.year));
-    let open_recalls = vehicle
-        .map(|(make, model, year)| index.recalls(make, model, year).into_iter().map(RecallOut::from).collect())
-        .unwrap_or_default();
-    let complaints_count = index.complaints(&vin.vin, vehicle);
-    let manufacturer = maker.map(|m| m.manufacturer).or(ingested.and_then(|d| d.manufacturer.as_deref()));
-    Body {
-        vin: &vin.vin,
-        decode,
-        open_recalls,
-        complaints_count,
-        theft_flag: index.stolen(&vin.vin),
-        title_brand: None,
-        wmi: vin.wmi(),
-        manufacturer: manufacturer.unwrap_or(""),
-        country: maker.map_or("", |m| m.country),
-        region: decode::region(vin.first()),
-        check_digit_valid: vin.check_digit_valid,
-        decode_level: level,
-        theft_checked: index.theft_checked,
-        sources: SourcesOut {
-            decode: ingested.map(|d| d.source_url.as_str()),
-            recalls: index.sources.recalls,
-            complaints: index.sources.complaints,
-        },
-    }
 }

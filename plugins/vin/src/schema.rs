@@ -142,7 +142,7 @@ pub fn fragment() -> Value {
 
 fn example() -> Value {
     json!({
-        "vin": "1HGCV1F1XKA014233",
+        "vin": "1HGCV1F17KADEM006",
         "decode": {
             "make": "HONDA",
             "model": "Accord",

@@ -143,8 +143,8 @@ fn unknown_manufacturer_is_404() {
 #[test]
 fn full_decode_with_recalls_complaints_and_theft() {
     let p = plugin_with_own_seeds::<Vin>();
-    let stolen = with_check_digit("1HGCV1F1?KA014233");
-    assert_eq!(stolen, "1HGCV1F1XKA014233");
+    let stolen = with_check_digit("1HGCV1F1?KADEM006");
+    assert_eq!(stolen, "1HGCV1F17KADEM006");
     let (status, body) = vin(&p, &stolen.to_lowercase());
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["vin"], stolen);
@@ -177,7 +177,7 @@ fn full_decode_with_recalls_complaints_and_theft() {
 #[test]
 fn schema_example_matches_a_real_response() {
     let p = plugin_with_own_seeds::<Vin>();
-    let (_, body) = vin(&p, "1HGCV1F1XKA014233");
+    let (_, body) = vin(&p, "1HGCV1F17KADEM006");
     let fragment = crate::schema::fragment();
     let example = &fragment["paths"][ROUTE]["get"]["responses"]["200"]["content"]["application/json"]["example"];
     assert_eq!(example["decode"], body["decode"]);

@@ -418,7 +418,7 @@ fn ingested_filings_are_served_with_provenance_and_never_mixed_with_the_seed() {
     // The filer of the .nc is CIK 1994827; 1951757 is the agent whose prefix the accession carries.
     assert_eq!(ok(&host, &[("q", "acorn creek")])["cik"], "0001994827");
     let plugin = host.init::<InstitutionalHoldings>().unwrap();
-    for cik in ["1951757", "1811234"] {
+    for cik in ["1951757", "9990307"] {
         assert_eq!(get(&plugin, ROUTE, &[("cik", cik)]).0, 404, "cik {cik}: no agent, and no seed filer, is served");
     }
 }

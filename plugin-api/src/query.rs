@@ -1,0 +1,159 @@
+//! Parameterised reads of stored records, for datasets too big to hold in plugin memory (`records.query`).
+//!
+//! A plugin declares the fields it looks records up by ([`crate::Manifest::indexing`]); the host builds one
+//! index per declaration in whichever engine it runs (an expression index over the record's JSON, SQLite or
+//! PostgreSQL alike) and answers [`RecordsQuery`]s with the matching records' data, in ingest order. Plugins
+//! never see SQL or a connection: equality on declared fields is the whole language, which is what lookups by
+//! VIN, ticker or CIK need and what every engine can answer from an index.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The host call that answers a [`RecordsQuery`] with a [`RecordsPage`].
+pub const QUERY_CALL: &str = "records.query";
+
+/// The most records one query returns; a larger `limit` is clamped to it.
+pub const MAX_QUERY_LIMIT: usize = 10_000;
+
+/// Fields a plugin may look records up by: a declared set of top-level fields of a collection's records.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RecordIndex {
+    pub collection: String,
+    /// Top-level field names of the record data, in index order (the most selective first).
+    pub fields: Vec<String>,
+}
+
+/// One condition: the record's top-level `field` equals one of `any_of` (strings or integers, compared by type).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Filter {
+    pub field: String,
+    pub any_of: Vec<Value>,
+}
+
+/// Records of `collection` in `dataset` (the plugin's own or one it reads) matching every filter.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RecordsQuery {
+    pub dataset: String,
+    pub collection: String,
+    #[serde(default)]
+    pub filters: Vec<Filter>,
+    /// At most this many records (default and maximum [`MAX_QUERY_LIMIT`]).
+    #[serde(default)]
+    pub limit: Option<usize>,
+}
+
+impl RecordsQuery {
+    pub fn new(dataset: &str, collection: &str) -> Self {
+        Self { dataset: dataset.into(), collection: collection.into(), filters: Vec::new(), limit: None }
+    }
+
+    /// Adds `field = value`.
+    pub fn eq(self, field: &str, value: impl Into<Value>) -> Self {
+        self.any_of(field, vec![value.into()])
+    }
+
+    /// Adds `field IN values`.
+    pub fn any_of(mut self, field: &str, values: Vec<Value>) -> Self {
+        self.filters.push(Filter { field: field.into(), any_of: values });
+        self
+    }
+
+    pub fn limit(mut self, limit: usize) -> Self {
+        self.limit = Some(limit);
+        self
+    }
+
+    /// The effective limit.
+    pub fn max_records(&self) -> usize {
+        self.limit.unwrap_or(MAX_QUERY_LIMIT).clamp(1, MAX_QUERY_LIMIT)
+    }
+
+    /// Why the query cannot run, if it cannot: an invalid field name, a value that is neither a string nor an
+    /// integer, an empty `any_of`, or a filter set that no declared index of the collection serves (so no
+    /// query can scan a whole table).
+    pub fn problem(&self, indexes: &[RecordIndex]) -> Option<String> {
+        if let Some(f) = self.filters.iter().find(|f| !valid_field(&f.field)) {
+            return Some(format!("`{}` is not a field name (letters, digits and '_', at most 64)", f.field));
+        }
+        if let Some(f) = self.filters.iter().find(|f| f.any_of.is_empty()) {
+            return Some(format!("the filter on `{}` lists no value", f.field));
+        }
+        if let Some(f) = self.filters.iter().find(|f| !f.any_of.iter().all(|v| v.is_string() || v.is_i64())) {
+            return Some(format!(
+                "the filter on `{}` compares with a value that is neither a string nor an integer",
+                f.field
+            ));
+        }
+        let served = indexes
+            .iter()
+            .filter(|i| i.collection == self.collection)
+            .any(|i| i.fields.first().is_some_and(|lead| self.filters.iter().any(|f| &f.field == lead)));
+        (!served).then(|| {
+            format!(
+                "no declared index of `{}` starts with a field this query filters on ({})",
+                self.collection,
+                self.filters.iter().map(|f| f.field.as_str()).collect::<Vec<_>>().join(", ")
+            )
+        })
+    }
+}
+
+/// The answer: the matching records' data, and whether `limit` cut the list.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RecordsPage {
+    pub records: Vec<Value>,
+    pub truncated: bool,
+}
+
+/// A top-level field name safe to put in an index expression: `[A-Za-z0-9_]{1,64}`.
+pub fn valid_field(name: &str) -> bool {
+    !name.is_empty() && name.len() <= 64 && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+}
+
+/// What a record holds in `field`, as the engines compare it: a string or an integer, else nothing.
+pub fn field_value<'a>(data: &'a Value, field: &str) -> Option<&'a Value> {
+    data.get(field).filter(|v| v.is_string() || v.is_i64())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn index(collection: &str, fields: &[&str]) -> RecordIndex {
+        RecordIndex { collection: collection.into(), fields: fields.iter().map(|f| f.to_string()).collect() }
+    }
+
+    #[test]
+    fn a_query_must_be_served_by_a_declared_index() {
+        let indexes = [index("recalls", &["makeKey", "modelKey"]), index("decodes", &["vin"])];
+        let q = RecordsQuery::new("vin", "recalls").eq("makeKey", "HONDA").eq("modelKey", "ACCORD");
+        assert_eq!(q.problem(&indexes), None);
+        assert_eq!(
+            RecordsQuery::new("vin", "recalls").eq("modelKey", "ACCORD").problem(&indexes).as_deref(),
+            Some("no declared index of `recalls` starts with a field this query filters on (modelKey)")
+        );
+        assert!(RecordsQuery::new("vin", "complaints").eq("vin", "X").problem(&indexes).is_some());
+        assert_eq!(
+            RecordsQuery::new("vin", "decodes").eq("vin'); DROP", "x").problem(&indexes).as_deref(),
+            Some("`vin'); DROP` is not a field name (letters, digits and '_', at most 64)")
+        );
+        assert!(RecordsQuery::new("vin", "decodes").any_of("vin", vec![]).problem(&indexes).is_some());
+        assert!(RecordsQuery::new("vin", "decodes").eq("vin", 1.5).problem(&indexes).is_some());
+        assert_eq!(RecordsQuery::new("vin", "decodes").eq("vin", 2019).problem(&indexes), None);
+    }
+
+    #[test]
+    fn limits_are_clamped() {
+        let q = RecordsQuery::new("d", "c");
+        assert_eq!(q.max_records(), MAX_QUERY_LIMIT);
+        assert_eq!(q.clone().limit(0).max_records(), 1);
+        assert_eq!(q.clone().limit(5).max_records(), 5);
+        assert_eq!(q.limit(MAX_QUERY_LIMIT + 1).max_records(), MAX_QUERY_LIMIT);
+        assert_eq!(field_value(&json!({"a": 1.5, "b": 2, "c": "x"}), "a"), None);
+    }
+}
