@@ -173,3 +173,17 @@ mod engine {
         assert_eq!(by_entity["total"], 1);
     }
 }
+
+#[test]
+fn punctuation_a_search_box_user_types_searches_instead_of_failing() {
+    let server = Server::start();
+    // `what's new?`: the apostrophe and the question mark are not query syntax; the words are searched.
+    let (status, body) = server.get("/v1/edgar-search?q=what%27s%20new%3F");
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["query"], "what's new?");
+    let (_, plain) = server.get("/v1/edgar-search?q=what%20s%20new");
+    assert_eq!(body["total"], plain["total"], "the same words are searched");
+    // A query malformed in the syntax itself is still a 400 naming the problem.
+    let (status, body) = server.get("/v1/edgar-search?q=%22supply%20chain");
+    assert_envelope(status, &body, 400);
+}

@@ -180,9 +180,10 @@ impl SearchIndex {
         self.searcher.segment_readers().len()
     }
 
-    /// Parses the user's query text with the index's syntax (terms, `"phrases"`, `AND`/`OR`/`-`, `field:`).
+    /// Parses the user's query text with the index's syntax (terms, `"phrases"`, `AND`/`OR`/`-`, `field:`),
+    /// reading stray punctuation as a search box does (see [`query_text`]).
     pub fn parse(&self, text: &str) -> Result<Box<dyn Query>, SearchError> {
-        self.parser.parse_query(text).map_err(|e| SearchError::Syntax(e.to_string()))
+        self.parser.parse_query(&query_text(text)).map_err(|e| SearchError::Syntax(e.to_string()))
     }
 
     /// Builds a query from an already parsed (and possibly rewritten) query AST, like [`Self::parse`].
@@ -299,4 +300,20 @@ fn snippet_text(generator: &SnippetGenerator, text: &str) -> String {
             format!("{head}…")
         }
     }
+}
+
+/// Characters of the query syntax itself: phrases, grouping, required/excluded terms, fields, wildcards,
+/// ranges, boosts and slop.
+const SYNTAX: &[char] = &['"', '(', ')', '+', '-', ':', '*', '.', '_', '/', '~', '^', '[', ']', '{', '}'];
+
+/// The text the query parser reads: the user's text when the query grammar accepts it, else the same text with
+/// stray punctuation (`what's new?`: the apostrophe and question mark) read as spaces, as a search box does.
+/// Only a query malformed in the syntax itself (an unclosed parenthesis or quote) still fails to parse.
+pub fn query_text(text: &str) -> std::borrow::Cow<'_, str> {
+    if tantivy::query_grammar::parse_query(text).is_ok() {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let cleaned =
+        text.chars().map(|c| if c.is_alphanumeric() || c.is_whitespace() || SYNTAX.contains(&c) { c } else { ' ' });
+    std::borrow::Cow::Owned(cleaned.collect())
 }

@@ -344,6 +344,8 @@ pub enum QueryError {
 /// Parses the user query exactly as in memory (same errors), then translates it.
 pub fn parse(index: &SearchIndex, text: &str) -> Result<(Box<dyn Query>, Expr), QueryError> {
     let parsed = index.parse(text).map_err(QueryError::Search)?;
+    let text = crate::index::query_text(text);
+    let text = text.as_ref();
     let ast = tantivy::query_grammar::parse_query(text)
         .map_err(|_| QueryError::Search(SearchError::Syntax(format!("syntax error in `{text}`"))))?;
     let translated = if has_boost(&ast) {
@@ -479,6 +481,13 @@ mod tests {
         assert!(unsupported("\"supply ch\"*").starts_with("phrase prefixes"));
         assert_eq!(unsupported("filed:[20240101 TO 20241231]"), "range queries");
         assert!(matches!(parse(&tools(), "(supply"), Err(QueryError::Search(SearchError::Syntax(_)))));
+        // Punctuation a search box user types is read as spaces, in memory and in engine mode alike.
+        assert_eq!(
+            parse(&tools(), "what's new?").map(|(_, e)| e).ok(),
+            parse(&tools(), "what s new").map(|(_, e)| e).ok()
+        );
+        assert!(parse(&tools(), "what's new?").is_ok());
+        assert!(matches!(parse(&tools(), "\"supply chain"), Err(QueryError::Search(SearchError::Syntax(_)))));
     }
 
     #[test]
