@@ -29,6 +29,13 @@ fn sources() -> Option<Vec<(&'static str, Vec<PathBuf>)>> {
             vec![corpus("fec/itpas2.txt")?, corpus("fec/cm.txt")?, corpus("fec/cn.txt")?, corpus("fec/ccl.txt")?],
         ),
         ("prices", vec![corpus("prices/SPY.csv")?, corpus("prices/spy.us.txt")?, corpus("prices/AAPL.csv")?]),
+        (
+            "contracts",
+            vec![
+                corpus("usaspending/usaspending_api_spending_by_award_contracts.json")?,
+                corpus("usaspending/usaspending_api_award_detail_contract_80GSFC18C0008.json")?,
+            ],
+        ),
     ])
 }
 
@@ -123,6 +130,15 @@ fn ingest_and_check(server: &Server) {
     assert_eq!(spy["series"], serde_json::json!([{"date": "2026-07-02", "close": 744.78}]));
     let (_, day) = server.get("/v1/prices?ticker=AAPL&from=2010-01-04&to=2010-01-04");
     assert_eq!(day["series"][0]["close"], 7.643214);
+
+    // USAspending: the search response's results[1] is award 80NM0018F0615 to CALIFORNIA INSTITUTE OF
+    // TECHNOLOGY, a DELIVERY ORDER starting 2018-10-01: held, but before fiscal year 2024, so not counted.
+    let (status, body) = server.get("/v1/contracts");
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["dataStatus"], "ingested");
+    let caltech = find(&body["companies"], "name", "CALIFORNIA INSTITUTE OF TECHNOLOGY");
+    assert_eq!((caltech["ticker"].as_str(), caltech["awardCount"].as_u64()), (Some(""), Some(0)));
+    assert_eq!(body["count"], 3, "three recipients, no demo contractor: {body}");
 
     let (_, health) = server.get("/health");
     for (dataset, _) in &sources[1..] {

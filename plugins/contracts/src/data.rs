@@ -1,10 +1,18 @@
-//! The contracts snapshot (companies with their award records) and the per-company figures computed from
-//! it once at load: only awards inside SPEC's window count.
+//! The contracts dataset (companies with their award records), from the demo seed or from ingested
+//! USAspending awards (never both), and the per-company figures computed from it once at load: only awards
+//! inside SPEC's window count.
+
+use std::collections::BTreeMap;
 
 use chrono::NaiveDate;
-use datahost_plugin_api::companies::{self, Dataset};
+use datahost_plugin_api::companies::{self, CompaniesMeta, Dataset};
+use datahost_plugin_api::ingest::{IngestedInfo, INGESTED_KEY};
 use datahost_plugin_api::params::parse_date;
+use datahost_plugin_api::reference::CompanyQuery;
+use datahost_plugin_api::{Host, LogLevel};
 use serde::{Deserialize, Serialize};
+
+use crate::ingest::AwardRecord;
 
 /// First day of fiscal year 2024 (U.S. federal fiscal years start on October 1 of the prior calendar year).
 pub const WINDOW_START: &str = "2023-10-01";
@@ -24,6 +32,11 @@ pub struct Award {
     pub agency: String,
     pub description: String,
     pub date: String,
+    /// The award's page on usaspending.gov and the recipient as USAspending names it (ingested awards only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_url: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recipient: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -82,4 +95,88 @@ pub type Index = Dataset<Entry>;
 
 pub fn index(snapshot: Snapshot) -> Result<Index, String> {
     Dataset::build(snapshot, Entry::new, |e| &e.ticker)
+}
+
+/// The ingested document: `{ingested, awards: [AwardRecord]}`.
+#[derive(Deserialize)]
+struct IngestedDoc {
+    ingested: IngestedInfo,
+    #[serde(default)]
+    awards: Vec<AwardRecord>,
+}
+
+/// Reads the host's document: the ingested awards once there are any, else the demo seed.
+pub fn load(host: &Host) -> Result<Index, String> {
+    let doc: serde_json::Value = host.load_dataset(crate::SLUG)?;
+    if doc.get(INGESTED_KEY).is_none() {
+        let snapshot: Snapshot =
+            serde_json::from_value(doc).map_err(|e| format!("the {} seed is not readable: {e}", crate::SLUG))?;
+        return index(snapshot);
+    }
+    let doc: IngestedDoc =
+        serde_json::from_value(doc).map_err(|e| format!("the ingested contract awards are not readable: {e}"))?;
+    index(Snapshot { meta: ingested_meta(&doc.ingested), companies: companies_of(doc.awards, host) })
+}
+
+/// Awards grouped by the company their recipient (or its parent) is, through the host's company list; a
+/// recipient no company matches is listed under its own name, without a ticker.
+fn companies_of(awards: Vec<AwardRecord>, host: &Host) -> Vec<Company> {
+    let mut names: Vec<String> =
+        awards.iter().flat_map(|a| [Some(a.recipient_name.clone()), a.parent_name.clone()]).flatten().collect();
+    names.sort();
+    names.dedup();
+    let queries: Vec<CompanyQuery> = names.iter().cloned().map(CompanyQuery::Name).collect();
+    let resolved: BTreeMap<String, datahost_plugin_api::reference::CompanyRef> = match host.resolve_companies(&queries)
+    {
+        Ok(answers) => names.into_iter().zip(answers).filter_map(|(n, a)| Some((n, a?))).collect(),
+        Err(e) => {
+            host.log(LogLevel::Warn, &format!("contracts: recipients not resolved to companies: {e}"));
+            BTreeMap::new()
+        }
+    };
+    // Keyed by ticker for a resolved company, else by the recipient's UEI (or name).
+    let mut by_company: BTreeMap<String, Company> = BTreeMap::new();
+    for a in awards {
+        let company = resolved.get(&a.recipient_name).or_else(|| a.parent_name.as_ref().and_then(|p| resolved.get(p)));
+        let (key, name, ticker) = match company {
+            Some(c) if !c.ticker.is_empty() => (format!("ticker:{}", c.ticker), c.name.clone(), c.ticker.clone()),
+            _ => {
+                let id = if a.recipient_uei.is_empty() { a.recipient_name.clone() } else { a.recipient_uei.clone() };
+                (format!("recipient:{id}"), a.recipient_name.clone(), String::new())
+            }
+        };
+        let entry = by_company.entry(key).or_insert_with(|| Company { name, ticker, awards: Vec::new() });
+        entry.awards.push(Award {
+            award_id: a.award_id,
+            award_type: a.award_type,
+            amount: a.amount,
+            agency: a.agency,
+            description: a.description,
+            date: a.date,
+            source_url: Some(a.source_url),
+            recipient: Some(a.recipient_name),
+        });
+    }
+    by_company.into_values().collect()
+}
+
+fn ingested_meta(info: &IngestedInfo) -> CompaniesMeta {
+    CompaniesMeta {
+        generated_at: if info.last_ingest_at.is_empty() {
+            chrono::Utc::now().format("%Y-%m-%dT%H:%M:%SZ").to_string()
+        } else {
+            info.last_ingest_at.clone()
+        },
+        source: "USAspending.gov prime contract awards (spending_by_award search results and award details), \
+                 ingested from the official API responses"
+            .into(),
+        source_url: "https://www.usaspending.gov/search".into(),
+        caveat: "Figures cover fiscal year 2024 to present (award start dates from 2023-10-01) for contract award \
+                 type codes A, B, C and D; IDVs, assistance awards and earlier awards are held but not counted. \
+                 Amounts are the award's total obligations as USAspending reports them. Recipients are matched to a \
+                 company by their own or their parent's name through the SEC company list; a recipient no company \
+                 matches is listed under its own name without a ticker, and subsidiaries filing under other names \
+                 may be missed."
+            .into(),
+    }
 }

@@ -7,14 +7,20 @@ use serde_json::{json, Value};
 use crate::routes::route_spec;
 
 pub fn fragment() -> Value {
-    let award = object(&[
-        ("amount", describe(number(), "Obligated amount of the award, USD.")),
-        ("agency", describe(string(), "Awarding agency.")),
-        ("description", describe(string(), "Award description as reported.")),
-        ("date", describe(date(), "Action date of the award.")),
-        ("awardId", describe(string(), "Procurement instrument identifier (PIID).")),
-        ("awardType", describe(string_enum(&["A", "B", "C", "D"]), "Contract award type code.")),
-    ]);
+    let award = object_with_optional(
+        &[
+            ("amount", describe(number(), "Obligated amount of the award, USD.")),
+            ("agency", describe(string(), "Awarding agency.")),
+            ("description", describe(string(), "Award description as reported.")),
+            ("date", describe(date(), "Action date of the award (ingested: its start date or date signed).")),
+            ("awardId", describe(string(), "Procurement instrument identifier (PIID).")),
+            ("awardType", describe(string_enum(&["A", "B", "C", "D"]), "Contract award type code.")),
+        ],
+        &[
+            ("sourceUrl", describe(uri(), "Ingested awards: the award's page on usaspending.gov.")),
+            ("recipient", describe(string(), "Ingested awards: the recipient as USAspending names it.")),
+        ],
+    );
     let company = company_schema(&[
         (
             "totalObligatedUsd",
