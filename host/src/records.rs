@@ -228,20 +228,31 @@ pub fn apply(
     validate(batch)?;
     let mut counts = Counts { refused: batch.problems.len() as u64, ..Counts::default() };
 
-    // Per lineage in this file: the newest revision and whether it is an amendment.
+    // Per lineage in this file: the newest revision, whether it is an amendment, and the groups (filings)
+    // giving it; `newest_group` is the filing of the newest revision.
     let mut lineages: BTreeMap<&str, (&str, bool, Vec<&str>)> = BTreeMap::new();
+    let mut newest_group: HashMap<&str, &str> = HashMap::new();
     for r in &batch.records {
         if let Some(l) = &r.lineage {
             let entry = lineages.entry(l.as_str()).or_insert((r.revision.as_str(), r.amendment, Vec::new()));
             if r.revision.as_str() > entry.0 {
                 entry.0 = r.revision.as_str();
                 entry.1 = r.amendment;
+                newest_group.insert(l.as_str(), r.group.as_str());
             }
+            newest_group.entry(l.as_str()).or_insert(r.group.as_str());
             if !entry.2.contains(&r.group.as_str()) {
                 entry.2.push(r.group.as_str());
             }
         }
     }
+    // A file holding both a filing and a later amendment of it (a page of many filings): the amended one is
+    // superseded within the file itself.
+    let superseded_in_file = |r: &IngestRecord| -> bool {
+        let Some(l) = r.lineage.as_deref() else { return false };
+        let Some((revision, amendment, _)) = lineages.get(l) else { return false };
+        *amendment && r.revision.as_str() < *revision && newest_group.get(l) != Some(&r.group.as_str())
+    };
     let mut skip_lineages = std::collections::HashSet::new();
     let mut removals: Vec<StoredRecord> = Vec::new();
     for (lineage, (revision, amendment, groups)) in &lineages {
@@ -288,6 +299,16 @@ pub fn apply(
     for record in &batch.records {
         if record.lineage.as_deref().is_some_and(|l| skip_lineages.contains(l)) {
             counts.superseded += 1;
+            continue;
+        }
+        if superseded_in_file(record) {
+            counts.superseded += 1;
+            // Stored by an earlier ingest of a file without its amendment: it goes now.
+            if held.remove(&(record.collection.clone(), record.key.clone())).is_some() {
+                ensure_file(tx)?;
+                tx.delete(dataset, &record.collection, &record.key)?;
+                counts.removed += 1;
+            }
             continue;
         }
         let new = stored(record);
@@ -467,6 +488,31 @@ mod tests {
         let again = apply(&mut in_order, "d", "o", "1", &original).unwrap();
         assert!(!again.changed());
         assert_eq!(again.superseded, 2);
+    }
+
+    #[test]
+    fn a_file_holding_a_filing_and_its_amendment_keeps_only_the_amendment() {
+        // A page of many filings (LDA): the Q4 report and, posted later, its amendment.
+        let page = batch(vec![
+            rec("q4", "F1", 15000).amending("reg/client/2017/Q4", "2018-01-19", false),
+            rec("other", "F2", 5).amending("reg/other/2017/Q4", "2018-01-19", false),
+            rec("4a", "F3", 16000).amending("reg/client/2017/Q4", "2018-01-23", true),
+        ]);
+        let mut tx = MemTx::default();
+        let c = apply(&mut tx, "d", "page", "1", &page).unwrap();
+        assert_eq!((c.added, c.superseded), (2, 1));
+        let keys: Vec<&str> = tx.rows.iter().map(|r| r.key.as_str()).collect();
+        assert_eq!(keys, ["other", "4a"]);
+        let again = apply(&mut tx, "d", "page", "1", &page).unwrap();
+        assert!(!again.changed(), "{again:?}");
+
+        // The report stored alone earlier goes when the page with its amendment arrives.
+        let mut earlier = MemTx::default();
+        apply(&mut earlier, "d", "q4", "0", &batch(vec![page.records[0].clone()])).unwrap();
+        let c = apply(&mut earlier, "d", "page", "1", &page).unwrap();
+        assert_eq!((c.removed, c.superseded), (1, 1));
+        let keys: Vec<&str> = earlier.rows.iter().map(|r| r.key.as_str()).collect();
+        assert_eq!(keys, ["other", "4a"]);
     }
 
     #[test]

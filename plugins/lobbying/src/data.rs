@@ -1,8 +1,16 @@
-//! The lobbying snapshot (companies with every quarterly LD-2 filing found for them as a client) and the
-//! per-company spend computed from it once at load: only filing years 2025 and 2026 count.
+//! The lobbying dataset (companies with every quarterly LD-2 filing found for them as a client), from the demo
+//! seed or from ingested LDA filings (never both), and the per-company spend computed from it once at load:
+//! only filing years 2025 and 2026 count.
 
-use datahost_plugin_api::companies::{self, Dataset};
+use std::collections::BTreeMap;
+
+use datahost_plugin_api::companies::{self, CompaniesMeta, Dataset};
+use datahost_plugin_api::ingest::{IngestedInfo, INGESTED_KEY};
+use datahost_plugin_api::reference::{CompanyQuery, CompanyRef};
+use datahost_plugin_api::{Host, LogLevel};
 use serde::{Deserialize, Serialize};
+
+use crate::ingest::LdaFilingRecord;
 
 /// Filing years whose quarterly reports are summed (SPEC).
 pub const FILING_YEARS: [i32; 2] = [2025, 2026];
@@ -89,4 +97,78 @@ pub fn index(snapshot: Snapshot) -> Result<Index, String> {
         .map(|d| chrono::Datelike::year(&d))
         .ok_or_else(|| format!("meta.generatedAt `{}` is not a date", snapshot.meta.generated_at))?;
     Dataset::build(snapshot, |c| Entry::new(c, year), |e| &e.ticker)
+}
+
+/// The ingested document: `{ingested, filings: [LdaFilingRecord]}`.
+#[derive(Deserialize)]
+struct IngestedDoc {
+    ingested: IngestedInfo,
+    #[serde(default)]
+    filings: Vec<LdaFilingRecord>,
+}
+
+/// Reads the host's document: the ingested LDA filings once there are any, else the demo seed.
+pub fn load(host: &Host) -> Result<Index, String> {
+    let doc: serde_json::Value = host.load_dataset(crate::SLUG)?;
+    if doc.get(INGESTED_KEY).is_none() {
+        let snapshot: Snapshot =
+            serde_json::from_value(doc).map_err(|e| format!("the {} seed is not readable: {e}", crate::SLUG))?;
+        return index(snapshot);
+    }
+    let doc: IngestedDoc =
+        serde_json::from_value(doc).map_err(|e| format!("the ingested LDA filings are not readable: {e}"))?;
+    index(Snapshot { meta: ingested_meta(&doc.ingested), companies: clients(doc.filings, host) })
+}
+
+/// One company per client: the SEC company its name matches through the host's company list, else the client
+/// under its own name without a ticker. Only quarterly reports with an amount are summed.
+fn clients(filings: Vec<LdaFilingRecord>, host: &Host) -> Vec<Company> {
+    let mut names: Vec<String> = filings.iter().map(|f| f.client.clone()).collect();
+    names.sort();
+    names.dedup();
+    let queries: Vec<CompanyQuery> = names.iter().cloned().map(CompanyQuery::Name).collect();
+    let resolved: BTreeMap<String, CompanyRef> = match host.resolve_companies(&queries) {
+        Ok(answers) => names.into_iter().zip(answers).filter_map(|(n, a)| Some((n, a?))).collect(),
+        Err(e) => {
+            host.log(LogLevel::Warn, &format!("lobbying: clients not resolved to companies: {e}"));
+            BTreeMap::new()
+        }
+    };
+    let mut by_company: BTreeMap<String, Company> = BTreeMap::new();
+    for f in filings {
+        let (key, name, ticker) = match resolved.get(&f.client) {
+            Some(c) if !c.ticker.is_empty() => (format!("ticker:{}", c.ticker), c.name.clone(), c.ticker.clone()),
+            _ => (format!("client:{}", f.client_id), f.client.clone(), String::new()),
+        };
+        let company = by_company.entry(key).or_insert_with(|| Company {
+            name,
+            ticker,
+            client_name: f.client.clone(),
+            filings: Vec::new(),
+        });
+        if let (Some(quarter), Some(amount)) = (f.quarter, f.amount) {
+            company.filings.push(Filing { filing_uuid: f.filing_uuid, year: f.year, quarter, amount });
+        }
+    }
+    by_company.into_values().collect()
+}
+
+fn ingested_meta(info: &IngestedInfo) -> CompaniesMeta {
+    CompaniesMeta {
+        generated_at: if info.last_ingest_at.is_empty() {
+            chrono::Utc::now().format("%Y-%m-%dT%H:%M:%SZ").to_string()
+        } else {
+            info.last_ingest_at.clone()
+        },
+        source: "U.S. Senate Lobbying Disclosure Act filings (LD-1 registrations and LD-2 quarterly reports), \
+                 ingested from the LDA REST API"
+            .into(),
+        source_url: "https://lda.senate.gov/filings/public/filing/search/".into(),
+        caveat: "Totals sum every quarterly report found for the client in filing years 2025 and 2026, whether filed \
+                 by the company itself (expenses) or by outside firms it retained (income); earlier years are held \
+                 but not counted, and an amended report replaces the one it amends. Filers report amounts rounded \
+                 to the nearest $10,000, and none below $5,000. Clients are matched to a company by name through \
+                 the SEC company list; a client no company matches is listed under its own name without a ticker."
+            .into(),
+    }
 }

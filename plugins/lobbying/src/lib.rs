@@ -4,13 +4,17 @@
 //! `schema.rs` OpenAPI fragment, `data.rs` records and index, `seed/` the shipped snapshot, `tests.rs`.
 
 mod data;
+pub mod ingest;
+#[cfg(test)]
+mod ingest_tests;
 mod routes;
 mod schema;
 #[cfg(test)]
 mod tests;
 
 use datahost_plugin_api::{
-    export_plugin, ApiError, InitContext, Manifest, Maturity, Plugin, RequestEnvelope, Response, Seed,
+    export_plugin, ApiError, IngestBatch, InitContext, Manifest, Maturity, Plugin, Refusal, RequestEnvelope, Response,
+    Seed, SourceFile,
 };
 
 pub const SLUG: &str = "lobbying";
@@ -37,9 +41,17 @@ impl Plugin for Lobbying {
         vec![Seed::new(SLUG, include_str!("../seed/lobbying.json"))]
     }
 
+    /// Serves the ingested LDA filings once there are any, else the demo seed; never both.
     fn init(ctx: InitContext) -> Result<Self, String> {
-        let snapshot: data::Snapshot = ctx.host.load_dataset(SLUG)?;
-        Ok(Self { index: data::index(snapshot)? })
+        Ok(Self { index: data::load(&ctx.host)? })
+    }
+
+    fn ingest_formats() -> Vec<&'static str> {
+        ingest::FORMATS.to_vec()
+    }
+
+    fn ingest(file: &SourceFile<'_>) -> Result<IngestBatch, Refusal> {
+        ingest::ingest(file)
     }
 
     fn handle(&self, request: &RequestEnvelope) -> Result<Response, ApiError> {
