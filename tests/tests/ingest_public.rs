@@ -36,6 +36,7 @@ fn sources() -> Option<Vec<(&'static str, Vec<PathBuf>)>> {
                 corpus("usaspending/usaspending_api_award_detail_contract_80GSFC18C0008.json")?,
             ],
         ),
+        ("edgar-search", vec![corpus("sec-misc/company_submission.json")?, corpus("sec-misc/CIK0001462356.json")?]),
         (
             "lobbying",
             vec![
@@ -169,6 +170,15 @@ fn ingest_and_check(server: &Server) {
     // its Q4 2017 report results[2], and results[21] (4AY, posted 2019-01-25) its Q4 2018 report results[19].
     let (_, health) = server.get("/health");
     assert_eq!(health["data"]["lobbying"]["rows"], 23, "25 filings on the page, two replaced by amendments");
+
+    // EDGAR submissions: Tesla's 10-K filed 2022-02-07 (0000950170-22-000796, tsla-20211231.htm) is found by its
+    // metadata; the document text itself is not held.
+    let (status, body) = server.get("/v1/edgar-search?q=tesla&forms=10-K&limit=100");
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["dataStatus"], "ingested");
+    let k = find(&body["hits"], "accession", "0000950170-22-000796");
+    assert_eq!((k["filedDate"].as_str(), k["cik"].as_str()), (Some("2022-02-07"), Some("0001318605")));
+    assert_eq!(k["url"], "https://www.sec.gov/Archives/edgar/data/1318605/000095017022000796/tsla-20211231.htm");
 
     let (_, health) = server.get("/health");
     for (dataset, _) in &sources[1..] {

@@ -89,6 +89,7 @@ vin $corpus/nhtsa
 prices $corpus/prices
 contracts $corpus/usaspending
 lobbying $corpus/lda
+edgar-search $corpus/sec-misc/company_submission.json $corpus/sec-misc/CIK0001462356.json
 patents $root/plugins/patents/fixtures
 LIST
 echo "$formats plugins ingest; waiting for the server to serve what was ingested"

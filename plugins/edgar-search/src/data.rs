@@ -1,5 +1,7 @@
-//! The dataset's records as stored in the records engine: `{meta, filings}`.
+//! The dataset's records as stored in the records engine: the demo seed `{meta, filings}`, or once EDGAR files
+//! are ingested `{ingested, filings}` (never both).
 
+use datahost_plugin_api::ingest::IngestedInfo;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -30,5 +32,16 @@ pub struct Filing {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Snapshot {
     pub meta: Meta,
+    pub filings: Vec<Filing>,
+}
+
+/// Either document as `init` reads it: only the filings matter to the index (the response carries no `meta`).
+#[derive(Debug, Clone, Deserialize)]
+pub struct Stored {
+    #[serde(default)]
+    pub meta: Option<Meta>,
+    #[serde(default)]
+    pub ingested: Option<IngestedInfo>,
+    #[serde(default)]
     pub filings: Vec<Filing>,
 }

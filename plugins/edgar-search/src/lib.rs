@@ -9,6 +9,9 @@
 pub mod corpus;
 pub mod data;
 pub mod index;
+pub mod ingest;
+#[cfg(test)]
+mod ingest_tests;
 mod routes;
 mod schema;
 pub mod sql;
@@ -17,8 +20,8 @@ mod tests;
 
 use datahost_plugin_api::sql::{load_store, Store};
 use datahost_plugin_api::{
-    export_plugin, ApiError, Host, InitContext, LogLevel, Manifest, Maturity, Migration, Plugin, RequestEnvelope,
-    Response, Seed,
+    export_plugin, ApiError, Host, IngestBatch, InitContext, LogLevel, Manifest, Maturity, Migration, Plugin, Refusal,
+    RequestEnvelope, Response, Seed, SourceFile,
 };
 
 pub const SLUG: &str = "edgar-search";
@@ -58,10 +61,10 @@ impl Plugin for EdgarSearch {
             &ctx.host,
             SLUG,
             sql::LAYOUT_VERSION,
-            |s: &data::Snapshot| {
+            |s: &data::Stored| {
                 vec![(sql::FILINGS_TABLE, s.filings.iter().map(|f| sql::filing_row(&tools, f)).collect())]
             },
-            |s: data::Snapshot| s.filings,
+            |s: data::Stored| s.filings,
         )?;
         let filings = match store {
             Store::Engine(host) => return Ok(Self { index: tools, engine: Some(host) }),
@@ -83,6 +86,14 @@ impl Plugin for EdgarSearch {
 
     fn handle(&self, request: &RequestEnvelope) -> Result<Response, ApiError> {
         routes::handle(&self.index, self.engine.as_ref(), request)
+    }
+
+    fn ingest_formats() -> Vec<&'static str> {
+        ingest::FORMATS.to_vec()
+    }
+
+    fn ingest(file: &SourceFile<'_>) -> Result<IngestBatch, Refusal> {
+        ingest::ingest(file)
     }
 
     /// Answers from the engine's table are live (rows are added without a new `init`): never reused.
