@@ -216,3 +216,10 @@ pub fn listed_companies() -> Option<(std::collections::HashSet<String>, u64)> {
     let max_cik = entries.map(|c| c["cik_str"].as_u64().expect("cik_str")).max().unwrap_or_default();
     Some((tickers, max_cik))
 }
+
+/// A file of the shared corpus of official files (`../shared/corpus/<relative>`), or `None` (with a note) when the
+/// corpus is not on this machine: parser tests read real files from there, never from a copy in the repository.
+pub fn corpus_file(relative: &str) -> Option<Vec<u8>> {
+    let path = format!("{}/../../shared/corpus/{relative}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read(&path).map_err(|_| eprintln!("corpus absent: skipping ({path})")).ok()
+}

@@ -1,14 +1,13 @@
 //! Parser tests on the real USAspending responses of `../shared/corpus/usaspending/` (values read by hand from
 //! the files), malformed inputs, and ingest -> serve through the in-process test host.
 
-use datahost_plugin_api::testing::{get, TestHost};
+use datahost_plugin_api::testing::{corpus_file, get, TestHost};
 use datahost_plugin_api::{IngestBatch, Plugin, SourceFile};
 
 use crate::{Contracts, ROUTE};
 
 fn corpus(file: &str) -> Option<Vec<u8>> {
-    let path = format!("{}/../../../shared/corpus/usaspending/{file}", env!("CARGO_MANIFEST_DIR"));
-    std::fs::read(&path).map_err(|_| eprintln!("corpus absent: skipping ({path})")).ok()
+    corpus_file(&format!("usaspending/{file}"))
 }
 
 fn parse(name: &str, bytes: &[u8]) -> IngestBatch {

@@ -1,14 +1,13 @@
 //! Parser tests on the real EDGAR submissions files of `../shared/corpus/sec-misc/` (values read by hand from
 //! the files), malformed inputs, and ingest -> search through the in-process test host.
 
-use datahost_plugin_api::testing::{get, TestHost};
+use datahost_plugin_api::testing::{corpus_file, get, TestHost};
 use datahost_plugin_api::{IngestBatch, Plugin, SourceFile};
 
 use crate::{EdgarSearch, ROUTE};
 
 fn corpus(file: &str) -> Option<Vec<u8>> {
-    let path = format!("{}/../../../shared/corpus/sec-misc/{file}", env!("CARGO_MANIFEST_DIR"));
-    std::fs::read(&path).map_err(|_| eprintln!("corpus absent: skipping ({path})")).ok()
+    corpus_file(&format!("sec-misc/{file}"))
 }
 
 fn parse(name: &str, bytes: &[u8]) -> IngestBatch {

@@ -2,7 +2,7 @@
 //! malformed inputs, and ingest -> serve through the in-process test host.
 
 use datahost_plugin_api::reference::CompanyRef;
-use datahost_plugin_api::testing::{get, TestHost};
+use datahost_plugin_api::testing::{corpus_file, get, TestHost};
 use datahost_plugin_api::{IngestBatch, Plugin, SourceFile};
 use serde_json::Value;
 
@@ -12,8 +12,7 @@ const PAGE: &str = "lda_api_v1_filings_list_registrant401104726.extracted.json";
 const SINGLE: &str = "lda_api_v1_filing_retrieve.extracted.json";
 
 fn corpus(file: &str) -> Option<Vec<u8>> {
-    let path = format!("{}/../../../shared/corpus/lda/{file}", env!("CARGO_MANIFEST_DIR"));
-    std::fs::read(&path).map_err(|_| eprintln!("corpus absent: skipping ({path})")).ok()
+    corpus_file(&format!("lda/{file}"))
 }
 
 fn parse(name: &str, bytes: &[u8]) -> IngestBatch {
