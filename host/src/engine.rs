@@ -253,6 +253,16 @@ impl Engine {
         Ok(())
     }
 
+    /// Builds every declared index again (idempotent): after host migrations have created the records table
+    /// on a fresh PostgreSQL database, where the first attempt at plugin load found no table yet.
+    pub fn build_declared_indexes(&self) -> Result<(), String> {
+        let declared = self.indexes.read().unwrap_or_else(|e| e.into_inner()).clone();
+        for (dataset, indexes) in declared {
+            self.declare_indexes(&dataset, &indexes)?;
+        }
+        Ok(())
+    }
+
     /// Whether `dataset` is table-backed: its owner declared record indexes, so its document carries only the
     /// `ingested` block and the plugin queries the records it needs.
     pub fn table_backed(&self, dataset: &str) -> bool {

@@ -33,6 +33,12 @@ pub async fn load_plugins(config: &Config, engine: &Arc<Engine>) -> Result<Arc<P
         if config.engine.migrate_on_start {
             pg.migrate().await?;
             pg.migrate_plugins(&opened.migrations()).await?;
+            // The plugins' record indexes, now that the records table surely exists.
+            let engine = engine.clone();
+            let built = tokio::task::spawn_blocking(move || engine.build_declared_indexes()).await;
+            if let Err(e) = built.map_err(|e| e.to_string()).and_then(|r| r) {
+                tracing::warn!(error = %e, "record indexes not built");
+            }
         }
         pg.sync_datasets(config, engine).await?;
     }
