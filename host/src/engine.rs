@@ -263,10 +263,15 @@ impl Engine {
         Ok(())
     }
 
-    /// Whether `dataset` is table-backed: its owner declared record indexes, so its document carries only the
-    /// `ingested` block and the plugin queries the records it needs.
-    pub fn table_backed(&self, dataset: &str) -> bool {
-        self.indexes.read().unwrap_or_else(|e| e.into_inner()).get(dataset).is_some_and(|i| !i.is_empty())
+    /// The collections of `dataset` kept in the table (its owner declared record indexes on them): they stay
+    /// out of the dataset's document and the plugin queries the records it needs.
+    pub fn table_collections(&self, dataset: &str) -> Vec<String> {
+        let indexes = self.indexes.read().unwrap_or_else(|e| e.into_inner());
+        let mut collections: Vec<String> =
+            indexes.get(dataset).into_iter().flatten().map(|i| i.collection.clone()).collect();
+        collections.sort();
+        collections.dedup();
+        collections
     }
 
     /// Answers `records.query` for a plugin that may read `readable` datasets: only on a declared index, and

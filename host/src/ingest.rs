@@ -159,10 +159,9 @@ pub fn ingest_files(
     bar.finish_and_clear();
     // One assembly at the end, not one per file: a run of thousands of filings stays linear.
     let assembled = match (engine.pg(), engine.sqlite()) {
-        (Some(pg), _) => {
-            tokio::runtime::Handle::current().block_on(pg.assemble_if_changed(dataset, engine.table_backed(dataset)))
-        }
-        (None, Some(store)) => store.assemble_if_changed(dataset, engine.table_backed(dataset)),
+        (Some(pg), _) => tokio::runtime::Handle::current()
+            .block_on(pg.assemble_if_changed(dataset, &engine.table_collections(dataset))),
+        (None, Some(store)) => store.assemble_if_changed(dataset, &engine.table_collections(dataset)),
         (None, None) => Ok(false),
     };
     if let Err(e) = assembled {

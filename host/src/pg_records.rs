@@ -2,7 +2,6 @@
 //! replica serves what any `datahost ingest` wrote. Assembled documents go into `datahost.datasets`, whose
 //! trigger NOTIFYs the replicas; they reload them atomically as they always did.
 
-use datahost_plugin_api::ingest::IngestedInfo;
 use datahost_plugin_api::IngestBatch;
 
 use crate::pg::PgEngine;
@@ -108,7 +107,8 @@ impl PgEngine {
     }
 
     /// Re-assembles the dataset's document when its records changed; the datasets trigger wakes the replicas.
-    pub async fn assemble_if_changed(&self, dataset: &str, table_backed: bool) -> Result<bool, String> {
+    /// The collections of `in_table` (those with declared record indexes) stay out of the document.
+    pub async fn assemble_if_changed(&self, dataset: &str, in_table: &[String]) -> Result<bool, String> {
         let mut client = self.client().await?;
         let tx = client.transaction().await.map_err(err("begin"))?;
         tx.execute("SELECT pg_advisory_xact_lock(727174, hashtext($1))", &[&dataset])
@@ -128,7 +128,19 @@ impl PgEngine {
             .await
             .map_err(err("counting files"))?;
         let (files, last) = (head.get::<_, i64>(0) as u64, head.get::<_, Option<String>>(1).unwrap_or_default());
-        let document = if table_backed {
+        // Collections kept in the table (declared indexes) stay out of the document; only their counts go in.
+        let rows = tx
+            .query(
+                "SELECT collection, data FROM datahost.records WHERE dataset = $1 AND collection <> ALL($2) \
+                 ORDER BY collection, seq",
+                &[&dataset, &in_table],
+            )
+            .await
+            .map_err(err("reading records"))?;
+        let pairs: Vec<(String, String)> = rows.iter().map(|r| (r.get(0), r.get(1))).collect();
+        let counts = if in_table.is_empty() {
+            None
+        } else {
             let counts = tx
                 .query(
                     "SELECT collection, count(*) FROM datahost.records WHERE dataset = $1 GROUP BY collection",
@@ -136,19 +148,9 @@ impl PgEngine {
                 )
                 .await
                 .map_err(err("counting records"))?;
-            records::header_document(files, last, counts.iter().map(|r| (r.get(0), r.get(1))).collect())
-        } else {
-            let rows = tx
-                .query(
-                    "SELECT collection, data FROM datahost.records WHERE dataset = $1 ORDER BY collection, seq",
-                    &[&dataset],
-                )
-                .await
-                .map_err(err("reading records"))?;
-            let pairs: Vec<(String, String)> = rows.iter().map(|r| (r.get(0), r.get(1))).collect();
-            let info = IngestedInfo { rows: pairs.len() as u64, files, last_ingest_at: last, ..Default::default() };
-            records::assemble(&info, pairs.iter().map(|(c, d)| (c.as_str(), d.as_str())))
+            Some(counts.iter().map(|r| (r.get(0), r.get(1))).collect())
         };
+        let document = records::document(files, last, counts, &pairs);
         tx.execute(
             "INSERT INTO datahost.datasets (name, snapshot, checksum, source) VALUES ($1, $2, $3, 'ingest')
              ON CONFLICT (name) DO UPDATE SET snapshot = EXCLUDED.snapshot, checksum = EXCLUDED.checksum,

@@ -46,13 +46,20 @@ pub fn create_index_sql(dialect: Dialect, table: &str, dataset: &str, index: &Re
     format!("CREATE INDEX IF NOT EXISTS {name} ON {table} (dataset, collection, {})", exprs.join(", "))
 }
 
-/// The document of a table-backed dataset: only its `ingested` block, with the record count per collection
-/// (its records stay in the table and are read with `records.query`).
-pub fn header_document(files: u64, last_ingest_at: String, counts: Vec<(String, i64)>) -> String {
+/// The document of an ingested dataset: its `ingested` block and the records of every collection not kept in
+/// the table (`rows`). With `counts` (the dataset keeps some collections in the table: it is table-backed), the
+/// block carries the record count of every collection and `rows` is the total of those counts.
+pub fn document(
+    files: u64,
+    last_ingest_at: String,
+    counts: Option<Vec<(String, i64)>>,
+    rows: &[(String, String)],
+) -> String {
     let collections: std::collections::BTreeMap<String, u64> =
-        counts.into_iter().map(|(c, n)| (c, n.max(0) as u64)).collect();
-    let info = IngestedInfo { rows: collections.values().sum(), files, last_ingest_at, collections };
-    assemble(&info, std::iter::empty())
+        counts.unwrap_or_default().into_iter().map(|(c, n)| (c, n.max(0) as u64)).collect();
+    let total = if collections.is_empty() { rows.len() as u64 } else { collections.values().sum() };
+    let info = IngestedInfo { rows: total, files, last_ingest_at, collections };
+    assemble(&info, rows.iter().map(|(c, d)| (c.as_str(), d.as_str())))
 }
 
 /// A bound value of a records query.

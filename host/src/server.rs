@@ -45,7 +45,7 @@ pub async fn load_plugins(config: &Config, engine: &Arc<Engine>) -> Result<Arc<P
     if let Some(store) = engine.sqlite() {
         // A `datahost ingest` cut off between its last file and the assembly leaves a stale document.
         for dataset in store.stale_datasets()? {
-            store.assemble_if_changed(&dataset, engine.table_backed(&dataset))?;
+            store.assemble_if_changed(&dataset, &engine.table_collections(&dataset))?;
         }
         let ingested = engine.refresh().await?;
         if !ingested.is_empty() {

@@ -9,7 +9,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use datahost_plugin_api::ingest::IngestedInfo;
 use rusqlite::{params, Connection, OptionalExtension};
 
 use crate::records::{self, Bound, Counts, Dialect, RecordsTx, StoredRecord};
@@ -165,8 +164,9 @@ impl SqliteStore {
 
     /// Re-assembles the dataset's document if its records changed since the last assembly (also after an
     /// interrupted run). Returns whether the document changed.
-    /// A table-backed dataset's document holds only its `ingested` block with per-collection counts.
-    pub fn assemble_if_changed(&self, dataset: &str, table_backed: bool) -> Result<bool, String> {
+    /// The collections of `in_table` (those with declared record indexes) stay out of the document; the
+    /// `ingested` block then counts every collection.
+    pub fn assemble_if_changed(&self, dataset: &str, in_table: &[String]) -> Result<bool, String> {
         let mut conn = self.lock();
         let tx = conn.transaction().map_err(err("begin"))?;
         let state: Option<(i64, i64)> = tx
@@ -184,39 +184,40 @@ impl SqliteStore {
                 Ok((r.get(0)?, r.get(1)?))
             })
             .map_err(err("counting files"))?;
-        let document = if table_backed {
-            let counts: Vec<(String, i64)> = {
-                let mut stmt = tx
-                    .prepare("SELECT collection, count(*) FROM records WHERE dataset = ?1 GROUP BY collection")
-                    .map_err(err("counting records"))?;
-                let collected = stmt
-                    .query_map([dataset], |r| Ok((r.get(0)?, r.get(1)?)))
-                    .map_err(err("counting records"))?
-                    .collect::<Result<Vec<_>, _>>()
-                    .map_err(err("counting records"))?;
-                collected
-            };
-            records::header_document(files as u64, last.unwrap_or_default(), counts)
+        // Collections kept in the table (declared indexes) stay out of the document; only their counts go in.
+        let placeholders: Vec<String> = (0..in_table.len()).map(|i| format!("?{}", i + 2)).collect();
+        let not_in_table = if in_table.is_empty() {
+            String::new()
         } else {
-            let rows: Vec<(String, String)> = {
-                let mut stmt = tx
-                    .prepare("SELECT collection, data FROM records WHERE dataset = ?1 ORDER BY collection, seq")
-                    .map_err(err("reading records"))?;
-                let collected = stmt
-                    .query_map([dataset], |r| Ok((r.get(0)?, r.get(1)?)))
-                    .map_err(err("reading records"))?
-                    .collect::<Result<Vec<_>, _>>()
-                    .map_err(err("reading records"))?;
-                collected
-            };
-            let info = IngestedInfo {
-                rows: rows.len() as u64,
-                files: files as u64,
-                last_ingest_at: last.unwrap_or_default(),
-                ..Default::default()
-            };
-            records::assemble(&info, rows.iter().map(|(c, d)| (c.as_str(), d.as_str())))
+            format!(" AND collection NOT IN ({})", placeholders.join(", "))
         };
+        let bound: Vec<&str> = std::iter::once(dataset).chain(in_table.iter().map(String::as_str)).collect();
+        let rows: Vec<(String, String)> = {
+            let sql = format!(
+                "SELECT collection, data FROM records WHERE dataset = ?1{not_in_table} ORDER BY collection, seq"
+            );
+            let mut stmt = tx.prepare(&sql).map_err(err("reading records"))?;
+            let collected = stmt
+                .query_map(rusqlite::params_from_iter(bound.iter()), |r| Ok((r.get(0)?, r.get(1)?)))
+                .map_err(err("reading records"))?
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(err("reading records"))?;
+            collected
+        };
+        let counts = if in_table.is_empty() {
+            None
+        } else {
+            let mut stmt = tx
+                .prepare("SELECT collection, count(*) FROM records WHERE dataset = ?1 GROUP BY collection")
+                .map_err(err("counting records"))?;
+            let collected = stmt
+                .query_map([dataset], |r| Ok((r.get(0)?, r.get(1)?)))
+                .map_err(err("counting records"))?
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(err("counting records"))?;
+            Some(collected)
+        };
+        let document = records::document(files as u64, last.unwrap_or_default(), counts, &rows);
         tx.execute(
             "INSERT INTO datasets (name, snapshot, checksum, source, updated_at) VALUES (?1, ?2, ?3, 'ingest', ?4)
              ON CONFLICT (name) DO UPDATE SET snapshot = excluded.snapshot, checksum = excluded.checksum,
@@ -384,8 +385,8 @@ mod tests {
             let store = SqliteStore::open(dir.path()).unwrap();
             assert_eq!(store.apply_file("d", "a.txt", "sha", &batch).unwrap().added, 1);
             assert_eq!(store.stale_datasets().unwrap(), ["d"]);
-            assert!(store.assemble_if_changed("d", false).unwrap());
-            assert!(!store.assemble_if_changed("d", false).unwrap(), "nothing changed since");
+            assert!(store.assemble_if_changed("d", &[]).unwrap());
+            assert!(!store.assemble_if_changed("d", &[]).unwrap(), "nothing changed since");
         }
         let store = SqliteStore::open(dir.path()).unwrap();
         let doc = store.fetch_dataset("d").unwrap().unwrap();

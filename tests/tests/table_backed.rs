@@ -97,7 +97,7 @@ fn vin_records_stay_in_the_postgresql_table_and_are_looked_up_per_request() {
         client
             .query_one(
                 "SELECT count(*) FROM pg_indexes WHERE schemaname = 'datahost' AND tablename = 'records' \
-                 AND indexname LIKE 'rx_%'",
+                 AND indexname LIKE 'rx_%' AND (indexdef LIKE '%''vin''%' OR indexdef LIKE '%''makeKey''%')",
                 &[],
             )
             .unwrap()

@@ -70,6 +70,10 @@ pub struct Filing {
     /// Rows of the information table that could not be read at ingest (so the list is incomplete).
     #[serde(default)]
     pub unread_rows: Option<usize>,
+    /// The information tables' total as their summary pages report it, in dollars (ingested covers only):
+    /// what ranks filers of equal name match while their rows stay in the records engine's table.
+    #[serde(skip)]
+    pub reported_total_usd: Option<u64>,
 }
 
 /// Where the served data comes from. `method` and `ingested` are present for ingested data only.
@@ -115,6 +119,9 @@ pub struct Index {
     pub meta: Meta,
     /// Sorted by CIK.
     pub filers: Vec<Filer>,
+    /// Set when the holdings stay in the records engine's table (ingested data): each request reads the rows
+    /// of the filing it serves (`records.query` by accession) instead of holding them all in memory.
+    pub table: Option<datahost_plugin_api::Host>,
 }
 
 impl Index {
@@ -134,23 +141,48 @@ impl Index {
             .into_values()
             .map(|mut f| {
                 f.holdings.sort_by(|a, b| b.value_usd.cmp(&a.value_usd).then_with(|| a.cusip.cmp(&b.cusip)));
-                Filer {
-                    name_lower: f.filer.to_lowercase(),
-                    total_value_usd: f.holdings.iter().map(|h| h.value_usd).sum(),
-                    latest: f,
-                }
+                let total = if f.holdings.is_empty() {
+                    f.reported_total_usd.unwrap_or_default()
+                } else {
+                    f.holdings.iter().map(|h| h.value_usd).sum()
+                };
+                Filer { name_lower: f.filer.to_lowercase(), total_value_usd: total, latest: f }
             })
             .collect();
-        Ok(Self { meta, filers })
+        Ok(Self { meta, filers, table: None })
     }
 
-    /// Every filer's latest filing.
-    pub fn latest_filings(&self) -> impl Iterator<Item = &Filing> {
-        self.filers.iter().map(|f| &f.latest)
-    }
-
-    pub fn latest_filings_mut(&mut self) -> impl Iterator<Item = &mut Filing> {
-        self.filers.iter_mut().map(|f| &mut f.latest)
+    /// The filer's latest filing with its holdings (largest first) and their total: from memory, or, for a
+    /// table-backed index, read from the records engine (the served filing and the NEW HOLDINGS amendments
+    /// merged into it) with each issuer named through the host's company list.
+    pub fn with_holdings<'a>(&self, filer: &'a Filer) -> Result<(std::borrow::Cow<'a, Filing>, u64), String> {
+        let Some(host) = self.table.as_ref() else {
+            return Ok((std::borrow::Cow::Borrowed(&filer.latest), filer.total_value_usd));
+        };
+        let f = &filer.latest;
+        let accessions: Vec<serde_json::Value> = std::iter::once(f.accession.clone())
+            .chain(f.amendments.iter().map(|a| a.accession.clone()))
+            .map(serde_json::Value::from)
+            .collect();
+        let query = datahost_plugin_api::query::RecordsQuery::new(crate::SLUG, crate::records::HOLDINGS)
+            .any_of("accession", accessions);
+        let page = host.query_records(&query)?;
+        if page.truncated {
+            return Err(format!("filing {} has more information-table rows than one read returns", f.accession));
+        }
+        let mut rows: Vec<crate::records::HoldingRecord> = page
+            .records
+            .into_iter()
+            .map(serde_json::from_value)
+            .collect::<Result<_, _>>()
+            .map_err(|e| format!("a stored 13F holding is not readable: {e}"))?;
+        rows.sort_by(|a, b| (&a.accession, a.row).cmp(&(&b.accession, b.row)));
+        let mut filing = f.clone();
+        filing.holdings = rows.into_iter().map(crate::records::HoldingRecord::into_holding).collect();
+        filing.holdings.sort_by(|a, b| b.value_usd.cmp(&a.value_usd).then_with(|| a.cusip.cmp(&b.cusip)));
+        crate::records::name_holdings(std::slice::from_mut(&mut filing), host);
+        let total = filing.holdings.iter().map(|h| h.value_usd).sum();
+        Ok((std::borrow::Cow::Owned(filing), total))
     }
 
     /// The filer with this 10-digit CIK.

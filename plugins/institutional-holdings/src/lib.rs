@@ -36,6 +36,8 @@ impl Plugin for InstitutionalHoldings {
             vec![routes::route_spec(), routes::internal_route_spec()],
             schema::fragment(),
         )
+        // Table-backed holdings: national 13F information tables stay in the records engine, read per filing.
+        .indexing(records::HOLDINGS, &["accession"])
     }
 
     fn seeds() -> Vec<Seed> {

@@ -107,7 +107,7 @@ pub struct HoldingRecord {
 }
 
 impl HoldingRecord {
-    fn into_holding(self) -> Holding {
+    pub fn into_holding(self) -> Holding {
         Holding {
             name_of_issuer: self.name_of_issuer,
             title_of_class: self.title_of_class,
@@ -179,6 +179,9 @@ fn served_filing(
         included().flat_map(|f| rows_by_accession.remove(&f.accession).unwrap_or_default()).collect();
     rows.sort_by(|a, b| (&a.accession, a.row).cmp(&(&b.accession, b.row)));
     let unread: usize = included().map(|f| f.unread_rows).sum();
+    let reported = included()
+        .map(|f| f.table_value_total.map(|v| if f.value_unit == "thousands" { v.saturating_mul(1000) } else { v }))
+        .sum::<Option<u64>>();
     Some(Filing {
         cik: head.cik.clone(),
         filer: head.filer.clone(),
@@ -193,6 +196,7 @@ fn served_filing(
         source_url: Some(head.source_url.clone()),
         amendments: additions.iter().map(|f| f.amendment_ref()).collect(),
         unread_rows: (unread > 0).then_some(unread),
+        reported_total_usd: reported,
     })
 }
 
@@ -211,6 +215,8 @@ struct IngestedDocument {
 pub fn index_from_ingested(document: serde_json::Value, host: &Host) -> Result<Index, String> {
     let document: IngestedDocument =
         serde_json::from_value(document).map_err(|e| format!("the ingested 13F records are not readable: {e}"))?;
+    // Table-backed (holdings declared as indexed): the document lists the covers and counts the rows.
+    let table_backed = document.ingested.collections.contains_key(HOLDINGS) && document.holdings.is_empty();
     let combined = combine(document.filings, document.holdings);
     for lineage in &combined.additions_without_original {
         host.log(
@@ -220,7 +226,7 @@ pub fn index_from_ingested(document: serde_json::Value, host: &Host) -> Result<I
             ),
         );
     }
-    if combined.orphan_holdings > 0 {
+    if !table_backed && combined.orphan_holdings > 0 {
         let n = combined.orphan_holdings;
         host.log(LogLevel::Warn, &format!("{n} ingested 13F holding rows have no filing record; not served"));
     }
@@ -247,14 +253,19 @@ pub fn index_from_ingested(document: serde_json::Value, host: &Host) -> Result<I
         ingested: Some(document.ingested),
     };
     let mut index = Index::new(meta, combined.filings)?;
-    name_issuers(&mut index, host);
+    if table_backed {
+        // The rows stay in the records engine's table; each request reads (and names) the ones it serves.
+        index.table = Some(*host);
+    } else {
+        name_holdings(&mut index.filers.iter_mut().map(|f| &mut f.latest).collect::<Vec<_>>(), host);
+    }
     Ok(index)
 }
 
-/// Resolves the issuer names of every served filing in one host call; a failed call only logs.
-fn name_issuers(index: &mut Index, host: &Host) {
+/// Resolves the issuer names of `filings` in one host call; a failed call only logs.
+pub fn name_holdings<F: std::borrow::BorrowMut<Filing>>(filings: &mut [F], host: &Host) {
     let mut names: Vec<String> =
-        index.latest_filings().flat_map(|f| f.holdings.iter().map(|h| h.name_of_issuer.clone())).collect();
+        filings.iter().flat_map(|f| f.borrow().holdings.iter().map(|h| h.name_of_issuer.clone())).collect();
     names.sort();
     names.dedup();
     if names.is_empty() {
@@ -270,7 +281,7 @@ fn name_issuers(index: &mut Index, host: &Host) {
     };
     let by_name: HashMap<String, CompanyRef> =
         names.into_iter().zip(answers).filter_map(|(name, answer)| Some((name, answer?))).collect();
-    for h in index.latest_filings_mut().flat_map(|f| f.holdings.iter_mut()) {
+    for h in filings.iter_mut().flat_map(|f| f.borrow_mut().holdings.iter_mut()) {
         h.issuer = by_name.get(&h.name_of_issuer).cloned();
     }
 }

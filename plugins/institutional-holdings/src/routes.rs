@@ -7,7 +7,7 @@ use datahost_plugin_api::reference::CompanyRef;
 use datahost_plugin_api::{ApiError, ParamSpec, RequestEnvelope, Response, RouteSpec};
 use serde::Serialize;
 
-use crate::data::{AmendmentRef, Filer, Holding, Index, Meta, NameMatch};
+use crate::data::{AmendmentRef, Filing, Holding, Index, Meta, NameMatch};
 use crate::records::VotingAuthority;
 
 pub const DEFAULT_LIMIT: usize = 100;
@@ -110,7 +110,9 @@ struct LatestFilings<'a> {
 
 pub fn handle(index: &Index, request: &RequestEnvelope) -> Result<Response, ApiError> {
     if request.route == internal_route() {
-        let filings = index.filers.iter().map(|f| body(f, "cik", usize::MAX, None)).collect();
+        let filled =
+            index.filers.iter().map(|f| index.with_holdings(f)).collect::<Result<Vec<_>, _>>().map_err(unavailable)?;
+        let filings = filled.iter().map(|(f, total)| body(f, *total, "cik", usize::MAX, None)).collect();
         return Response::json(&LatestFilings { meta: &index.meta, filings });
     }
     let q = request.params();
@@ -131,11 +133,16 @@ pub fn handle(index: &Index, request: &RequestEnvelope) -> Result<Response, ApiE
         return Err(ApiError::bad_request("the cik or q query parameter is required"));
     };
 
-    Response::json(&body(filer, matched_by, limit, Some(&index.meta)))
+    let (filing, total) = index.with_holdings(filer).map_err(unavailable)?;
+    Response::json(&body(&filing, total, matched_by, limit, Some(&index.meta)))
 }
 
-fn body<'a>(filer: &'a Filer, matched_by: &'static str, limit: usize, meta: Option<&'a Meta>) -> Body<'a> {
-    let f = &filer.latest;
+/// A read of the records engine failed: the answer would be incomplete, so say so instead.
+fn unavailable(e: String) -> ApiError {
+    ApiError::unavailable(format!("the 13F holdings could not be read: {e}"))
+}
+
+fn body<'a>(f: &'a Filing, total: u64, matched_by: &'static str, limit: usize, meta: Option<&'a Meta>) -> Body<'a> {
     let holdings: Vec<HoldingOut> = f.holdings.iter().take(limit).map(holding_out).collect();
     Body {
         cik: &f.cik,
@@ -147,7 +154,7 @@ fn body<'a>(filer: &'a Filer, matched_by: &'static str, limit: usize, meta: Opti
         matched_by,
         count: holdings.len(),
         total_holdings: f.holdings.len(),
-        total_value_usd: filer.total_value_usd,
+        total_value_usd: total,
         truncated: holdings.len() < f.holdings.len(),
         holdings,
         amendment_type: f.amendment_type.as_deref(),
