@@ -258,6 +258,20 @@ impl Server {
         }
     }
 
+    /// Polls `path` (with the owner key) until its body satisfies `ready`: for datasets derived from others,
+    /// which reload just after the dataset they read. Panics with the last body after `limit`.
+    pub fn wait_for_route(&self, path: &str, limit: Duration, ready: impl Fn(&Value) -> bool) -> Value {
+        let deadline = Instant::now() + limit;
+        loop {
+            let (status, body) = self.get(path);
+            if status == 200 && ready(&body) {
+                return body;
+            }
+            assert!(Instant::now() < deadline, "{path} not ready within {limit:?}: {status} {body}");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
     pub fn stderr(&self) -> String {
         self.stderr_lines.lock().unwrap().join("\n")
     }

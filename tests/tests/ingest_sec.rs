@@ -74,10 +74,8 @@ fn ingest_and_check(server: &Server) {
         all["companies"].as_array().unwrap().iter().map(|c| c["ticker"].as_str().unwrap()).collect();
     assert_eq!(tickers, ["AAPL", "AIR", "ARW", "SCWO", "SNOW"], "only the issuers of the ingested filings");
 
-    // The rosters derive from the same real filings.
-    let (status, body) = server.get("/v1/execs?ticker=AAPL");
-    assert_eq!(status, 200, "{body}");
-    assert_eq!(body["dataStatus"], "ingested");
+    // The rosters derive from the same real filings (execs reloads just after the insiders it reads).
+    let body = server.wait_for_route("/v1/execs?ticker=AAPL", PICKUP, |b| b["dataStatus"] == "ingested");
     assert_eq!(body["companies"][0]["execs"][0]["name"], "Adams Katherine L.");
 
     // 0001140361-23-013281.txt: filed by agent 0001140361 for METLIFE INC (CIK 0001099219), period 2021-12-31;

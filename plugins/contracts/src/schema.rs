@@ -77,11 +77,11 @@ pub fn example() -> Value {
             "totalObligatedUsd": 806747507.75,
             "awardCount": 5,
             "topAwards": [
-                {"amount": 707605780.63, "agency": "General Services Administration", "description": "IT PROFESSIONAL SERVICES", "date": "2026-03-17", "awardId": "DEMO-47QTCA26C3665", "awardType": "A"},
-                {"amount": 67537766.87, "agency": "Department of Health and Human Services", "description": "CLINICAL RESEARCH IT SERVICES", "date": "2026-10-23", "awardId": "DEMO-75D30127C2407", "awardType": "D"},
-                {"amount": 15772868.59, "agency": "General Services Administration", "description": "IT PROFESSIONAL SERVICES", "date": "2025-07-24", "awardId": "DEMO-47QTCA25C4427", "awardType": "B"},
-                {"amount": 8842289.09, "agency": "Department of Defense", "description": "ENGINEERING AND MANUFACTURING DEVELOPMENT", "date": "2024-11-15", "awardId": "DEMO-W58RGZ25C9036", "awardType": "A"},
-                {"amount": 6988802.57, "agency": "General Services Administration", "description": "ENTERPRISE SOFTWARE LICENSES", "date": "2026-10-07", "awardId": "DEMO-47QTCA27C6629", "awardType": "C"}
+                {"amount": 707605780.63, "agency": "General Services Administration", "description": "IT PROFESSIONAL SERVICES", "date": "2026-03-17", "awardId": "DEMO-AWD-00172", "awardType": "A"},
+                {"amount": 67537766.87, "agency": "Department of Health and Human Services", "description": "CLINICAL RESEARCH IT SERVICES", "date": "2026-10-23", "awardId": "DEMO-AWD-00174", "awardType": "D"},
+                {"amount": 15772868.59, "agency": "General Services Administration", "description": "IT PROFESSIONAL SERVICES", "date": "2025-07-24", "awardId": "DEMO-AWD-00170", "awardType": "B"},
+                {"amount": 8842289.09, "agency": "Department of Defense", "description": "ENGINEERING AND MANUFACTURING DEVELOPMENT", "date": "2024-11-15", "awardId": "DEMO-AWD-00169", "awardType": "A"},
+                {"amount": 6988802.57, "agency": "General Services Administration", "description": "ENTERPRISE SOFTWARE LICENSES", "date": "2026-10-07", "awardId": "DEMO-AWD-00173", "awardType": "C"}
             ]
         }]
     })
