@@ -140,23 +140,37 @@ fn counts_are_hand_checked() {
 
 #[test]
 fn the_demo_seed_names_no_real_company_and_no_official_document() {
+    let text = include_str!("../seed/congress-trades.json");
+    let seed: Value = serde_json::from_str(text).unwrap();
+    assert_eq!(seed["meta"]["sourceUrl"], "https://demo.invalid/congress-trades");
     let p = plugin_with_own_seeds::<CongressTrades>();
     let (_, all) = get(&p, ROUTE, &[("limit", "1000")]);
+    assert_eq!(all["count"], 96, "every seed filing is checked");
     for f in all["filings"].as_array().unwrap() {
         assert!(f["docId"].as_str().unwrap().starts_with("DEMO-PTR-H"), "{f}");
     }
     for t in all_trades(&all) {
-        assert!(t["asset"].as_str().unwrap().contains("(demo)"), "a fictional issuer: {t}");
+        assert!(t["asset"].as_str().unwrap().contains(" (demo)"), "a fictional issuer: {t}");
     }
-    let text = all.to_string();
-    for official in ["house.gov", "sec.gov", "senate.gov"] {
-        assert!(!text.contains(official), "the demo seed cites {official}");
-    }
-    let Some((listed, _)) = datahost_plugin_api::testing::listed_companies() else { return };
-    assert!(listed.contains("AAPL"), "the corpus copy lists real companies");
-    for t in all_trades(&all) {
-        let ticker = t["ticker"].as_str().unwrap();
-        assert!(!listed.contains(ticker) && !listed.contains(&ticker.replace('.', "-")), "{ticker} is listed");
+    let trades = all_trades(&all);
+    let tickers: Vec<&str> = trades.iter().map(|t| t["ticker"].as_str().unwrap()).collect();
+    assert_no_real_identifier(text, &tickers);
+}
+
+#[test]
+fn demo_members_are_not_house_filers() {
+    // No demo member shares a surname with anyone in the Clerk's 2023 index (column 2 of 2023FD.txt, the
+    // `Last` field) or a representative of the House Stock Watcher export: the members are fictional.
+    let watcher = datahost_plugin_api::testing::corpus_file("house-stock-watcher/all_transactions.csv");
+    let (Some(index), Some(watcher)) = (corpus("2023FD.txt"), watcher) else { return };
+    let index = String::from_utf8_lossy(&index).to_lowercase();
+    let watcher = String::from_utf8_lossy(&watcher).to_lowercase();
+    assert!(index.contains("\tpelosi\t") && watcher.contains("pelosi"), "the corpus lists real members");
+    let (_, all) = get(&plugin_with_own_seeds::<CongressTrades>(), ROUTE, &[("limit", "1000")]);
+    for f in all["filings"].as_array().unwrap() {
+        let surname = f["member"].as_str().unwrap().rsplit(' ').next().unwrap().to_lowercase();
+        assert!(!index.contains(&format!("\t{surname}\t")), "{surname} files with the House");
+        assert!(!watcher.contains(&surname), "{surname} is in the House Stock Watcher export");
     }
 }
 
@@ -335,4 +349,49 @@ fn deleted_rows_are_not_served_and_the_amending_filing_says_so() {
     assert_eq!(amending["withdrawnTrades"], 1);
     assert_eq!(amending["trades"], json!([]));
     assert_eq!(filing(&body, "20000001")["trades"].as_array().unwrap().len(), 1);
+}
+
+// ------------------------------------------------------------- the demo universe ---
+
+/// Tickers of the real companies the demo universe stands in for (`AAPL` became `ORCH`, `LMT` became `BWRD`...):
+/// no demo row may carry one.
+const REAL_TICKERS: [&str; 54] = [
+    "AAPL", "MSFT", "NVDA", "AMZN", "GOOGL", "GOOG", "META", "TSLA", "JPM", "XOM", "JNJ", "WMT", "PG", "V", "UNH",
+    "HD", "KO", "PFE", "INTC", "CRM", "LMT", "BA", "RTX", "GD", "NOC", "T", "VZ", "CMCSA", "GS", "CVX", "AMD", "BRK.B",
+    "CAT", "DE", "DIS", "ORCL", "AVGO", "COST", "CRWD", "PLTR", "LLY", "GE", "IBM", "QCOM", "ACN", "BAH", "CACI",
+    "HII", "KBR", "LDOS", "SAIC", "MA", "NEE", "SPY",
+];
+
+/// Their names (fragments separated by `|`, matched case-insensitively): no demo row may name one.
+const REAL_NAMES: &str = "apple inc|microsoft|nvidia|amazon|alphabet|google|meta platforms|facebook|tesla|jpmorgan|\
+    exxon|johnson & johnson|walmart|procter|unitedhealth|home depot|coca-cola|pfizer|intel corp|salesforce|lockheed|\
+    boeing|raytheon|rtx corp|general dynamics|northrop|at&t|verizon|comcast|goldman|chevron|broadcom|costco|\
+    crowdstrike|palantir|eli lilly|general electric|international business machines|qualcomm|accenture|booz allen|\
+    caci inc|huntington ingalls|kbr|leidos|science applications|berkshire|oracle|disney|caterpillar|deere|\
+    advanced micro|mastercard|nextera|spdr|visa inc";
+
+/// Hosts of the official sources: a demo row cites none (its addresses are under the reserved `demo.invalid`).
+const OFFICIAL_HOSTS: [&str; 8] =
+    ["sec.gov", "house.gov", "senate.gov", "lda.senate.gov", "fec.gov", "usaspending.gov", "patentsview", "nhtsa.gov"];
+
+/// Fails when the seed text names a real company or cites an official host, or `ticker` is a real company's
+/// (also, when the shared corpus is present, any ticker the SEC lists in `company_tickers.json`).
+fn assert_no_real_identifier(seed_text: &str, tickers: &[&str]) {
+    let text = seed_text.to_lowercase();
+    for name in REAL_NAMES.split('|') {
+        assert!(!text.contains(name), "the demo seed names `{name}`");
+    }
+    for host in OFFICIAL_HOSTS {
+        assert!(!text.contains(host), "the demo seed cites {host}");
+    }
+    let listed = datahost_plugin_api::testing::listed_companies().map(|(listed, _)| listed);
+    if let Some(listed) = &listed {
+        assert!(listed.contains("AAPL") && listed.contains("LMT"), "the corpus copy lists real companies");
+    }
+    for ticker in tickers {
+        assert!(!REAL_TICKERS.contains(ticker), "{ticker} is a real company's ticker");
+        if let Some(listed) = &listed {
+            assert!(!listed.contains(*ticker) && !listed.contains(&ticker.replace('.', "-")), "{ticker} is listed");
+        }
+    }
 }

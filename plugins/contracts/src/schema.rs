@@ -13,7 +13,13 @@ pub fn fragment() -> Value {
             ("agency", describe(string(), "Awarding agency.")),
             ("description", describe(string(), "Award description as reported.")),
             ("date", describe(date(), "Action date of the award (ingested: its start date or date signed).")),
-            ("awardId", describe(string(), "Procurement instrument identifier (PIID).")),
+            (
+                "awardId",
+                describe(
+                    string(),
+                    "Procurement instrument identifier (PIID); `DEMO-AWD-#####` in the demo seed, not a PIID.",
+                ),
+            ),
             ("awardType", describe(string_enum(&["A", "B", "C", "D"]), "Contract award type code.")),
         ],
         &[

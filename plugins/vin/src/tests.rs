@@ -277,6 +277,16 @@ fn seed_is_consistent_with_the_vin_rules() {
         let v = t["vin"].as_str().unwrap();
         assert_eq!(with_check_digit(v), v, "theft VIN {v} must carry its check digit");
         assert!(parse(v).is_ok(), "{v}");
+        // The invented theft facts attach only to demo VINs: serial (positions 12-17) `DEM` + 3 digits. 49 CFR
+        // 565.15 makes the last five characters of a car's or light truck's VIN numeric, so no real vehicle of
+        // these high-volume manufacturers carries letters in positions 13-14.
+        let serial = &v[11..];
+        assert!(serial.starts_with("DEM") && serial[3..].bytes().all(|b| b.is_ascii_digit()), "{v}");
+    }
+    assert_eq!(seed["thefts"].as_array().unwrap().len(), 23);
+    let text = include_str!("../seed/vin.json").to_lowercase();
+    for host in ["nhtsa.gov", "nhtsa.dot.gov", "sec.gov", "house.gov", "senate.gov", "fec.gov", "usaspending.gov"] {
+        assert!(!text.contains(host), "the demo seed cites {host}");
     }
     for v in seed["vehicles"].as_array().unwrap() {
         let vds = v["vds"].as_str().unwrap();

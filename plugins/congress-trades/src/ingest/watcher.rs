@@ -50,7 +50,7 @@ pub struct WatcherTradeRecord {
     pub state_district: String,
     /// `disclosure_date` as `YYYY-MM-DD`.
     pub disclosure_date: String,
-    /// `SP`, `JT`, `DC`, `self`, or empty when the export leaves it blank.
+    /// `SP`, `JT`, `DC` or `self` (the export's `self`, or its blank owner cell: the member).
     pub owner: String,
     /// Empty when the export has `--` (no ticker).
     pub ticker: String,
@@ -155,8 +155,9 @@ fn row(f: &[&str; 12]) -> Result<WatcherTradeRecord, String> {
         "joint" => "JT",
         "spouse" => "SP",
         "dependent" => "DC",
-        "self" => "self",
-        "" | "--" => "",
+        // The form's owner column left blank means the member (as the PDF parser reads it); the export writes
+        // that blank as empty or as `--`, its mark for an empty cell.
+        "self" | "" | "--" => "self",
         other => return Err(format!("owner `{}` is not joint, spouse, dependent or self", clip(other))),
     };
     let kind = match kind {

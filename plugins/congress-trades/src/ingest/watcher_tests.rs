@@ -40,6 +40,10 @@ fn every_row_is_read_or_reported_at_its_line() {
     let blk = batch.records.iter().find(|r| r.data["ticker"] == "BLK" && r.group == "20019570").unwrap();
     assert_eq!((blk.data["owner"].as_str(), blk.data["type"].as_str()), (Some("self"), Some("sale (partial)")));
     assert_eq!(blk.data["member"], "Alan S. Lowenthal");
+    // Line 8: `2021,12/01/2021,2021-11-30,,KPLTW,Katapult Holdings Inc - Warrant,purchase,...,Hon. Austin Scott`:
+    // the blank owner cell is the member, as on the form.
+    let kpltw = batch.records.iter().find(|r| r.data["ticker"] == "KPLTW").unwrap();
+    assert_eq!((kpltw.data["owner"].as_str(), kpltw.data["member"].as_str()), (Some("self"), Some("Austin Scott")));
 }
 
 #[test]
