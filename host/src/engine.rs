@@ -343,6 +343,10 @@ mod tests {
         assert_eq!(campaigns(&page), ["24V003"], "an integer field compares as an integer");
         let page = engine.query_records(&readable, &accords.clone().limit(1)).unwrap();
         assert_eq!((campaigns(&page), page.truncated), (vec!["24V001"], true));
+        let page = engine.query_records(&readable, &accords.clone().limit(1).offset(1)).unwrap();
+        assert_eq!((campaigns(&page), page.truncated), (vec!["24V003"], false), "the next page, in ingest order");
+        let page = engine.query_records(&readable, &accords.clone().offset(2)).unwrap();
+        assert_eq!((campaigns(&page), page.truncated), (vec![], false), "past the end");
         let any = RecordsQuery::new("vin", "recalls").any_of("makeKey", vec![json!("FORD"), json!("HONDA")]);
         assert_eq!(engine.query_records(&readable, &any).unwrap().records.len(), 4);
         let none = RecordsQuery::new("vin", "recalls").eq("makeKey", "HONDA'; DROP TABLE records; --");

@@ -99,7 +99,7 @@ pub fn query_sql(dialect: Dialect, table: &str, q: &RecordsQuery) -> (String, Ve
         sql.push_str(" AND ");
         sql.push_str(&clause);
     }
-    sql.push_str(&format!(" ORDER BY seq LIMIT {}", q.max_records() + 1));
+    sql.push_str(&format!(" ORDER BY seq LIMIT {} OFFSET {}", q.max_records() + 1, q.skip()));
     (sql, values)
 }
 

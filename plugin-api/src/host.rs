@@ -120,6 +120,21 @@ impl Host {
         serde_json::from_value(out).map_err(|e| format!("the host's records answer is not readable: {e}"))
     }
 
+    /// Every record a query matches, read page by page (each page at most [`crate::query::MAX_QUERY_LIMIT`]
+    /// records), in ingest order. For lookups whose answer may exceed one page (an issuer's Form 4 rows over
+    /// decades); `query.limit` and `query.offset` are replaced.
+    pub fn query_all_records(&self, query: &crate::query::RecordsQuery) -> Result<Vec<serde_json::Value>, String> {
+        let mut all = Vec::new();
+        loop {
+            let page_query = query.clone().limit(crate::query::MAX_QUERY_LIMIT).offset(all.len());
+            let page = self.query_records(&page_query)?;
+            all.extend(page.records);
+            if !page.truncated {
+                return Ok(all);
+            }
+        }
+    }
+
     /// Which records engine backs the host: `embedded` or `postgres` (via the `engine.kind` host call).
     pub fn engine_kind(&self) -> String {
         self.call("engine.kind", &serde_json::Value::Null)

@@ -203,7 +203,8 @@ pub struct IngestedInfo {
 
 /// Builds the document the host would serve after ingesting `batches` in order (records keyed by collection
 /// and key, later ones replacing earlier ones; amendment lineage is the host's business and not applied
-/// here). For plugin unit tests that parse a corpus file and then query the plugin.
+/// here). For plugin unit tests that parse a corpus file and then query the plugin. The document keeps every
+/// collection's records (the test host answers `records.query` from them) and counts them in `collections`.
 pub fn assemble(batches: &[IngestBatch]) -> serde_json::Value {
     let mut order: Vec<(String, String)> = Vec::new();
     let mut data: std::collections::HashMap<(String, String), serde_json::Value> = Default::default();
@@ -214,11 +215,17 @@ pub fn assemble(batches: &[IngestBatch]) -> serde_json::Value {
         }
     }
     let mut doc = serde_json::Map::new();
+    let mut collections = std::collections::BTreeMap::new();
+    for (collection, _) in &order {
+        *collections.entry(collection.clone()).or_insert(0) += 1;
+    }
+    // The host counts every collection of a table-backed dataset; the test host's documents keep the records
+    // and count them too, so a plugin reads its counts the same way in either.
     let info = IngestedInfo {
         rows: order.len() as u64,
         files: batches.len() as u64,
         last_ingest_at: String::new(),
-        collections: Default::default(),
+        collections,
     };
     doc.insert(INGESTED_KEY.into(), serde_json::to_value(info).unwrap_or_default());
     for id in order {

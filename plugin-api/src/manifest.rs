@@ -326,7 +326,6 @@ impl Manifest {
         }
     }
 
-    /// Declares datasets of other plugins this one reads through the records engine.
     /// Declares that records of `collection` are looked up by `fields` (see [`crate::query`]).
     pub fn indexing(mut self, collection: &str, fields: &[&str]) -> Self {
         self.indexes.push(crate::query::RecordIndex {
@@ -336,6 +335,7 @@ impl Manifest {
         self
     }
 
+    /// Declares datasets of other plugins this one reads through the records engine.
     pub fn reading(mut self, datasets: &[&str]) -> Self {
         self.reads.extend(datasets.iter().map(|d| d.to_string()));
         self

@@ -43,11 +43,15 @@ pub struct RecordsQuery {
     /// At most this many records (default and maximum [`MAX_QUERY_LIMIT`]).
     #[serde(default)]
     pub limit: Option<usize>,
+    /// Skips this many matching records first (in ingest order): how a reader pages through more than one
+    /// query returns (see [`crate::Host::query_all_records`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offset: Option<usize>,
 }
 
 impl RecordsQuery {
     pub fn new(dataset: &str, collection: &str) -> Self {
-        Self { dataset: dataset.into(), collection: collection.into(), filters: Vec::new(), limit: None }
+        Self { dataset: dataset.into(), collection: collection.into(), filters: Vec::new(), limit: None, offset: None }
     }
 
     /// Adds `field = value`.
@@ -64,6 +68,16 @@ impl RecordsQuery {
     pub fn limit(mut self, limit: usize) -> Self {
         self.limit = Some(limit);
         self
+    }
+
+    pub fn offset(mut self, offset: usize) -> Self {
+        self.offset = Some(offset);
+        self
+    }
+
+    /// The effective offset.
+    pub fn skip(&self) -> usize {
+        self.offset.unwrap_or(0)
     }
 
     /// The effective limit.

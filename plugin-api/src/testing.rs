@@ -90,6 +90,7 @@ fn query_document(doc: &str, q: &crate::query::RecordsQuery) -> Result<crate::qu
         .filter(|r| {
             q.filters.iter().all(|f| crate::query::field_value(r, &f.field).is_some_and(|v| f.any_of.contains(v)))
         })
+        .skip(q.skip())
         .cloned()
         .collect();
     let max = q.max_records();
@@ -222,4 +223,28 @@ pub fn listed_companies() -> Option<(std::collections::HashSet<String>, u64)> {
 pub fn corpus_file(relative: &str) -> Option<Vec<u8>> {
     let path = format!("{}/../../shared/corpus/{relative}", env!("CARGO_MANIFEST_DIR"));
     std::fs::read(&path).map_err(|_| eprintln!("corpus absent: skipping ({path})")).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::query::{RecordsQuery, MAX_QUERY_LIMIT};
+
+    #[test]
+    fn query_all_records_reads_every_page_in_order() {
+        // Two and a half pages of rows for one issuer, interleaved with rows of another.
+        let rows: Vec<serde_json::Value> = (0..MAX_QUERY_LIMIT * 5 / 2)
+            .flat_map(|i| {
+                [serde_json::json!({"issuerCik": "1", "n": i}), serde_json::json!({"issuerCik": "2", "n": i})]
+            })
+            .collect();
+        let host = TestHost::new();
+        host.set_dataset("insiders", &serde_json::json!({ "ingested": {}, "transactions": rows }).to_string());
+        let q = RecordsQuery::new("insiders", "transactions").eq("issuerCik", "1");
+        let all = host.host().query_all_records(&q).unwrap();
+        assert_eq!(all.len(), MAX_QUERY_LIMIT * 5 / 2);
+        assert!(all.iter().enumerate().all(|(i, r)| r["n"] == i && r["issuerCik"] == "1"));
+        let first = host.host().query_records(&q).unwrap();
+        assert_eq!((first.records.len(), first.truncated), (MAX_QUERY_LIMIT, true), "one page is capped");
+    }
 }

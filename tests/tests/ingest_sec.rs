@@ -123,4 +123,14 @@ fn sec_filings_are_ingested_and_served_on_postgres() {
     assert!(doc.get("holdings").is_none(), "the rows are not in the document");
     assert_eq!(doc["filings"].as_array().map(Vec::len), Some(5), "the five applied filings' covers");
     assert!(doc["ingested"]["collections"]["holdings"].as_u64().unwrap() > 0, "{}", doc["ingested"]);
+    // Form 4 transaction rows are table-backed too: the document holds one `forms` record per filing and
+    // counts the rows, which `/v1/insiders` and `/v1/execs` read per issuer (checked above).
+    let doc: String =
+        db.client().query_one("SELECT snapshot FROM datahost.datasets WHERE name = 'insiders'", &[]).unwrap().get(0);
+    let doc: Value = serde_json::from_str(&doc).unwrap();
+    assert!(doc.get("transactions").is_none(), "the rows are not in the document");
+    assert_eq!(doc["forms"].as_array().map(Vec::len), Some(5), "one record per filing");
+    // Transaction rows counted by hand (<nonDerivativeTransaction> + <derivativeTransaction> per file): Snowflake
+    // 6 + 1, 374Water 1 + 1, AAR 1, Arrow 2, Apple 7.
+    assert_eq!(doc["ingested"]["collections"]["transactions"], 19, "{}", doc["ingested"]);
 }

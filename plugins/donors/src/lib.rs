@@ -40,6 +40,8 @@ impl Plugin for Donors {
             vec![routes::route_spec()],
             schema::fragment(),
         )
+        // Table-backed contributions: national itpas2 rows stay in the records engine, read per corporate PAC.
+        .indexing(ingest::CONTRIBUTIONS, pacs::CONTRIBUTION_INDEX)
     }
 
     fn seeds() -> Vec<Seed> {

@@ -1,4 +1,5 @@
-//! Corporate PACs from ingested FEC records: the served company entries, built once in `init`.
+//! Corporate PACs from ingested FEC records: the served company entries, built once in `init` (per-company
+//! aggregates held in memory) from the corporate PACs' rows read out of the records engine's table.
 //!
 //! A company entry is one corporate PAC (committee master ORG_TP `C`) and one two-year cycle. Its total is
 //! the sum of its contributions to candidates (transaction type 24K) as filed: refunds are negative and
@@ -12,11 +13,13 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use datahost_plugin_api::companies::{Companies, CompaniesMeta, Dataset};
 use datahost_plugin_api::ingest::IngestedInfo;
+use datahost_plugin_api::query::RecordsQuery;
 use datahost_plugin_api::reference::{CompanyQuery, CompanyRef};
 use datahost_plugin_api::{Host, LogLevel};
 use serde::Deserialize;
 
 use crate::data::{Company, Contribution, Entry, Index, Provenance, ReportRef};
+use crate::ingest::CONTRIBUTIONS;
 use crate::records::{CandidateRecord, CommitteeRecord, ContributionRecord, LinkageRecord};
 
 /// Contributions from a committee to a candidate's campaign.
@@ -25,12 +28,17 @@ pub const CONTRIBUTION_TO_CANDIDATE: &str = "24K";
 pub const CORPORATE: &str = "C";
 pub const BULK_DATA_URL: &str = "https://www.fec.gov/data/browse-data/?tab=bulk-data";
 
-/// The document the host serves once FEC files are ingested.
+/// The fields contribution rows are looked up by, the most selective first.
+pub const CONTRIBUTION_INDEX: &[&str] = &["committeeId", "transactionType"];
+/// Committees per look-up (each a bound value of one `IN` list).
+const COMMITTEES_PER_QUERY: usize = 500;
+
+/// The document the host serves once FEC files are ingested: the masters and linkages (small); the
+/// contribution rows stay in the records engine's table (national scale) and are counted in
+/// `ingested.collections`.
 #[derive(Debug, Clone, Deserialize)]
 pub struct IngestedDoc {
     pub ingested: IngestedInfo,
-    #[serde(default)]
-    pub contributions: Vec<ContributionRecord>,
     #[serde(default)]
     pub committees: Vec<CommitteeRecord>,
     #[serde(default)]
@@ -47,34 +55,41 @@ struct Pac {
     reports: BTreeSet<String>,
 }
 
-/// What the served figures leave out, for the meta.
-#[derive(Default)]
-struct Skipped {
-    not_corporate: usize,
-    unknown_committee: usize,
+/// The contributions to candidates (24K) of the corporate PACs in the committee master, read from the
+/// records engine by committee id: only the rows that are served leave the table.
+fn corporate_contributions(host: &Host, committees: &[CommitteeRecord]) -> Result<Vec<ContributionRecord>, String> {
+    let corporate: Vec<serde_json::Value> = committees
+        .iter()
+        .filter(|c| c.org_type == CORPORATE)
+        .map(|c| serde_json::Value::from(c.committee_id.clone()))
+        .collect();
+    let mut rows = Vec::new();
+    for ids in corporate.chunks(COMMITTEES_PER_QUERY) {
+        let query = RecordsQuery::new(crate::SLUG, CONTRIBUTIONS)
+            .any_of(CONTRIBUTION_INDEX[0], ids.to_vec())
+            .eq(CONTRIBUTION_INDEX[1], CONTRIBUTION_TO_CANDIDATE);
+        for record in host.query_all_records(&query)? {
+            rows.push(serde_json::from_value(record).map_err(|e| format!("a stored FEC contribution row: {e}"))?);
+        }
+    }
+    Ok(rows)
 }
 
 /// Builds the served index from the ingested records.
 pub fn index(doc: IngestedDoc, host: &Host) -> Result<Index, String> {
+    let contributions = corporate_contributions(host, &doc.committees)?;
     let committees: HashMap<&str, &CommitteeRecord> =
         doc.committees.iter().map(|c| (c.committee_id.as_str(), c)).collect();
     let parties = Parties::new(&doc.candidates, &doc.linkages);
     let mut pacs: BTreeMap<(&str, &str), Pac> = BTreeMap::new();
-    let mut skipped = Skipped::default();
-    for c in doc.contributions.iter().filter(|c| c.transaction_type == CONTRIBUTION_TO_CANDIDATE) {
-        match committees.get(c.committee_id.as_str()) {
-            None => skipped.unknown_committee += 1,
-            Some(committee) if committee.org_type != CORPORATE => skipped.not_corporate += 1,
-            Some(_) => {
-                let pac = pacs.entry((&c.committee_id, &c.cycle)).or_default();
-                let party = parties.of(c);
-                if party == UNKNOWN {
-                    pac.unattributed_usd += c.amount;
-                }
-                pac.contributions.push(Contribution { party: party.into(), amount: c.amount });
-                pac.reports.insert(c.file_num.clone());
-            }
+    for c in &contributions {
+        let pac = pacs.entry((&c.committee_id, &c.cycle)).or_default();
+        let party = parties.of(c);
+        if party == UNKNOWN {
+            pac.unattributed_usd += c.amount;
         }
+        pac.contributions.push(Contribution { party: party.into(), amount: c.amount });
+        pac.reports.insert(c.file_num.clone());
     }
     let matches = resolve(host, pacs.keys().map(|(id, _)| committees[id]));
     let mut entries = Vec::with_capacity(pacs.len());
@@ -83,7 +98,7 @@ pub fn index(doc: IngestedDoc, host: &Host) -> Result<Index, String> {
         entries.push(Entry::new(company_entry(committee, cycle, pac, company, matched_by))?);
     }
     entries.sort_by(|a, b| (&a.company.name, &a.company.committee_id).cmp(&(&b.company.name, &b.company.committee_id)));
-    let meta = meta(&doc, &skipped);
+    let meta = meta(&doc, contributions.len());
     Ok(Dataset { meta, companies: Companies::new(entries, |e| &e.company.ticker) })
 }
 
@@ -238,10 +253,12 @@ fn resolve<'a>(
         .collect()
 }
 
-fn meta(doc: &IngestedDoc, skipped: &Skipped) -> CompaniesMeta {
+fn meta(doc: &IngestedDoc, served: usize) -> CompaniesMeta {
+    let info = &doc.ingested;
+    let contribution_rows = info.collections.get(CONTRIBUTIONS).copied().unwrap_or_default();
     let mut missing = Vec::new();
     for (records, what) in [
-        (doc.contributions.is_empty(), "no contributions file (itpas2): no totals"),
+        (contribution_rows == 0, "no contributions file (itpas2): no totals"),
         (doc.committees.is_empty(), "no committee master (cm): no PAC can be classified as corporate"),
         (doc.candidates.is_empty(), "no candidate master (cn): no party split"),
         (
@@ -262,16 +279,13 @@ fn meta(doc: &IngestedDoc, skipped: &Skipped) -> CompaniesMeta {
         (or a share above 100). Companies are matched by name through the SEC company list; a PAC with no match \
         keeps its filed name and an empty ticker."
         .to_string();
-    if skipped.unknown_committee > 0 {
-        caveat.push_str(&format!(
-            " {} contributions by committees missing from the committee master are not served.",
-            skipped.unknown_committee
-        ));
-    }
+    caveat.push_str(
+        " Only corporate PACs' contributions to candidates are served: rows of committees that are not corporate \
+         (ORG_TP C) in the committee master, or missing from it, and rows of other transaction types are not.",
+    );
     if !missing.is_empty() {
         caveat.push_str(&format!(" Not ingested yet: {}.", missing.join("; ")));
     }
-    let info = &doc.ingested;
     CompaniesMeta {
         generated_at: info
             .last_ingest_at
@@ -279,9 +293,9 @@ fn meta(doc: &IngestedDoc, skipped: &Skipped) -> CompaniesMeta {
             .map_or_else(|| chrono::Utc::now().format("%Y-%m-%d").to_string(), str::to_string),
         source: format!(
             "FEC bulk data (contributions from committees to candidates, committee master, candidate master, \
-             candidate-committee linkages): {} records from {} ingested files; {} contributions to candidates \
-             by committees that are not corporate PACs are not served",
-            info.rows, info.files, skipped.not_corporate
+             candidate-committee linkages): {} records from {} ingested files; {served} of the {contribution_rows} \
+             contribution rows are corporate PACs' contributions to candidates (24K) and are served",
+            info.rows, info.files
         ),
         source_url: BULK_DATA_URL.into(),
         caveat,

@@ -1,9 +1,10 @@
 //! The part of the `insiders` dataset this plugin reads, and the rosters derived from it. Two documents:
 //! - the demo seed `{meta, companies, filings}` (record fields `ticker`, `owner`, `titles`, `code`, `date`,
 //!   `filedDate`, `accessionNumber`; everything else is ignored);
-//! - ingested filings `{ingested, transactions, forms}` (`records.rs` of the insiders plugin): companies are the
-//!   issuers (keyed by CIK, ticker and CEO derived the same way `/v1/insiders` does), and every reporting owner
-//!   of a joint filing is a person of the roster.
+//! - ingested filings `{ingested, forms}` (`records.rs` of the insiders plugin): companies are the issuers
+//!   (keyed by CIK, ticker and CEO derived the same way `/v1/insiders` does); a company's transaction rows are
+//!   read from the records engine's table when its roster is first served, and every reporting owner of a joint
+//!   filing is a person of the roster.
 //!
 //! Roster rules, per company and person (the owner name as filed):
 //! - `titles`: the person's distinct titles, newest filing first, joined with `, ` (a promoted officer lists the
@@ -14,15 +15,15 @@
 //! - people ordered by `lastFilingDate` descending, then name.
 
 use std::collections::HashMap;
+use std::sync::OnceLock;
 
 use datahost_plugin_api::companies::{Companies, CompaniesMeta};
 use datahost_plugin_api::ingest::IngestedInfo;
 use datahost_plugin_api::params::normalize_ticker;
 use datahost_plugin_api::Host;
-use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};
 
-use crate::records::{self, TransactionRecord};
+use crate::records::{self, FormSummary, TransactionRecord};
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct SourceCompany {
@@ -60,49 +61,32 @@ pub struct InsidersSnapshot {
     pub filings: Vec<OwnerRecord>,
 }
 
-/// The insiders dataset once filings are ingested.
+/// The insiders dataset once filings are ingested: the filings (issuers, CEOs); the transaction rows stay in
+/// the records engine's table and are read per company when its roster is first asked for.
 #[derive(Debug, Deserialize)]
 pub struct IngestedInsiders {
     pub ingested: IngestedInfo,
     #[serde(default)]
-    pub transactions: Vec<TransactionRecord>,
-    #[serde(default)]
-    pub forms: Vec<IgnoredAny>,
+    pub forms: Vec<FormSummary>,
 }
 
-impl InsidersSnapshot {
-    /// The same view over ingested records: one owner record per reporting owner of each transaction row
-    /// (a filing whose accession number is unknown counts by its filing id).
-    pub fn from_ingested(doc: IngestedInsiders, host: &Host) -> Self {
-        let meta = records::ingested_meta(&doc.ingested, &doc.transactions, doc.forms.len());
-        let companies = records::issuers(&doc.transactions, host)
-            .into_iter()
-            .map(|i| SourceCompany { ticker: i.ticker, company: i.company, ceo: i.ceo, key: Some(i.cik) })
-            .collect();
-        let filings = doc
-            .transactions
-            .iter()
-            .flat_map(|r| {
-                r.owners.iter().map(|owner| OwnerRecord {
-                    ticker: r.ticker.clone(),
-                    owner: owner.name.clone(),
-                    titles: owner.titles(),
-                    code: r.code.clone(),
-                    date: r.date.clone(),
-                    filed_date: r.filed_date.clone(),
-                    accession_number: r.accession_number.clone().unwrap_or_else(|| r.filing_id.clone()),
-                    key: Some(r.issuer_cik.clone()),
-                })
+/// One owner record per reporting owner of each transaction row (a filing whose accession number is unknown
+/// counts by its filing id).
+fn owner_records(rows: &[TransactionRecord]) -> Vec<OwnerRecord> {
+    rows.iter()
+        .flat_map(|r| {
+            r.owners.iter().map(|owner| OwnerRecord {
+                ticker: r.ticker.clone(),
+                owner: owner.name.clone(),
+                titles: owner.titles(),
+                code: r.code.clone(),
+                date: r.date.clone(),
+                filed_date: r.filed_date.clone(),
+                accession_number: r.accession_number.clone().unwrap_or_else(|| r.filing_id.clone()),
+                key: Some(r.issuer_cik.clone()),
             })
-            .collect();
-        let meta = CompaniesMeta {
-            generated_at: meta.generated_at,
-            source: meta.source,
-            source_url: meta.source_url,
-            caveat: meta.caveat,
-        };
-        Self { meta, companies, filings }
-    }
+        })
+        .collect()
 }
 
 fn company_key(key: &Option<String>, ticker: &str) -> String {
@@ -119,12 +103,26 @@ pub struct Exec {
     pub last_code: String,
 }
 
+/// One company's roster as served.
 #[derive(Debug, Clone, Serialize)]
-pub struct CompanyRoster {
+pub struct CompanyRoster<'a> {
+    pub ticker: &'a str,
+    pub company: &'a str,
+    pub ceo: &'a str,
+    pub execs: &'a [Exec],
+}
+
+/// A covered company and its roster: built at load from the demo seed, or, for ingested filings, from the
+/// company's rows read from the records engine on the first request that serves it (then kept: a roster is a
+/// small per-company aggregate; the plugin is re-initialised when the data changes).
+#[derive(Debug)]
+pub struct Company {
     pub ticker: String,
     pub company: String,
     pub ceo: String,
-    pub execs: Vec<Exec>,
+    /// The issuer CIK of an ingested company (what its rows are read by).
+    issuer_cik: Option<String>,
+    execs: OnceLock<Vec<Exec>>,
 }
 
 /// The shared company-dataset meta, plus the dataset the rosters are derived from.
@@ -139,47 +137,112 @@ pub struct Meta {
 /// Every company's roster, in ticker order.
 pub struct Rosters {
     pub meta: Meta,
-    pub companies: Companies<CompanyRoster>,
+    pub companies: Companies<Company>,
+    /// Set for ingested data: where the companies' rows are read from.
+    table: Option<Host>,
 }
 
 impl Rosters {
+    /// Rosters of the demo seed, all built at once.
     pub fn new(snapshot: InsidersSnapshot) -> Self {
-        // Rows per (company, person), remembering each row's position so rows of one filing keep their order.
-        let mut rows: HashMap<(String, &str), Vec<(usize, &OwnerRecord)>> = HashMap::new();
-        for (pos, r) in snapshot.filings.iter().enumerate() {
-            rows.entry((company_key(&r.key, &r.ticker), r.owner.as_str())).or_default().push((pos, r));
+        let mut by_company: HashMap<String, Vec<OwnerRecord>> = HashMap::new();
+        for r in snapshot.filings {
+            by_company.entry(company_key(&r.key, &r.ticker)).or_default().push(r);
         }
-        let mut by_company: HashMap<String, Vec<Exec>> = HashMap::new();
-        for ((key, name), mut person_rows) in rows {
-            person_rows.sort_by(|(pa, a), (pb, b)| {
-                (filed(b), &b.date, &b.accession_number, pb).cmp(&(filed(a), &a.date, &a.accession_number, pa))
-            });
-            by_company.entry(key).or_default().push(exec(name, &person_rows));
-        }
-        let companies: Vec<CompanyRoster> = snapshot
+        let companies = snapshot
             .companies
             .into_iter()
             .map(|c| {
-                let mut execs = by_company.remove(&company_key(&c.key, &c.ticker)).unwrap_or_default();
-                execs.sort_by(|a, b| b.last_filing_date.cmp(&a.last_filing_date).then_with(|| a.name.cmp(&b.name)));
-                CompanyRoster { ticker: c.ticker, company: c.company, ceo: c.ceo, execs }
+                let rows = by_company.remove(&company_key(&c.key, &c.ticker)).unwrap_or_default();
+                Company {
+                    ticker: c.ticker,
+                    company: c.company,
+                    ceo: c.ceo,
+                    issuer_cik: None,
+                    execs: OnceLock::from(roster(&rows)),
+                }
             })
             .collect();
-        let source = snapshot.meta;
-        let meta = Meta {
-            common: CompaniesMeta {
-                source: format!("Derived from the insiders dataset ({})", source.source),
-                caveat: format!(
-                    "Rosters list the reporting owners of Form 4 filings in the insiders dataset, so people who \
-                     filed no Form 4 in its window are missing. {}",
-                    source.caveat
-                ),
-                ..source
-            },
-            derived_from: crate::SOURCE_DATASET,
-        };
-        Self { meta, companies: Companies::new(companies, |c| &c.ticker) }
+        Self { meta: derived_meta(snapshot.meta), companies: Companies::new(companies, |c| &c.ticker), table: None }
     }
+
+    /// Rosters of ingested filings: the companies are the issuers of the filings (ticker and CEO derived the
+    /// way `/v1/insiders` derives them); each roster is built when first served.
+    pub fn ingested(doc: IngestedInsiders, host: &Host) -> Self {
+        let meta = records::ingested_meta(&doc.ingested, &doc.forms);
+        let companies = records::issuers(&doc.forms, host)
+            .into_iter()
+            .map(|i| Company {
+                ticker: i.ticker,
+                company: i.company,
+                ceo: i.ceo,
+                issuer_cik: Some(i.cik),
+                execs: OnceLock::new(),
+            })
+            .collect();
+        let meta = CompaniesMeta {
+            generated_at: meta.generated_at,
+            source: meta.source,
+            source_url: meta.source_url,
+            caveat: meta.caveat,
+        };
+        Self {
+            meta: derived_meta(meta),
+            companies: Companies::new(companies, |c| &c.ticker),
+            table: Some(*host),
+        }
+    }
+
+    /// The company's roster, reading its rows from the records engine the first time it is served.
+    pub fn roster<'a>(&self, c: &'a Company) -> Result<CompanyRoster<'a>, String> {
+        let execs = match (c.execs.get(), &self.table, &c.issuer_cik) {
+            (Some(execs), _, _) => execs,
+            (None, Some(host), Some(cik)) => {
+                let rows = records::issuer_transactions(host, cik)?;
+                // Two requests may build the same roster at once; both build the same value.
+                let _ = c.execs.set(roster(&owner_records(&rows)));
+                c.execs.get().map(Vec::as_slice).unwrap_or_default()
+            }
+            (None, _, _) => &[],
+        };
+        Ok(CompanyRoster { ticker: &c.ticker, company: &c.company, ceo: &c.ceo, execs })
+    }
+}
+
+fn derived_meta(source: CompaniesMeta) -> Meta {
+    Meta {
+        common: CompaniesMeta {
+            source: format!("Derived from the insiders dataset ({})", source.source),
+            caveat: format!(
+                "Rosters list the reporting owners of Form 4 filings in the insiders dataset, so people who filed \
+                 no Form 4 in its window are missing. {}",
+                source.caveat
+            ),
+            ..source
+        },
+        derived_from: crate::SOURCE_DATASET,
+    }
+}
+
+/// One company's roster from its owner records: one entry per person (the owner name as filed), ordered by
+/// `lastFilingDate` descending, then name.
+fn roster(rows: &[OwnerRecord]) -> Vec<Exec> {
+    // Rows per person, remembering each row's position so rows of one filing keep their order.
+    let mut by_person: HashMap<&str, Vec<(usize, &OwnerRecord)>> = HashMap::new();
+    for (pos, r) in rows.iter().enumerate() {
+        by_person.entry(r.owner.as_str()).or_default().push((pos, r));
+    }
+    let mut execs: Vec<Exec> = by_person
+        .into_iter()
+        .map(|(name, mut person_rows)| {
+            person_rows.sort_by(|(pa, a), (pb, b)| {
+                (filed(b), &b.date, &b.accession_number, pb).cmp(&(filed(a), &a.date, &a.accession_number, pa))
+            });
+            exec(name, &person_rows)
+        })
+        .collect();
+    execs.sort_by(|a, b| b.last_filing_date.cmp(&a.last_filing_date).then_with(|| a.name.cmp(&b.name)));
+    execs
 }
 
 fn filed(r: &OwnerRecord) -> &str {

@@ -35,7 +35,8 @@ pub const ROUTE: &str = "/v1/execs";
 /// The dataset the rosters are derived from.
 pub const SOURCE_DATASET: &str = "insiders";
 
-/// The plugin: rosters computed once from the insiders snapshot.
+/// The plugin: rosters computed from the insiders dataset (the demo seed at once, ingested filings per company
+/// on first request).
 pub struct Execs {
     rosters: data::Rosters,
 }
@@ -57,12 +58,12 @@ impl Plugin for Execs {
     fn init(ctx: InitContext) -> Result<Self, String> {
         let doc: serde_json::Value = ctx.host.load_dataset(SOURCE_DATASET)?;
         let schema_error = |e: serde_json::Error| format!("dataset `{SOURCE_DATASET}` does not match its schema: {e}");
-        let snapshot = if doc.get(INGESTED_KEY).is_some() {
-            data::InsidersSnapshot::from_ingested(serde_json::from_value(doc).map_err(schema_error)?, &ctx.host)
+        let rosters = if doc.get(INGESTED_KEY).is_some() {
+            data::Rosters::ingested(serde_json::from_value(doc).map_err(schema_error)?, &ctx.host)
         } else {
-            serde_json::from_value(doc).map_err(schema_error)?
+            data::Rosters::new(serde_json::from_value(doc).map_err(schema_error)?)
         };
-        Ok(Self { rosters: data::Rosters::new(snapshot) })
+        Ok(Self { rosters })
     }
 
     fn handle(&self, request: &RequestEnvelope) -> Result<Response, ApiError> {

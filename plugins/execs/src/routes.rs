@@ -18,5 +18,10 @@ pub fn handle(rosters: &Rosters, request: &RequestEnvelope) -> Result<Response, 
     let limit = request.params().limit(DEFAULT_LIMIT, DEFAULT_MAX_LIMIT)?;
     let mut selected = rosters.companies.select(request)?;
     selected.truncate(limit);
-    Response::json(&Envelope { meta: &rosters.meta, count: selected.len(), companies: selected })
+    let companies = selected
+        .into_iter()
+        .map(|c| rosters.roster(c))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| ApiError::unavailable(format!("the insiders records could not be read: {e}")))?;
+    Response::json(&Envelope { meta: &rosters.meta, count: companies.len(), companies })
 }

@@ -2,11 +2,13 @@
 //! - the demo seed: `{meta, companies: [{ticker, company, cik, ceo}], filings: [...]}`, each filing record one
 //!   transaction row with its reporting owner (`owner`, `titles`), `code`, `date`, `filedDate`,
 //!   `accessionNumber` and `ticker`;
-//! - once filings are ingested: `{ingested, transactions: [TransactionRecord], forms: [...]}` (see
-//!   `records.rs`); the companies are the issuers of those filings and `meta` names the real source.
+//! - once filings are ingested: `{ingested, forms: [...]}` (see `records.rs`); the companies are the issuers of
+//!   those filings and `meta` names the real source. The transaction rows stay in the records engine's table
+//!   and each request reads the served companies' rows by issuer CIK.
 //!
 //! The `execs` plugin reads these same records to build rosters.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use datahost_plugin_api::companies::Companies;
@@ -14,10 +16,9 @@ use datahost_plugin_api::ingest::{IngestedInfo, INGESTED_KEY};
 use datahost_plugin_api::params::normalize_ticker;
 use datahost_plugin_api::snapshot::SnapshotMeta;
 use datahost_plugin_api::Host;
-use serde::de::IgnoredAny;
 use serde::Deserialize;
 
-use crate::records::{self, TransactionRecord};
+use crate::records::{self, FormSummary, TransactionRecord};
 
 /// The shared company-dataset meta fields plus `method` (how the records were read).
 pub type Meta = SnapshotMeta;
@@ -103,19 +104,18 @@ struct SeedSnapshot {
     filings: Vec<Transaction>,
 }
 
-/// The document of an ingested dataset.
+/// The document of an ingested dataset (the transaction rows are not in it: they stay in the table).
 #[derive(Debug, Deserialize)]
 struct IngestedSnapshot {
     ingested: IngestedInfo,
     #[serde(default)]
-    transactions: Vec<TransactionRecord>,
-    #[serde(default)]
-    forms: Vec<IgnoredAny>,
+    forms: Vec<FormSummary>,
 }
 
 pub struct CompanyFilings {
     pub company: Company,
-    /// Newest transaction first; rows of one filing keep their filed order.
+    /// Newest transaction first; rows of one filing keep their filed order. Empty for a table-backed index
+    /// (see [`Index::filings`]).
     pub filings: Vec<Transaction>,
 }
 
@@ -123,6 +123,9 @@ pub struct CompanyFilings {
 pub struct Index {
     pub meta: Meta,
     pub companies: Companies<CompanyFilings>,
+    /// Set for ingested data, whose rows stay in the records engine: each request reads the rows of the
+    /// companies it serves.
+    pub table: Option<Host>,
 }
 
 /// The index and how many records named no company entry (left out).
@@ -147,24 +150,22 @@ pub fn load(host: &Host, dataset: &str) -> Result<Loaded, String> {
 }
 
 /// Companies are the issuers of the ingested filings, keyed by issuer CIK (an issuer with no known ticker
-/// is still listed, under an empty ticker).
+/// is still listed, under an empty ticker); their rows are read per request.
 fn from_ingested(doc: IngestedSnapshot, host: &Host) -> Loaded {
-    let meta = records::ingested_meta(&doc.ingested, &doc.transactions, doc.forms.len());
-    let issuers = records::issuers(&doc.transactions, host);
-    let tickers: HashMap<&str, &str> = issuers.iter().map(|i| (i.cik.as_str(), i.ticker.as_str())).collect();
-    let rows = doc
-        .transactions
-        .into_iter()
-        .map(|r| {
-            let ticker = tickers.get(r.issuer_cik.as_str()).copied().unwrap_or_default().to_string();
-            (r.issuer_cik.clone(), Transaction::from_record(r, &ticker))
-        })
-        .collect();
-    let companies = issuers
+    let meta = records::ingested_meta(&doc.ingested, &doc.forms);
+    let companies = records::issuers(&doc.forms, host)
         .into_iter()
         .map(|i| (i.cik.clone(), Company { ticker: i.ticker, company: i.company, cik: i.cik, ceo: i.ceo }))
         .collect();
-    Index::build(meta, companies, rows)
+    let mut loaded = Index::build(meta, companies, Vec::new());
+    loaded.index.table = Some(*host);
+    loaded
+}
+
+/// Newest transaction first; a stable sort, so rows of one accession (an exercise and its sale) keep their
+/// filed order.
+fn sort_newest_first(rows: &mut [Transaction]) {
+    rows.sort_by(|a, b| (&b.date, b.filing()).cmp(&(&a.date, a.filing())));
 }
 
 impl Index {
@@ -179,12 +180,24 @@ impl Index {
             .into_iter()
             .map(|(key, company)| {
                 let mut filings = by_company.remove(&key).unwrap_or_default();
-                // Stable sort: rows of one accession (an exercise and its sale) stay in filed order.
-                filings.sort_by(|a, b| (&b.date, b.filing()).cmp(&(&a.date, a.filing())));
+                sort_newest_first(&mut filings);
                 CompanyFilings { company, filings }
             })
             .collect();
         let orphans = by_company.values().map(Vec::len).sum();
-        Loaded { index: Self { meta, companies: Companies::new(companies, |c| &c.company.ticker) }, orphans }
+        let companies = Companies::new(companies, |c| &c.company.ticker);
+        Loaded { index: Self { meta, companies, table: None }, orphans }
+    }
+
+    /// A company's transactions, newest first: from memory (the demo seed), or read from the records engine
+    /// by issuer CIK (ingested filings).
+    pub fn filings<'a>(&self, c: &'a CompanyFilings) -> Result<Cow<'a, [Transaction]>, String> {
+        let Some(host) = &self.table else { return Ok(Cow::Borrowed(&c.filings)) };
+        let mut rows: Vec<Transaction> = records::issuer_transactions(host, &c.company.cik)?
+            .into_iter()
+            .map(|r| Transaction::from_record(r, &c.company.ticker))
+            .collect();
+        sort_newest_first(&mut rows);
+        Ok(Cow::Owned(rows))
     }
 }

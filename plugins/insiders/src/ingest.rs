@@ -22,9 +22,9 @@ use crate::records::{Owner, TransactionRecord};
 
 /// The formats `ingest` detects.
 pub const FORMATS: &[&str] = &["form4-xml", "edgar-txt", "edgar-nc"];
-/// One record per transaction row.
-pub const TRANSACTIONS: &str = "transactions";
-/// One record per filing, also when it reports holdings only.
+/// One record per transaction row (table-backed: see `records.rs`).
+pub use crate::records::TRANSACTIONS;
+/// One record per filing, also when it reports holdings only (small: served in the dataset's document).
 pub const FORMS: &str = "forms";
 
 /// One filing as a `forms` record: what it is and how much of it was read.

@@ -41,6 +41,8 @@ impl Plugin for Insiders {
             vec![routes::route_spec()],
             schema::fragment(),
         )
+        // Table-backed rows: national Form 4 transaction rows stay in the records engine, read per issuer.
+        .indexing(records::TRANSACTIONS, &[records::ISSUER_FIELD])
     }
 
     fn seeds() -> Vec<Seed> {

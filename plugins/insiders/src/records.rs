@@ -4,12 +4,14 @@
 //! the host's company resolver when the filing names none, and the CEO among the reporting owners), and the
 //! `meta` block served for real data.
 //!
-//! The host serves the ingested dataset as `{"ingested": {rows, files, lastIngestAt}, "transactions": [...],
-//! "forms": [...]}`.
+//! The host keeps the transaction rows in its records table (declared indexed by `issuerCik`; read per issuer
+//! with `records.query`) and serves the rest as `{"ingested": {rows, files, lastIngestAt, collections},
+//! "forms": [...]}`: issuers and CEOs come from the forms, one per filing.
 
 use std::collections::BTreeMap;
 
 use datahost_plugin_api::ingest::IngestedInfo;
+use datahost_plugin_api::query::RecordsQuery;
 use datahost_plugin_api::reference::CompanyQuery;
 use datahost_plugin_api::snapshot::SnapshotMeta;
 use datahost_plugin_api::{Host, LogLevel};
@@ -129,10 +131,31 @@ pub struct TransactionRecord {
     pub underlying_shares: Option<f64>,
 }
 
-impl TransactionRecord {
-    /// The date that orders filings: the filed date, or the transaction date when it is unknown.
-    pub fn filed_or_transaction_date(&self) -> &str {
-        self.filed_date.as_deref().unwrap_or(&self.date)
+/// The collection of transaction rows: table-backed (declared indexed by `issuerCik`), read per issuer.
+pub const TRANSACTIONS: &str = "transactions";
+/// The field transaction rows are looked up by.
+pub const ISSUER_FIELD: &str = "issuerCik";
+
+/// What a `forms` record (one per filing, written by the insiders parser) tells its readers: the issuer, the
+/// reporting owners and when it was filed. Issuers and CEOs are derived from these, never from the rows.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FormSummary {
+    pub filing_id: String,
+    pub filed_date: Option<String>,
+    pub period_of_report: String,
+    pub issuer_cik: String,
+    pub issuer_name: String,
+    /// As filed; empty when the filing names none.
+    #[serde(default)]
+    pub ticker: String,
+    pub owners: Vec<Owner>,
+}
+
+impl FormSummary {
+    /// The date that orders filings: the filed date, or the period of report when it is unknown (bare XML).
+    pub fn filed_or_period(&self) -> &str {
+        self.filed_date.as_deref().unwrap_or(&self.period_of_report)
     }
 }
 
@@ -147,25 +170,23 @@ pub struct Issuer {
     pub ceo: String,
 }
 
-/// Derives the issuers (ordered by CIK) from the records. Issuers whose filings name no ticker are looked
+/// Derives the issuers (ordered by CIK) from the filings. Issuers whose filings name no ticker are looked
 /// up by CIK through the host; when the host cannot answer, their ticker stays empty and a warning is logged.
-pub fn issuers(records: &[TransactionRecord], host: &Host) -> Vec<Issuer> {
-    let mut by_cik: BTreeMap<&str, Vec<&TransactionRecord>> = BTreeMap::new();
-    for r in records {
-        by_cik.entry(&r.issuer_cik).or_default().push(r);
+pub fn issuers(forms: &[FormSummary], host: &Host) -> Vec<Issuer> {
+    let mut by_cik: BTreeMap<&str, Vec<&FormSummary>> = BTreeMap::new();
+    for f in forms {
+        by_cik.entry(&f.issuer_cik).or_default().push(f);
     }
     let mut issuers: Vec<Issuer> = by_cik
         .into_iter()
-        .map(|(cik, mut rows)| {
-            rows.sort_by(|a, b| {
-                (b.filed_or_transaction_date(), &b.filing_id).cmp(&(a.filed_or_transaction_date(), &a.filing_id))
-            });
-            let ticker = rows.iter().map(|r| r.ticker.trim()).find(|t| !t.is_empty()).unwrap_or_default();
-            let ceo = rows.iter().flat_map(|r| &r.owners).find(|o| o.is_ceo()).map(|o| o.name.clone());
+        .map(|(cik, mut filings)| {
+            filings.sort_by(|a, b| (b.filed_or_period(), &b.filing_id).cmp(&(a.filed_or_period(), &a.filing_id)));
+            let ticker = filings.iter().map(|f| f.ticker.trim()).find(|t| !t.is_empty()).unwrap_or_default();
+            let ceo = filings.iter().flat_map(|f| &f.owners).find(|o| o.is_ceo()).map(|o| o.name.clone());
             Issuer {
                 cik: cik.to_string(),
                 ticker: ticker.to_ascii_uppercase(),
-                company: rows[0].issuer_name.clone(),
+                company: filings[0].issuer_name.clone(),
                 ceo: ceo.unwrap_or_default(),
             }
         })
@@ -192,25 +213,38 @@ pub fn issuers(records: &[TransactionRecord], host: &Host) -> Vec<Issuer> {
     issuers
 }
 
+/// Every transaction row of one issuer, read from the records engine (the rows stay in its table: at
+/// national scale they do not fit in a plugin's memory), in ingest order.
+pub fn issuer_transactions(host: &Host, issuer_cik: &str) -> Result<Vec<TransactionRecord>, String> {
+    let query = RecordsQuery::new(DATASET, TRANSACTIONS).eq(ISSUER_FIELD, issuer_cik);
+    host.query_all_records(&query)?
+        .into_iter()
+        .map(|r| serde_json::from_value(r).map_err(|e| format!("a stored Form 4 row of issuer {issuer_cik}: {e}")))
+        .collect()
+}
+
+/// The dataset these records belong to.
+pub const DATASET: &str = "insiders";
+
 /// The official source the records come from.
 pub const SOURCE_URL: &str = "https://www.sec.gov/cgi-bin/browse-edgar?action=getcurrent&type=4";
 
 /// The `meta` block for ingested data (`filings`: how many filings were read, including those that report
 /// holdings only). `generatedAt` is the time of the last ingest, or the newest filed or transaction date when
 /// the host gave none.
-pub fn ingested_meta(info: &IngestedInfo, records: &[TransactionRecord], filings: usize) -> SnapshotMeta {
+pub fn ingested_meta(info: &IngestedInfo, forms: &[FormSummary]) -> SnapshotMeta {
     let generated_at = if info.last_ingest_at.is_empty() {
-        records.iter().map(|r| r.filed_or_transaction_date()).max().unwrap_or_default().to_string()
+        forms.iter().map(FormSummary::filed_or_period).max().unwrap_or_default().to_string()
     } else {
         info.last_ingest_at.clone()
     };
+    let rows = info.collections.get(TRANSACTIONS).copied().unwrap_or_default();
+    let filings = forms.len();
     SnapshotMeta {
         source: format!(
             "SEC EDGAR Form 4 filings (Statement of Changes in Beneficial Ownership): {} transaction rows from {} \
              filings in {} ingested files",
-            records.len(),
-            filings,
-            info.files
+            rows, filings, info.files
         ),
         source_url: SOURCE_URL.to_string(),
         method: "Read from each filing's ownershipDocument XML (bare XML, EDGAR .txt submissions, EDGAR feed .nc \

@@ -1,6 +1,6 @@
 //! `GET /v1/insiders`: every covered company with its Form 4 transactions, or one company with `ticker`.
 
-use datahost_plugin_api::companies::{self, respond};
+use datahost_plugin_api::companies::{self, Envelope};
 use datahost_plugin_api::{ApiError, RequestEnvelope, Response, RouteSpec};
 use serde::Serialize;
 
@@ -135,11 +135,22 @@ struct CompanyOut<'a> {
 }
 
 pub fn handle(index: &Index, request: &RequestEnvelope) -> Result<Response, ApiError> {
-    respond(&index.companies, &index.meta, request, |c: &CompanyFilings| CompanyOut {
-        ticker: &c.company.ticker,
-        company: &c.company.company,
-        cik: &c.company.cik,
-        ceo: &c.company.ceo,
-        filings: c.filings.iter().map(FilingOut::from).collect(),
-    })
+    let selected = index.companies.select(request)?;
+    let rows = selected
+        .iter()
+        .map(|c| index.filings(c))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| ApiError::unavailable(format!("the Form 4 transactions could not be read: {e}")))?;
+    let companies: Vec<CompanyOut> = selected
+        .iter()
+        .zip(&rows)
+        .map(|(c, filings): (&&CompanyFilings, _)| CompanyOut {
+            ticker: &c.company.ticker,
+            company: &c.company.company,
+            cik: &c.company.cik,
+            ceo: &c.company.ceo,
+            filings: filings.iter().map(FilingOut::from).collect(),
+        })
+        .collect();
+    Response::json(&Envelope { meta: &index.meta, count: companies.len(), companies })
 }
