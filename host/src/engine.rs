@@ -347,6 +347,12 @@ mod tests {
         assert_eq!((campaigns(&page), page.truncated), (vec!["24V003"], false), "the next page, in ingest order");
         let page = engine.query_records(&readable, &accords.clone().offset(2)).unwrap();
         assert_eq!((campaigns(&page), page.truncated), (vec![], false), "past the end");
+        let makes = RecordsQuery::new("vin", "recalls").distinct("makeKey");
+        assert_eq!(engine.query_records(&readable, &makes).unwrap().records, [json!("FORD"), json!("HONDA")]);
+        let hondas = RecordsQuery::new("vin", "recalls").eq("makeKey", "HONDA").distinct("year");
+        assert_eq!(engine.query_records(&readable, &hondas).unwrap().records, [json!(2019), json!(2020)], "typed");
+        let page = engine.query_records(&readable, &makes.clone().limit(1).offset(1)).unwrap();
+        assert_eq!((page.records, page.truncated), (vec![json!("HONDA")], false));
         let any = RecordsQuery::new("vin", "recalls").any_of("makeKey", vec![json!("FORD"), json!("HONDA")]);
         assert_eq!(engine.query_records(&readable, &any).unwrap().records.len(), 4);
         let none = RecordsQuery::new("vin", "recalls").eq("makeKey", "HONDA'; DROP TABLE records; --");

@@ -70,7 +70,8 @@ pub enum Bound {
 }
 
 /// The SQL and values of a records query: `$1`/`?1` is the dataset, `$2`/`?2` the collection, then the filter
-/// values in order. Ordered by ingest order; one more row than the limit tells whether it was cut.
+/// values in order. Ordered by ingest order (distinct values: by value); one more row than the limit tells
+/// whether it was cut. Each row is one JSON text: a record's data, or a distinct value.
 pub fn query_sql(dialect: Dialect, table: &str, q: &RecordsQuery) -> (String, Vec<Bound>) {
     let mut values = vec![Bound::Text(q.dataset.clone()), Bound::Text(q.collection.clone())];
     let mut clauses = Vec::new();
@@ -94,12 +95,24 @@ pub fn query_sql(dialect: Dialect, table: &str, q: &RecordsQuery) -> (String, Ve
         Dialect::Sqlite => ("?1", "?2"),
         Dialect::Postgres => ("$1", "$2"),
     };
-    let mut sql = format!("SELECT data FROM {table} WHERE dataset = {d} AND collection = {c}");
+    let (select, order) = match &q.distinct {
+        None => ("data".to_string(), "seq"),
+        Some(field) => {
+            clauses.push(format!("{} IS NOT NULL", field_expr(dialect, field)));
+            // The value as JSON text, keeping its type (a string stays quoted, an integer does not).
+            let value = match dialect {
+                Dialect::Sqlite => format!("json_quote({})", field_expr(dialect, field)),
+                Dialect::Postgres => format!("((data::jsonb) -> '{field}')::text"),
+            };
+            (format!("DISTINCT {value}"), "1")
+        }
+    };
+    let mut sql = format!("SELECT {select} FROM {table} WHERE dataset = {d} AND collection = {c}");
     for clause in clauses {
         sql.push_str(" AND ");
         sql.push_str(&clause);
     }
-    sql.push_str(&format!(" ORDER BY seq LIMIT {} OFFSET {}", q.max_records() + 1, q.skip()));
+    sql.push_str(&format!(" ORDER BY {order} LIMIT {} OFFSET {}", q.max_records() + 1, q.skip()));
     (sql, values)
 }
 

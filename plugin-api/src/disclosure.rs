@@ -7,13 +7,17 @@
 //! filings with a trade in that ticker and, inside each, only those trades; filings come newest first
 //! (`filedDate`, then `docId`, descending); `limit` caps the number of filings.
 
+use std::borrow::Cow;
+use std::collections::{HashMap, HashSet};
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::openapi::schema::{date, datetime, describe, nullable, number, string, uri};
-use crate::params::{normalize_ticker, Query, TickerFilter};
+use crate::params::{normalize_ticker, ticker_spellings, Query, TickerFilter};
+use crate::query::RecordsQuery;
 use crate::text::amount_range_bounds;
-use crate::{ApiError, ParamSpec};
+use crate::{ApiError, Host, ParamSpec};
 
 /// Longest `member` pattern accepted, so a client cannot make the server scan with a huge needle.
 pub const MEMBER_MAX_CHARS: usize = 100;
@@ -126,11 +130,19 @@ impl<F: Disclosure> DisclosureIndex<F> {
 
     /// The filings a request asks for, newest first, at most `query.limit` of them.
     pub fn select(&self, query: &DisclosureQuery) -> Vec<Selected<'_, F>> {
+        self.select_with(query, |_| false)
+    }
+
+    /// [`Self::select`] for an index whose filings may keep their trades elsewhere (a table-backed dataset:
+    /// the rows stay in the records engine): a filing also matches the ticker filter when `trades_elsewhere`
+    /// says its stored trades include the ticker. Such a filing's in-memory trades are empty, so the plugin
+    /// reads its trades for the selected filings only.
+    pub fn select_with(&self, query: &DisclosureQuery, trades_elsewhere: impl Fn(&F) -> bool) -> Vec<Selected<'_, F>> {
         let want = query.ticker.value();
         self.entries
             .iter()
             .filter(|e| query.member.as_deref().is_none_or(|m| e.member_lower.contains(m)))
-            .filter(|e| want.is_none_or(|w| e.tickers.iter().any(|t| t == w)))
+            .filter(|e| want.is_none_or(|w| e.tickers.iter().any(|t| t == w) || trades_elsewhere(&e.filing)))
             .take(query.limit)
             .map(|e| Selected {
                 filing: &e.filing,
@@ -145,6 +157,113 @@ impl<F: Disclosure> DisclosureIndex<F> {
             })
             .collect()
     }
+}
+
+/// Where a table-backed disclosure dataset keeps its trades (the records engine's table, national scale): read
+/// per request for the filings it serves. See [`DisclosureIndex::select_served`].
+pub trait TradeStore {
+    type Trade;
+    /// Whether the filing's trades are in the store (else the filing's in-memory trades are served).
+    fn holds(&self, doc_id: &str) -> bool;
+    /// The stored trades in `ticker` (normalised), by DocID: which held filings trade it, and those trades.
+    fn trading(&self, ticker: &str) -> Result<HashMap<String, Vec<Self::Trade>>, String>;
+    /// Every stored trade of these held filings, by DocID.
+    fn of(&self, doc_ids: &[&str]) -> Result<HashMap<String, Vec<Self::Trade>>, String>;
+}
+
+/// A filing as a request serves it: borrowed trades from memory, or owned trades read from a [`TradeStore`].
+pub struct Served<'a, F: Disclosure>
+where
+    F::Trade: Clone,
+{
+    pub filing: &'a F,
+    pub trades: Vec<Cow<'a, F::Trade>>,
+}
+
+impl<F: Disclosure> DisclosureIndex<F>
+where
+    F::Trade: Clone,
+{
+    /// [`Self::select`] where the held filings' trades come from `store` (when there is one): with a ticker
+    /// filter the store says which of them match (and their trades in that ticker); without one it reads the
+    /// trades of the selected held filings only.
+    pub fn select_served<S: TradeStore<Trade = F::Trade>>(
+        &self,
+        query: &DisclosureQuery,
+        store: Option<&S>,
+    ) -> Result<Vec<Served<'_, F>>, String> {
+        let trading = match (store, query.ticker.value()) {
+            (Some(store), Some(ticker)) => Some(store.trading(ticker)?),
+            _ => None,
+        };
+        let selected = self.select_with(query, |f| trading.as_ref().is_some_and(|t| t.contains_key(f.doc_id())));
+        let held = |f: &F| store.is_some_and(|s| s.holds(f.doc_id()));
+        let mut stored = match (store, trading) {
+            (Some(_), Some(trading)) => trading,
+            (Some(store), None) => {
+                let ids: Vec<&str> = selected.iter().filter(|s| held(s.filing)).map(|s| s.filing.doc_id()).collect();
+                if ids.is_empty() {
+                    HashMap::new()
+                } else {
+                    store.of(&ids)?
+                }
+            }
+            (None, _) => HashMap::new(),
+        };
+        Ok(selected
+            .into_iter()
+            .map(|s| Served {
+                trades: match held(s.filing) {
+                    true => stored.remove(s.filing.doc_id()).unwrap_or_default().into_iter().map(Cow::Owned).collect(),
+                    false => s.trades.into_iter().map(Cow::Borrowed).collect(),
+                },
+                filing: s.filing,
+            })
+            .collect())
+    }
+}
+
+/// Stored trade rows (JSON) of `collection` whose `ticker_field` is any spelling of `ticker` (normalised), for
+/// a [`TradeStore`]: the field must be declared indexed.
+pub fn stored_rows_trading(
+    host: &Host,
+    dataset: &str,
+    collection: &str,
+    ticker_field: &str,
+    ticker: &str,
+) -> Result<Vec<Value>, String> {
+    let spellings = ticker_spellings(ticker).into_iter().map(Value::from).collect();
+    let rows = host.query_all_records(&RecordsQuery::new(dataset, collection).any_of(ticker_field, spellings))?;
+    // A spelling the normaliser does not equate (none today) would be dropped here rather than served.
+    Ok(rows.into_iter().filter(|r| r[ticker_field].as_str().is_some_and(|t| normalize_ticker(t) == ticker)).collect())
+}
+
+/// Stored trade rows (JSON) of `collection` whose `doc_field` is one of `doc_ids` (500 per query), for a
+/// [`TradeStore`]: the field must be declared indexed.
+pub fn stored_rows_of(
+    host: &Host,
+    dataset: &str,
+    collection: &str,
+    doc_field: &str,
+    doc_ids: &[&str],
+) -> Result<Vec<Value>, String> {
+    let ids: Vec<Value> = doc_ids.iter().map(|id| Value::from(*id)).collect();
+    let mut rows = Vec::new();
+    for chunk in ids.chunks(500) {
+        rows.extend(host.query_all_records(&RecordsQuery::new(dataset, collection).any_of(doc_field, chunk.to_vec()))?);
+    }
+    Ok(rows)
+}
+
+/// The DocIDs that have at least one stored row (read from the declared `doc_field` index, not the rows).
+pub fn stored_doc_ids(
+    host: &Host,
+    dataset: &str,
+    collection: &str,
+    doc_field: &str,
+) -> Result<HashSet<String>, String> {
+    let values = host.query_all_records(&RecordsQuery::new(dataset, collection).distinct(doc_field))?;
+    Ok(values.into_iter().filter_map(|v| v.as_str().map(str::to_string)).collect())
 }
 
 /// A trade serialised with its fields plus the numeric bounds of its amount bucket (`amountMin`,
@@ -251,6 +370,15 @@ mod tests {
     fn ticker_keeps_matching_filings_and_trims_their_trades() {
         assert_eq!(run(&[("ticker", "aapl")]), vec![("3".into(), vec!["AAPL"]), ("1".into(), vec!["AAPL"])]);
         assert_eq!(run(&[("ticker", "BRK.B")]), vec![("1".into(), vec!["brk-b"])]);
+    }
+
+    #[test]
+    fn trades_held_elsewhere_match_the_ticker_filter() {
+        let pairs = vec![("ticker".to_string(), "nvda".to_string())];
+        let query = DisclosureQuery::parse(&Query::new(&pairs), 10, 1000).unwrap();
+        let index = index();
+        let ids: Vec<&str> = index.select_with(&query, |f| f.1 == "4").iter().map(|s| s.filing.1).collect();
+        assert_eq!(ids, ["4"], "no in-memory trade is NVDA; filing 4's stored trades are");
     }
 
     #[test]

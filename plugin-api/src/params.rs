@@ -153,6 +153,22 @@ pub fn normalize_ticker(ticker: &str) -> String {
     ticker.trim().to_ascii_uppercase().replace(['-', '/'], ".")
 }
 
+/// The spellings a stored ticker may have for one normalised ticker (see [`normalize_ticker`]): upper or lower
+/// case, share class after `.`, `-` or `/` (`BRK.B`, `brk-b`, `BRK/B`). For exact-match lookups of records
+/// that keep the ticker as printed.
+pub fn ticker_spellings(normalized: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for sep in [".", "-", "/"] {
+        let upper = normalized.replace('.', sep);
+        for spelling in [upper.to_ascii_lowercase(), upper] {
+            if !out.contains(&spelling) {
+                out.push(spelling);
+            }
+        }
+    }
+    out
+}
+
 /// Whether two tickers name the same instrument, case-insensitively.
 pub fn ticker_eq(a: &str, b: &str) -> bool {
     normalize_ticker(a) == normalize_ticker(b)
@@ -199,6 +215,13 @@ mod tests {
 
     fn q(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
         pairs.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect()
+    }
+
+    #[test]
+    fn every_spelling_of_a_share_class_ticker() {
+        assert_eq!(ticker_spellings("BRK.B"), ["brk.b", "BRK.B", "brk-b", "BRK-B", "brk/b", "BRK/B"]);
+        assert_eq!(ticker_spellings("NVDA"), ["nvda", "NVDA"]);
+        assert!(ticker_spellings("BRK.B").iter().all(|t| normalize_ticker(t) == "BRK.B"));
     }
 
     #[test]

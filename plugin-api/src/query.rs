@@ -47,11 +47,22 @@ pub struct RecordsQuery {
     /// query returns (see [`crate::Host::query_all_records`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub offset: Option<usize>,
+    /// Instead of the matching records, the distinct values of this top-level field among them (records
+    /// without it left out), ordered by value: which filings have rows, say, without reading the rows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub distinct: Option<String>,
 }
 
 impl RecordsQuery {
     pub fn new(dataset: &str, collection: &str) -> Self {
-        Self { dataset: dataset.into(), collection: collection.into(), filters: Vec::new(), limit: None, offset: None }
+        Self {
+            dataset: dataset.into(),
+            collection: collection.into(),
+            filters: Vec::new(),
+            limit: None,
+            offset: None,
+            distinct: None,
+        }
     }
 
     /// Adds `field = value`.
@@ -75,6 +86,12 @@ impl RecordsQuery {
         self
     }
 
+    /// Asks for the distinct values of `field` instead of the records.
+    pub fn distinct(mut self, field: &str) -> Self {
+        self.distinct = Some(field.into());
+        self
+    }
+
     /// The effective offset.
     pub fn skip(&self) -> usize {
         self.offset.unwrap_or(0)
@@ -87,10 +104,12 @@ impl RecordsQuery {
 
     /// Why the query cannot run, if it cannot: an invalid field name, a value that is neither a string nor an
     /// integer, an empty `any_of`, or a filter set that no declared index of the collection serves (so no
-    /// query can scan a whole table).
+    /// query can scan a whole table). A `distinct` query without filters is served when its field leads a
+    /// declared index (the values are read from that index).
     pub fn problem(&self, indexes: &[RecordIndex]) -> Option<String> {
-        if let Some(f) = self.filters.iter().find(|f| !valid_field(&f.field)) {
-            return Some(format!("`{}` is not a field name (letters, digits and '_', at most 64)", f.field));
+        let names = self.filters.iter().map(|f| f.field.as_str()).chain(self.distinct.as_deref());
+        if let Some(name) = names.into_iter().find(|name| !valid_field(name)) {
+            return Some(format!("`{name}` is not a field name (letters, digits and '_', at most 64)"));
         }
         if let Some(f) = self.filters.iter().find(|f| f.any_of.is_empty()) {
             return Some(format!("the filter on `{}` lists no value", f.field));
@@ -101,16 +120,26 @@ impl RecordsQuery {
                 f.field
             ));
         }
-        let served = indexes
-            .iter()
-            .filter(|i| i.collection == self.collection)
-            .any(|i| i.fields.first().is_some_and(|lead| self.filters.iter().any(|f| &f.field == lead)));
-        (!served).then(|| {
-            format!(
+        let leads = |field: &str| {
+            indexes
+                .iter()
+                .filter(|i| i.collection == self.collection)
+                .any(|i| i.fields.first().is_some_and(|l| l == field))
+        };
+        let served = self.filters.iter().any(|f| leads(&f.field))
+            || (self.filters.is_empty() && self.distinct.as_deref().is_some_and(leads));
+        (!served).then(|| match (&self.distinct, self.filters.is_empty()) {
+            (Some(field), true) => {
+                format!(
+                    "no declared index of `{}` starts with `{field}`, whose distinct values are asked",
+                    self.collection
+                )
+            }
+            _ => format!(
                 "no declared index of `{}` starts with a field this query filters on ({})",
                 self.collection,
                 self.filters.iter().map(|f| f.field.as_str()).collect::<Vec<_>>().join(", ")
-            )
+            ),
         })
     }
 }
@@ -159,6 +188,14 @@ mod tests {
         assert!(RecordsQuery::new("vin", "decodes").any_of("vin", vec![]).problem(&indexes).is_some());
         assert!(RecordsQuery::new("vin", "decodes").eq("vin", 1.5).problem(&indexes).is_some());
         assert_eq!(RecordsQuery::new("vin", "decodes").eq("vin", 2019).problem(&indexes), None);
+        // Distinct values: read from an index the field leads, or among records a served filter selects.
+        assert_eq!(RecordsQuery::new("vin", "recalls").distinct("makeKey").problem(&indexes), None);
+        assert_eq!(
+            RecordsQuery::new("vin", "recalls").distinct("modelKey").problem(&indexes).as_deref(),
+            Some("no declared index of `recalls` starts with `modelKey`, whose distinct values are asked")
+        );
+        assert_eq!(RecordsQuery::new("vin", "recalls").eq("makeKey", "FORD").distinct("year").problem(&indexes), None);
+        assert!(RecordsQuery::new("vin", "recalls").distinct("a b").problem(&indexes).is_some());
     }
 
     #[test]

@@ -90,9 +90,20 @@ fn query_document(doc: &str, q: &crate::query::RecordsQuery) -> Result<crate::qu
         .filter(|r| {
             q.filters.iter().all(|f| crate::query::field_value(r, &f.field).is_some_and(|v| f.any_of.contains(v)))
         })
-        .skip(q.skip())
         .cloned()
         .collect();
+    let matching: Vec<serde_json::Value> = match &q.distinct {
+        None => matching.into_iter().skip(q.skip()).collect(),
+        // Ordered by JSON text, as the embedded engine orders them.
+        Some(field) => {
+            let values: std::collections::BTreeMap<String, serde_json::Value> = matching
+                .iter()
+                .filter_map(|r| r.get(field).filter(|v| !v.is_null()))
+                .map(|v| (v.to_string(), v.clone()))
+                .collect();
+            values.into_values().skip(q.skip()).collect()
+        }
+    };
     let max = q.max_records();
     Ok(crate::query::RecordsPage { truncated: matching.len() > max, records: matching.into_iter().take(max).collect() })
 }

@@ -3,16 +3,19 @@
 //! only what the House discloses beyond it lives here (`bundled` trades, `filingsScanned`).
 //!
 //! The host serves either the demo seed `{meta, filings}` or, once files are ingested,
-//! `{ingested, filings: [IndexFilingRecord], documents: [DocumentRecord], trades: [TradeRecord]}` (see
-//! `ingest.rs`). Ingested records are joined by DocID into the same [`Filing`]s the seed holds; seed rows and
+//! `{ingested, filings: [IndexFilingRecord], documents: [DocumentRecord], watcher-trades: [...]}` (see
+//! `ingest.rs`). The PTR documents' trade rows (`trades`, [`TradeRecord`]) are table-backed: they stay in the
+//! records engine's table, indexed by DocID and by ticker, and [`PdfTrades`] reads the rows of the filings a
+//! request serves. Ingested records are joined by DocID into the same [`Filing`]s the seed holds; seed rows and
 //! ingested rows are never mixed.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
-use datahost_plugin_api::disclosure::{Disclosure, DisclosureTrade};
+use datahost_plugin_api::disclosure::{self, Disclosure, DisclosureTrade, TradeStore};
 use datahost_plugin_api::ingest::{IngestedInfo, INGESTED_KEY};
 use datahost_plugin_api::reference::{CompanyQuery, CompanyRef};
 use datahost_plugin_api::snapshot::SnapshotMeta;
+use datahost_plugin_api::Host;
 use serde::{Deserialize, Serialize};
 
 use crate::ingest::watcher::WatcherTradeRecord;
@@ -283,8 +286,6 @@ pub struct IngestedDoc {
     pub filings: Vec<IndexFilingRecord>,
     #[serde(default)]
     pub documents: Vec<DocumentRecord>,
-    #[serde(default)]
-    pub trades: Vec<TradeRecord>,
     #[serde(default, rename = "watcher-trades")]
     pub watcher_trades: Vec<WatcherTradeRecord>,
 }
@@ -292,24 +293,122 @@ pub struct IngestedDoc {
 /// Company identity by ticker, answered by the host (`companies.resolve`); unknown tickers are absent.
 pub type Resolver<'a> = &'a dyn Fn(&[String]) -> HashMap<String, CompanyRef>;
 
+/// The dataset as `init` loads it.
+pub struct Loaded {
+    pub meta: Meta,
+    pub filings: Vec<Filing>,
+    /// Ingested data: where the parsed PTR documents' trades are read from.
+    pub pdf_trades: Option<PdfTrades>,
+    /// Filings with at least one served trade.
+    pub filings_with_trades: usize,
+}
+
 /// Reads the host's document: the ingested records when there are any, else the demo seed.
-pub fn load(doc: serde_json::Value, resolve: Resolver<'_>) -> Result<(Meta, Vec<Filing>), String> {
+pub fn load(doc: serde_json::Value, host: &Host) -> Result<Loaded, String> {
     let unreadable = |e: serde_json::Error| format!("congress-trades dataset is not readable: {e}");
     if doc.get(INGESTED_KEY).is_some() {
         let ingested: IngestedDoc = serde_json::from_value(doc).map_err(unreadable)?;
-        let (filings, coverage) = filings_from_records(
-            ingested.filings,
-            ingested.documents,
-            ingested.trades,
-            ingested.watcher_trades,
-            resolve,
-        );
-        Ok((ingested_meta(&ingested.ingested, coverage), filings))
+        let resolve = |tickers: &[String]| resolve_with_host(host, tickers);
+        let (filings, coverage) =
+            filings_from_records(ingested.filings, &ingested.documents, ingested.watcher_trades, &resolve);
+        let pdf_trades = PdfTrades::new(*host, &filings);
+        // A parsed document counts when the table holds a row of it that is a trade (not only `Deleted` rows).
+        let with_rows = pdf_trades.docs_with_rows()?;
+        let only_deletions: HashSet<&str> =
+            ingested.documents.iter().filter(|d| d.trade_rows <= d.deleted_rows).map(|d| d.doc_id.as_str()).collect();
+        let filings_with_trades = filings
+            .iter()
+            .filter(|f| match pdf_trades.holds(&f.head.doc_id) {
+                true => with_rows.contains(&f.head.doc_id) && !only_deletions.contains(f.head.doc_id.as_str()),
+                false => !f.trades.is_empty(),
+            })
+            .count();
+        Ok(Loaded {
+            meta: ingested_meta(&ingested.ingested, coverage),
+            filings,
+            pdf_trades: Some(pdf_trades),
+            filings_with_trades,
+        })
     } else {
         let seed: Snapshot = serde_json::from_value(doc).map_err(unreadable)?;
-        Ok((seed.meta, seed.filings))
+        let filings_with_trades = seed.filings.iter().filter(|f| !f.trades.is_empty()).count();
+        Ok(Loaded { meta: seed.meta, filings: seed.filings, pdf_trades: None, filings_with_trades })
     }
 }
+
+/// The parsed PTR documents' trade rows, read from the records engine's table per request (national scale:
+/// they are not held in memory): by DocID for the filings a request serves, by ticker for a ticker filter.
+pub struct PdfTrades {
+    host: Host,
+    /// DocIDs of the filings whose trades come from their parsed PDF (`tradesSource: pdf`).
+    parsed: HashSet<String>,
+}
+
+impl PdfTrades {
+    fn new(host: Host, filings: &[Filing]) -> Self {
+        let parsed = filings
+            .iter()
+            .filter(|f| f.head.details.as_ref().is_some_and(|d| d.trades_source.as_deref() == Some("pdf")))
+            .map(|f| f.head.doc_id.clone())
+            .collect();
+        Self { host, parsed }
+    }
+
+    /// DocIDs that have at least one stored row.
+    fn docs_with_rows(&self) -> Result<HashSet<String>, String> {
+        disclosure::stored_doc_ids(&self.host, crate::SLUG, crate::ingest::TRADES, DOC_ID_FIELD)
+    }
+
+    /// The served trades (no `Deleted` rows) of parsed filings among `rows`, by DocID, in row order, with
+    /// each ticker's company resolved through the host.
+    fn served(&self, rows: Vec<serde_json::Value>) -> Result<HashMap<String, Vec<Trade>>, String> {
+        let mut records: Vec<TradeRecord> = rows
+            .into_iter()
+            .map(|r| serde_json::from_value(r).map_err(|e| format!("a stored PTR trade row is not readable: {e}")))
+            .collect::<Result<_, _>>()?;
+        records.retain(|t| self.holds(&t.doc_id) && !t.is_deletion());
+        records.sort_by(|a, b| (&a.doc_id, a.row).cmp(&(&b.doc_id, b.row)));
+        let tickers: Vec<String> = records
+            .iter()
+            .map(|t| t.ticker.clone())
+            .filter(|t| !t.is_empty())
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        let companies = if tickers.is_empty() { HashMap::new() } else { resolve_with_host(&self.host, &tickers) };
+        let mut by_doc: HashMap<String, Vec<Trade>> = HashMap::new();
+        for t in &records {
+            by_doc.entry(t.doc_id.clone()).or_default().push(served_trade(t, &companies));
+        }
+        Ok(by_doc)
+    }
+}
+
+impl TradeStore for PdfTrades {
+    type Trade = Trade;
+
+    fn holds(&self, doc_id: &str) -> bool {
+        self.parsed.contains(doc_id)
+    }
+
+    fn trading(&self, ticker: &str) -> Result<HashMap<String, Vec<Trade>>, String> {
+        self.served(disclosure::stored_rows_trading(
+            &self.host,
+            crate::SLUG,
+            crate::ingest::TRADES,
+            TICKER_FIELD,
+            ticker,
+        )?)
+    }
+
+    fn of(&self, doc_ids: &[&str]) -> Result<HashMap<String, Vec<Trade>>, String> {
+        self.served(disclosure::stored_rows_of(&self.host, crate::SLUG, crate::ingest::TRADES, DOC_ID_FIELD, doc_ids)?)
+    }
+}
+
+/// The fields the table-backed `trades` rows are looked up by (declared in the manifest).
+pub const DOC_ID_FIELD: &str = "docId";
+pub const TICKER_FIELD: &str = "ticker";
 
 /// What the index, a document and the House Stock Watcher export say about one DocID.
 struct Listing<'a> {
@@ -319,11 +418,11 @@ struct Listing<'a> {
     watcher: Option<&'a WatcherTradeRecord>,
 }
 
-/// Joins index rows (FilingType P), documents and trade rows by DocID into served filings.
+/// Joins index rows (FilingType P), documents and the export's trades by DocID into served filings. A filing
+/// whose PDF was parsed gets its trades from the table per request ([`PdfTrades`]): here its list is empty.
 fn filings_from_records(
     index: Vec<IndexFilingRecord>,
-    documents: Vec<DocumentRecord>,
-    trades: Vec<TradeRecord>,
+    documents: &[DocumentRecord],
     watcher: Vec<WatcherTradeRecord>,
     resolve: Resolver<'_>,
 ) -> (Vec<Filing>, Coverage) {
@@ -332,22 +431,17 @@ fn filings_from_records(
     for row in index.iter().filter(|r| r.filing_type == PTR_FILING_TYPE) {
         listings.insert(&row.doc_id, Listing { index: Some(row), document: None, watcher: None });
     }
-    for doc in &documents {
+    for doc in documents {
         listings.entry(&doc.doc_id).or_insert_with(empty).document = Some(doc);
-    }
-    let mut rows_by_doc: HashMap<&str, Vec<&TradeRecord>> = HashMap::new();
-    for t in &trades {
-        rows_by_doc.entry(&t.doc_id).or_default().push(t);
     }
     let mut watcher_by_doc: HashMap<&str, Vec<&WatcherTradeRecord>> = HashMap::new();
     for w in &watcher {
         watcher_by_doc.entry(&w.doc_id).or_default().push(w);
         listings.entry(&w.doc_id).or_insert_with(empty).watcher.get_or_insert(w);
     }
-    let tickers: Vec<String> = trades
+    let tickers: Vec<String> = watcher
         .iter()
-        .map(|t| t.ticker.clone())
-        .chain(watcher.iter().map(|w| w.ticker.clone()))
+        .map(|w| w.ticker.clone())
         .filter(|t| !t.is_empty())
         .collect::<BTreeSet<_>>()
         .into_iter()
@@ -361,8 +455,6 @@ fn filings_from_records(
             coverage.filings_undated += 1;
             continue;
         };
-        let mut rows = rows_by_doc.remove(doc_id).unwrap_or_default();
-        rows.sort_by_key(|t| t.row);
         let status = head.details.as_ref().map(|d| d.parse_status.clone()).unwrap_or_default();
         let status = status.as_str();
         match status {
@@ -376,8 +468,7 @@ fn filings_from_records(
         let mut head = head;
         let transcribed = watcher_by_doc.remove(doc_id).unwrap_or_default();
         let (trades, source) = if status == PARSED {
-            let trades = rows.into_iter().filter(|t| !t.is_deletion()).map(|t| served_trade(t, &companies)).collect();
-            (trades, Some("pdf"))
+            (Vec::new(), Some("pdf"))
         } else if !transcribed.is_empty() {
             coverage.filings_second_source += 1;
             let mut rows = transcribed;
@@ -525,7 +616,7 @@ fn served_watcher_trade(w: &WatcherTradeRecord, companies: &HashMap<String, Comp
 }
 
 /// Asks the host who each ticker is; an unknown ticker (or no company list) is simply left unresolved.
-pub fn resolve_with_host(host: &datahost_plugin_api::Host, tickers: &[String]) -> HashMap<String, CompanyRef> {
+pub fn resolve_with_host(host: &Host, tickers: &[String]) -> HashMap<String, CompanyRef> {
     let queries: Vec<CompanyQuery> = tickers.iter().map(|t| CompanyQuery::Ticker(t.clone())).collect();
     match host.resolve_companies(&queries) {
         Ok(answers) => {

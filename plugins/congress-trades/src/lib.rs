@@ -26,6 +26,8 @@ pub struct CongressTrades {
     index: DisclosureIndex<data::Filing>,
     /// Counted once at load: it is the same for every request.
     filings_with_trades: usize,
+    /// Ingested data: the parsed PTRs' trade rows, read from the records engine per request.
+    pdf_trades: Option<data::PdfTrades>,
 }
 
 impl Plugin for CongressTrades {
@@ -38,6 +40,9 @@ impl Plugin for CongressTrades {
             vec![routes::route_spec()],
             schema::fragment(),
         )
+        // Table-backed PTR trade rows: read per served filing (DocID) or per requested ticker.
+        .indexing(ingest::TRADES, &[data::DOC_ID_FIELD])
+        .indexing(ingest::TRADES, &[data::TICKER_FIELD])
     }
 
     fn seeds() -> Vec<Seed> {
@@ -54,10 +59,13 @@ impl Plugin for CongressTrades {
 
     fn init(ctx: InitContext) -> Result<Self, String> {
         let doc: serde_json::Value = ctx.host.load_dataset(SLUG)?;
-        let resolve = |tickers: &[String]| data::resolve_with_host(&ctx.host, tickers);
-        let (meta, filings) = data::load(doc, &resolve)?;
-        let index = DisclosureIndex::new(filings);
-        Ok(Self { meta, filings_with_trades: index.with_trades(), index })
+        let loaded = data::load(doc, &ctx.host)?;
+        Ok(Self {
+            meta: loaded.meta,
+            index: DisclosureIndex::new(loaded.filings),
+            filings_with_trades: loaded.filings_with_trades,
+            pdf_trades: loaded.pdf_trades,
+        })
     }
 
     fn handle(&self, request: &RequestEnvelope) -> Result<Response, ApiError> {

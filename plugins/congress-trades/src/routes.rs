@@ -41,13 +41,15 @@ struct Body<'a> {
 
 pub fn handle(plugin: &CongressTrades, request: &RequestEnvelope) -> Result<Response, ApiError> {
     let query = DisclosureQuery::parse(&request.params(), DEFAULT_LIMIT, DEFAULT_MAX_LIMIT)?;
-    let filings: Vec<FilingOut> = plugin
+    let served = plugin
         .index
-        .select(&query)
-        .into_iter()
+        .select_served(&query, plugin.pdf_trades.as_ref())
+        .map_err(|e| ApiError::unavailable(format!("the PTR trades could not be read: {e}")))?;
+    let filings: Vec<FilingOut> = served
+        .iter()
         .map(|s| FilingOut {
             head: &s.filing.head,
-            trades: s.trades.into_iter().map(|t| WithAmountBounds::new(t, &t.base.amount_range)).collect(),
+            trades: s.trades.iter().map(|t| WithAmountBounds::new(t.as_ref(), &t.base.amount_range)).collect(),
         })
         .collect();
     Response::json(&Body {

@@ -186,11 +186,7 @@ impl Rosters {
             source_url: meta.source_url,
             caveat: meta.caveat,
         };
-        Self {
-            meta: derived_meta(meta),
-            companies: Companies::new(companies, |c| &c.ticker),
-            table: Some(*host),
-        }
+        Self { meta: derived_meta(meta), companies: Companies::new(companies, |c| &c.ticker), table: Some(*host) }
     }
 
     /// The company's roster, reading its rows from the records engine the first time it is served.

@@ -2,14 +2,17 @@
 //! SDK's [`DisclosureIndex`](datahost_plugin_api::disclosure::DisclosureIndex), shared with the House dataset.
 //!
 //! The host serves either the demo seed `{meta, filings}` or, once files are ingested,
-//! `{ingested, transactions: [TransactionRecord], filings: [FilingRecord]}` (see `ingest.rs`). Ingested
-//! transactions are grouped back into filings by `docId`; seed rows and ingested rows are never mixed.
+//! `{ingested, reports: [ReportRecord], filings: [FilingRecord]}` (see `ingest.rs`). The transaction rows
+//! (`transactions`, [`TransactionRecord`]) are table-backed: they stay in the records engine's table, indexed by
+//! `docId` and by ticker, and [`StoredTransactions`] reads the rows of the filings a request serves. Seed rows
+//! and ingested rows are never mixed.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 
-use datahost_plugin_api::disclosure::{Disclosure, DisclosureTrade};
+use datahost_plugin_api::disclosure::{self, Disclosure, DisclosureTrade, TradeStore};
 use datahost_plugin_api::ingest::{IngestedInfo, INGESTED_KEY};
 use datahost_plugin_api::snapshot::SnapshotMeta;
+use datahost_plugin_api::Host;
 use serde::{Deserialize, Serialize};
 
 pub type Meta = SnapshotMeta;
@@ -113,60 +116,122 @@ pub struct FilingRecord {
     pub paper: bool,
 }
 
+/// An electronic report with transaction rows, as one file lists it (collection `reports`, key `<docId>`):
+/// what the filing list needs while the rows stay in the table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReportRecord {
+    pub doc_id: String,
+    pub member: String,
+    pub source_url: String,
+    /// `YYYY-MM-DD`: orders the report when its filed date is unknown.
+    pub latest_trade_date: String,
+    pub trade_rows: u64,
+}
+
 /// The document the host serves once files are ingested.
 #[derive(Debug, Clone, Deserialize)]
 pub struct IngestedDoc {
     pub ingested: IngestedInfo,
     #[serde(default)]
-    pub transactions: Vec<TransactionRecord>,
+    pub reports: Vec<ReportRecord>,
     #[serde(default)]
     pub filings: Vec<FilingRecord>,
 }
 
+/// The dataset as `init` loads it.
+pub struct Loaded {
+    pub meta: Meta,
+    pub filings: Vec<Filing>,
+    /// Ingested data: where the reports' transaction rows are read from.
+    pub stored: Option<StoredTransactions>,
+}
+
 /// Reads the host's document: the ingested records when there are any, else the demo seed.
-pub fn load(doc: serde_json::Value) -> Result<(Meta, Vec<Filing>), String> {
+pub fn load(doc: serde_json::Value, host: &Host) -> Result<Loaded, String> {
     let unreadable = |e: serde_json::Error| format!("senate-trades dataset is not readable: {e}");
     if doc.get(INGESTED_KEY).is_some() {
         let ingested: IngestedDoc = serde_json::from_value(doc).map_err(unreadable)?;
-        let filings = filings_from_records(ingested.transactions, ingested.filings);
-        Ok((ingested_meta(&ingested.ingested, &filings), filings))
+        let filings = filings_from_records(&ingested.reports, ingested.filings);
+        let held = ingested.reports.iter().map(|r| r.doc_id.clone()).collect();
+        let trades = ingested.ingested.collections.get(TRANSACTIONS).copied().unwrap_or_default();
+        Ok(Loaded {
+            meta: ingested_meta(&ingested.ingested, &filings, trades),
+            filings,
+            stored: Some(StoredTransactions { host: *host, held }),
+        })
     } else {
         let mut seed: Snapshot = serde_json::from_value(doc).map_err(unreadable)?;
         for filing in &mut seed.filings {
             filing.sort_date = filing.filed_date.clone().unwrap_or_default();
         }
-        Ok((seed.meta, seed.filings))
+        Ok(Loaded { meta: seed.meta, filings: seed.filings, stored: None })
     }
 }
 
-/// Groups transaction rows into their reports (in row order) and adds what the filing records state.
-pub fn filings_from_records(transactions: Vec<TransactionRecord>, reports: Vec<FilingRecord>) -> Vec<Filing> {
-    let mut rows: BTreeMap<String, Vec<TransactionRecord>> = BTreeMap::new();
-    for t in transactions {
-        rows.entry(t.doc_id.clone()).or_default().push(t);
-    }
-    let mut reports: BTreeMap<String, FilingRecord> = reports.into_iter().map(|r| (r.doc_id.clone(), r)).collect();
-    let mut filings = Vec::with_capacity(rows.len() + reports.len());
-    for (doc_id, mut trades) in rows {
-        trades.sort_by_key(|t| t.row);
-        let report = reports.remove(&doc_id);
-        let first = &trades[0];
-        let (member, source_url) = (first.member.clone(), first.source_url.clone());
-        let trades: Vec<Trade> = trades
+/// The collection of transaction rows, and the fields they are looked up by (declared in the manifest).
+pub const TRANSACTIONS: &str = "transactions";
+pub const DOC_ID_FIELD: &str = "docId";
+pub const TICKER_FIELD: &str = "ticker";
+
+/// The reports' transaction rows, read from the records engine's table per request (not held in memory).
+pub struct StoredTransactions {
+    host: Host,
+    /// Reports with stored rows.
+    held: HashSet<String>,
+}
+
+impl StoredTransactions {
+    /// The served trades among `rows`, by DocID, in row order.
+    fn served(rows: Vec<serde_json::Value>) -> Result<HashMap<String, Vec<Trade>>, String> {
+        let mut records: Vec<TransactionRecord> = rows
             .into_iter()
-            .map(|t| Trade {
+            .map(|r| serde_json::from_value(r).map_err(|e| format!("a stored Senate transaction row: {e}")))
+            .collect::<Result<_, _>>()?;
+        records.sort_by(|a, b| (&a.doc_id, a.row).cmp(&(&b.doc_id, b.row)));
+        let mut by_doc: HashMap<String, Vec<Trade>> = HashMap::new();
+        for t in records {
+            by_doc.entry(t.doc_id).or_default().push(Trade {
                 base: t.trade,
                 owner: Some(t.owner),
                 asset_type: Some(t.asset_type),
                 comment: Some(t.comment),
-            })
-            .collect();
-        filings.push(filing(doc_id, member, source_url, report.as_ref(), trades));
+            });
+        }
+        Ok(by_doc)
+    }
+}
+
+impl TradeStore for StoredTransactions {
+    type Trade = Trade;
+
+    fn holds(&self, doc_id: &str) -> bool {
+        self.held.contains(doc_id)
+    }
+
+    fn trading(&self, ticker: &str) -> Result<HashMap<String, Vec<Trade>>, String> {
+        Self::served(disclosure::stored_rows_trading(&self.host, crate::SLUG, TRANSACTIONS, TICKER_FIELD, ticker)?)
+    }
+
+    fn of(&self, doc_ids: &[&str]) -> Result<HashMap<String, Vec<Trade>>, String> {
+        Self::served(disclosure::stored_rows_of(&self.host, crate::SLUG, TRANSACTIONS, DOC_ID_FIELD, doc_ids)?)
+    }
+}
+
+/// One filing per report with rows (their trades read per request) and per report a source dates without
+/// rows (scanned paper reports), with what the filing records state.
+pub fn filings_from_records(with_rows: &[ReportRecord], dated: Vec<FilingRecord>) -> Vec<Filing> {
+    let mut dated: BTreeMap<String, FilingRecord> = dated.into_iter().map(|r| (r.doc_id.clone(), r)).collect();
+    let mut filings = Vec::with_capacity(with_rows.len() + dated.len());
+    for r in with_rows {
+        let report = dated.remove(&r.doc_id);
+        let (member, url) = (r.member.clone(), r.source_url.clone());
+        filings.push(filing(r.doc_id.clone(), member, url, report.as_ref(), &r.latest_trade_date));
     }
     // Reports with no readable transaction row: scanned paper reports (and a received date with no rows).
-    for (doc_id, report) in reports {
+    for (doc_id, report) in dated {
         let (member, url) = (report.member.clone(), report.source_url.clone());
-        filings.push(filing(doc_id, member, url, Some(&report), Vec::new()));
+        filings.push(filing(doc_id, member, url, Some(&report), ""));
     }
     filings
 }
@@ -176,10 +241,10 @@ fn filing(
     member: String,
     source_url: String,
     report: Option<&FilingRecord>,
-    trades: Vec<Trade>,
+    latest_trade: &str,
 ) -> Filing {
     let filed_date = report.map(|r| r.filed_date.clone());
-    let latest_trade = trades.iter().map(|t| t.base.date.as_str()).max().unwrap_or_default().to_string();
+    let latest_trade = latest_trade.to_string();
     Filing {
         member,
         chamber: "senate".into(),
@@ -187,15 +252,14 @@ fn filing(
         sort_date: filed_date.clone().unwrap_or(latest_trade),
         filed_date,
         doc_id,
-        trades,
+        trades: Vec::new(),
         source_url: Some(source_url),
         paper: Some(report.is_some_and(|r| r.paper)),
     }
 }
 
 /// The `meta` of ingested data: the official source, what was read and what it does not say.
-fn ingested_meta(info: &IngestedInfo, filings: &[Filing]) -> Meta {
-    let trades: usize = filings.iter().map(|f| f.trades.len()).sum();
+fn ingested_meta(info: &IngestedInfo, filings: &[Filing], trades: u64) -> Meta {
     let paper = filings.iter().filter(|f| f.paper == Some(true)).count();
     let dated = filings.iter().filter(|f| f.filed_date.is_some()).count();
     Meta {

@@ -20,13 +20,16 @@ use datahost_plugin_api::disclosure::DisclosureTrade;
 use datahost_plugin_api::ingest::{IngestBatch, IngestRecord, Refusal, RowProblem, SourceFile};
 use serde_json::{Map, Value};
 
-use crate::data::{FilingRecord, TransactionRecord};
+use crate::data::{FilingRecord, ReportRecord, TransactionRecord};
 
 pub const FLAT: &str = "senate-stock-watcher-flat";
 pub const SENATORS: &str = "senate-stock-watcher-senators";
 pub const FORMATS: &[&str] = &[FLAT, SENATORS];
-pub const TRANSACTIONS: &str = "transactions";
+pub use crate::data::TRANSACTIONS;
 pub const FILINGS: &str = "filings";
+/// One record per electronic report with transaction rows (key `<docId>`): what the served filing list needs
+/// while the rows stay in the records engine's table.
+pub const REPORTS: &str = "reports";
 
 /// What the flat file puts in every field of the row that stands for a scanned paper report.
 const PAPER_ASSET_TYPE: &str = "PDF Disclosed Filing";
@@ -181,6 +184,23 @@ impl Reader {
 
     fn finish(self, format: &str) -> Result<IngestBatch, Refusal> {
         let mut records = Vec::with_capacity(self.transactions.len() + self.filings.len());
+        let mut reports: BTreeMap<&str, ReportRecord> = BTreeMap::new();
+        for t in &self.transactions {
+            let report = reports.entry(&t.doc_id).or_insert_with(|| ReportRecord {
+                doc_id: t.doc_id.clone(),
+                member: t.member.clone(),
+                source_url: t.source_url.clone(),
+                latest_trade_date: String::new(),
+                trade_rows: 0,
+            });
+            report.trade_rows += 1;
+            if t.trade.date > report.latest_trade_date {
+                report.latest_trade_date = t.trade.date.clone();
+            }
+        }
+        for (doc_id, report) in reports {
+            records.push(IngestRecord::new(REPORTS, doc_id, doc_id, report)?);
+        }
         for t in self.transactions {
             let key = format!("{}/{}", t.doc_id, t.row);
             let group = t.doc_id.clone();

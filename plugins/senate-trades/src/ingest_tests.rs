@@ -8,7 +8,7 @@ use datahost_plugin_api::testing::{get, TestHost};
 use datahost_plugin_api::{IngestBatch, Plugin, SourceFile};
 use serde_json::{json, Value};
 
-use crate::ingest::{FILINGS, FLAT, SENATORS, TRANSACTIONS};
+use crate::ingest::{FILINGS, FLAT, REPORTS, SENATORS, TRANSACTIONS};
 use crate::{SenateTrades, ROUTE, SLUG};
 
 const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/corpus/senate-stock-watcher/");
@@ -46,6 +46,7 @@ fn flat_file_every_row_read() {
     assert_eq!(batch.problems, vec![]);
     assert_eq!(count(&batch, TRANSACTIONS), 8372 - 463);
     assert_eq!(count(&batch, FILINGS), 463);
+    assert_eq!(count(&batch, REPORTS), 954, "one per /ptr/ report with rows");
     let groups: std::collections::HashSet<&str> = batch.records.iter().map(|r| r.group.as_str()).collect();
     assert_eq!(groups.len(), 954 + 463);
     assert!(batch.records.iter().all(|r| r.lineage.is_none() && !r.amendment));
@@ -87,6 +88,7 @@ fn per_senator_file_every_row_read() {
     assert_eq!(batch.problems, vec![]);
     assert_eq!(count(&batch, TRANSACTIONS), 8052);
     assert_eq!(count(&batch, FILINGS), 516);
+    assert_eq!(count(&batch, REPORTS), 986, "one per /ptr/ report with rows");
     // [0] Ron L Wyden, ptr_link .../c4771ad7-.../, date_recieved 04/09/2021; transactions[0]: 04/06/2021,
     // Spouse, <a ...>AMAT</a>, "Applied Materials, Inc.", Stock, Sale (Partial), $100,001 - $250,000.
     let wyden = record(&batch, FILINGS, WYDEN_LATEST);
@@ -105,6 +107,12 @@ fn per_senator_file_every_row_read() {
     );
     // grep: the report holds 8 transaction rows.
     assert_eq!(batch.records.iter().filter(|r| r.collection == TRANSACTIONS && r.group == WYDEN_LATEST).count(), 8);
+    // Its report record: the 8 rows, all dated 04/06/2021.
+    assert_eq!(
+        record(&batch, REPORTS, WYDEN_LATEST),
+        &json!({"docId": WYDEN_LATEST, "member": "Ron L Wyden", "latestTradeDate": "2021-04-06", "tradeRows": 8,
+            "sourceUrl": format!("https://efdsearch.senate.gov/search/view/ptr/{WYDEN_LATEST}/")})
+    );
     // Rosen's filer record states date_recieved 12/10/2020 for report 3152e433-....
     assert_eq!(record(&batch, FILINGS, ROSEN_PFE)["filedDate"], "2020-12-10");
     assert_eq!(record(&batch, FILINGS, BLUMENTHAL_PAPER)["filedDate"], "2020-12-02");
@@ -174,8 +182,10 @@ fn unreadable_rows_are_problems_with_their_json_path() {
         ]
     );
     // The readable rows keep their position in the report (1 and 6): refused rows of abc-1 still count.
-    let keys: Vec<&str> = batch.records.iter().map(|r| r.key.as_str()).collect();
+    let keys: Vec<&str> =
+        batch.records.iter().filter(|r| r.collection == TRANSACTIONS).map(|r| r.key.as_str()).collect();
     assert_eq!(keys, ["abc-1/1", "abc-1/6"]);
+    assert_eq!(record(&batch, REPORTS, "abc-1")["tradeRows"], 2, "the readable rows");
 }
 
 #[test]

@@ -26,6 +26,8 @@ pub const ROUTE: &str = "/v1/senate-trades";
 pub struct SenateTrades {
     meta: data::Meta,
     index: DisclosureIndex<data::Filing>,
+    /// Ingested data: the transaction rows, read from the records engine per request.
+    stored: Option<data::StoredTransactions>,
 }
 
 impl Plugin for SenateTrades {
@@ -38,6 +40,9 @@ impl Plugin for SenateTrades {
             vec![routes::route_spec()],
             schema::fragment(),
         )
+        // Table-backed transaction rows: read per served report (docId) or per requested ticker.
+        .indexing(data::TRANSACTIONS, &[data::DOC_ID_FIELD])
+        .indexing(data::TRANSACTIONS, &[data::TICKER_FIELD])
     }
 
     fn seeds() -> Vec<Seed> {
@@ -45,8 +50,8 @@ impl Plugin for SenateTrades {
     }
 
     fn init(ctx: InitContext) -> Result<Self, String> {
-        let (meta, filings) = data::load(ctx.host.load_dataset(SLUG)?)?;
-        Ok(Self { meta, index: DisclosureIndex::new(filings) })
+        let loaded = data::load(ctx.host.load_dataset(SLUG)?, &ctx.host)?;
+        Ok(Self { meta: loaded.meta, index: DisclosureIndex::new(loaded.filings), stored: loaded.stored })
     }
 
     fn ingest_formats() -> Vec<&'static str> {

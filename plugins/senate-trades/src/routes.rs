@@ -39,17 +39,19 @@ struct Body<'a> {
 
 pub fn handle(plugin: &SenateTrades, request: &RequestEnvelope) -> Result<Response, ApiError> {
     let query = DisclosureQuery::parse(&request.params(), DEFAULT_LIMIT, DEFAULT_MAX_LIMIT)?;
-    let filings: Vec<FilingOut> = plugin
+    let served = plugin
         .index
-        .select(&query)
-        .into_iter()
+        .select_served(&query, plugin.stored.as_ref())
+        .map_err(|e| ApiError::unavailable(format!("the Senate transactions could not be read: {e}")))?;
+    let filings: Vec<FilingOut> = served
+        .iter()
         .map(|s| FilingOut {
             member: &s.filing.member,
             chamber: &s.filing.chamber,
             doc_id: &s.filing.doc_id,
             year: s.filing.year,
             filed_date: s.filing.filed_date.as_deref(),
-            trades: s.trades.into_iter().map(|t| WithAmountBounds::new(t, &t.base.amount_range)).collect(),
+            trades: s.trades.iter().map(|t| WithAmountBounds::new(t.as_ref(), &t.base.amount_range)).collect(),
             source_url: s.filing.source_url.as_deref(),
             paper: s.filing.paper,
         })

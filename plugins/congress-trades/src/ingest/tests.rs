@@ -422,3 +422,55 @@ fn an_amending_ptr_replaces_the_matching_trades_of_the_original() {
     assert_eq!(amendment.records[2].data["filingStatus"], "Deleted");
     assert!(amendment.notes.iter().any(|n| n.contains("amends an earlier PTR")));
 }
+
+/// Served from the records engine's table (the test host answers `records.query` from the ingested records):
+/// the ticker filter finds filings through their stored rows in any spelling, a `Deleted` row is neither a
+/// trade nor a match, and `filingsWithTrades` counts filings with a stored trade.
+#[test]
+fn table_backed_trades_are_read_per_filing_and_per_ticker() {
+    let original = ptr_text(
+        "20000001",
+        "01/10/2023",
+        "SP Apple Inc. (AAPL) [ST] P 01/03/2023 01/04/2023 $1,001 - $15,000\n\nF S: New\n\n\
+         SP Tesla, Inc. (TSLA) [ST] S 01/05/2023 01/05/2023 $15,001 - $50,000\n\nF S: New\n",
+    );
+    let amendment = ptr_text(
+        "20000050",
+        "02/20/2023",
+        "2000166569 SP Tesla, Inc. (TSLA) [ST] S 01/05/2023 01/05/2023 $15,001 - $50,000\n\nF S: Deleted\n",
+    );
+    let berkshire = ptr_text(
+        "20000077",
+        "03/01/2023",
+        "JT Berkshire Hathaway Inc. Class B (BRK.B) [ST] P 02/27/2023 02/28/2023 $1,001 - $15,000\n\nF S: New\n",
+    );
+    let batches: Vec<IngestBatch> = [(original, "a.pdf"), (amendment, "b.pdf"), (berkshire, "c.pdf")]
+        .into_iter()
+        .map(|(text, name)| ptr::parse_pages(&[text], name).unwrap())
+        .collect();
+    let host = datahost_plugin_api::testing::TestHost::new();
+    host.set_ingested(crate::SLUG, &batches);
+    let plugin = host.init::<crate::CongressTrades>().unwrap();
+    let get = |query: &[(&str, &str)]| datahost_plugin_api::testing::get(&plugin, crate::ROUTE, query).1;
+    let ids = |body: &Value| -> Vec<String> {
+        body["filings"].as_array().unwrap().iter().map(|f| f["docId"].as_str().unwrap().to_string()).collect()
+    };
+
+    let all = get(&[]);
+    assert_eq!(ids(&all), ["20000077", "20000050", "20000001"], "newest first");
+    let trades: Vec<usize> =
+        all["filings"].as_array().unwrap().iter().map(|f| f["trades"].as_array().unwrap().len()).collect();
+    assert_eq!(trades, [1, 0, 2], "the amendment's only row is a deletion, not a trade");
+    assert_eq!(all["meta"]["filingsWithTrades"], 2);
+
+    let tsla = get(&[("ticker", "tsla")]);
+    assert_eq!(ids(&tsla), ["20000001"], "the deletion row does not make the amendment a TSLA filing");
+    assert_eq!(tsla["filings"][0]["trades"].as_array().unwrap().len(), 1, "only the TSLA trade of the filing");
+    assert_eq!(tsla["filings"][0]["trades"][0]["ticker"], "TSLA");
+
+    let brk = get(&[("ticker", "brk-b")]);
+    assert_eq!(ids(&brk), ["20000077"], "BRK.B as printed, asked as brk-b");
+    assert_eq!(brk["filings"][0]["trades"][0]["owner"], "JT");
+    assert_eq!(get(&[("ticker", "NVDA")])["count"], 0);
+    assert_eq!(ids(&get(&[("ticker", "aapl"), ("member", "jane")])), ["20000001"]);
+}
