@@ -41,6 +41,10 @@ pub struct Engine {
     companies: RwLock<Arc<CompanyIndex>>,
     /// Per dataset, the record indexes its owner declared: the only lookups `records.query` runs.
     indexes: RwLock<HashMap<String, Vec<RecordIndex>>>,
+    /// `engine.data_dir`: where plugins get a directory of their own for derived files (a search index)
+    /// that can be rebuilt from the records. Local to this host in either engine; `None` for an engine that
+    /// keeps nothing.
+    data_dir: Option<std::path::PathBuf>,
 }
 
 impl Engine {
@@ -54,6 +58,7 @@ impl Engine {
         let store = SqliteStore::open(data_dir)?;
         let mut engine = Self::with_pg("embedded".into(), None);
         engine.sqlite = Some(store);
+        engine.data_dir = Some(data_dir.to_path_buf());
         Ok(engine)
     }
 
@@ -71,6 +76,7 @@ impl Engine {
             degraded: AtomicBool::new(false),
             generation: AtomicU64::new(0),
             pg,
+            data_dir: None,
         }
     }
 
@@ -83,7 +89,8 @@ impl Engine {
         let address = redact_url(&config.engine.url);
         let pg = PgEngine::connect(config).await?;
         let reachable = pg.ping().await;
-        let engine = Self::with_pg(address.clone(), Some(pg));
+        let mut engine = Self::with_pg(address.clone(), Some(pg));
+        engine.data_dir = Some(config.engine.data_dir.clone());
         if let Err(e) = reachable {
             if !config.engine.degraded_start {
                 return Err(format!(
@@ -103,6 +110,20 @@ impl Engine {
         } else {
             "embedded"
         }
+    }
+
+    /// A directory of the plugin's own under `engine.data_dir` (`plugins/<slug>`, created, owner-only), for
+    /// files derived from the records that are worth keeping across restarts.
+    pub fn plugin_dir(&self, slug: &str) -> Result<std::path::PathBuf, String> {
+        let base = self.data_dir.as_ref().ok_or("this engine keeps no files (no engine.data_dir)")?;
+        let dir = base.join("plugins").join(slug);
+        std::fs::create_dir_all(&dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let _ = std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700));
+        }
+        Ok(dir)
     }
 
     pub fn pg(&self) -> Option<&PgEngine> {

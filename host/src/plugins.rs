@@ -661,6 +661,10 @@ extern "C" fn svc_call(token: u64, name: RStr<'_>, input: RStr<'_>) -> FfiReply 
                 serde_json::to_string(&answers).map_err(|e| e.to_string())
             }
             "host.version" => Ok(format!("\"{}\"", env!("CARGO_PKG_VERSION"))),
+            datahost_plugin_api::host::PLUGIN_DIR_CALL => {
+                let dir = ctx.engine.plugin_dir(&ctx.slug)?;
+                serde_json::to_string(&dir.to_string_lossy()).map_err(|e| e.to_string())
+            }
             "route.get" => route_get(&ctx.slug, input.as_str()),
             datahost_plugin_api::query::QUERY_CALL => {
                 let q: datahost_plugin_api::query::RecordsQuery = serde_json::from_str(input.as_str())

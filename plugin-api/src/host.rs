@@ -135,6 +135,14 @@ impl Host {
         }
     }
 
+    /// A directory of the plugin's own, kept across restarts (`<engine.data_dir>/plugins/<slug>`, local to this
+    /// host even when the records engine is shared): for files derived from the records that are costly to
+    /// rebuild, such as a search index. Never the records themselves.
+    pub fn plugin_dir(&self) -> Result<std::path::PathBuf, String> {
+        let out = self.call(PLUGIN_DIR_CALL, &serde_json::Value::Null)?;
+        out.as_str().map(std::path::PathBuf::from).ok_or_else(|| format!("the host answered {out} for a directory"))
+    }
+
     /// Which records engine backs the host: `embedded` or `postgres` (via the `engine.kind` host call).
     pub fn engine_kind(&self) -> String {
         self.call("engine.kind", &serde_json::Value::Null)
@@ -143,3 +151,6 @@ impl Host {
             .unwrap_or_else(|| "embedded".into())
     }
 }
+
+/// The host call answering [`Host::plugin_dir`].
+pub const PLUGIN_DIR_CALL: &str = "plugin.dir";

@@ -1,5 +1,5 @@
 //! Serving a dataset from the PostgreSQL records engine instead of memory: what the plugins whose datasets
-//! are too large for memory (property, deeds, liens, edgar-search) share.
+//! are too large for memory (property, deeds, liens) share.
 //!
 //! - [`is_engine`]: whether the host runs the PostgreSQL engine (the plugin then answers with SQL).
 //! - [`SeedTable`] and [`sync_seed`]: at `init`, the plugin copies its seed snapshot into its own tables,

@@ -74,8 +74,21 @@ extern "C" fn call(token: u64, name: RStr<'_>, input: RStr<'_>) -> FfiReply {
                 None => FfiReply::err(format!("dataset `{}` is not in the records engine", q.dataset)),
             }
         }
+        crate::host::PLUGIN_DIR_CALL => {
+            let dir = test_host_dir(token);
+            match std::fs::create_dir_all(&dir) {
+                Ok(()) => FfiReply::ok(serde_json::to_string(&dir.to_string_lossy()).unwrap_or_default()),
+                Err(e) => FfiReply::err(format!("creating {}: {e}", dir.display())),
+            }
+        }
         other => FfiReply::err(format!("unknown host call `{other}`")),
     }
+}
+
+/// The test host's answer to `plugin.dir`: a directory of its own under the system's temporary directory,
+/// removed when the test host is dropped.
+fn test_host_dir(token: u64) -> std::path::PathBuf {
+    std::env::temp_dir().join(format!("datahost-test-host-{}-{token}", std::process::id()))
 }
 
 /// `records.query` over an assembled document (`{ingested, <collection>: [records]}`), as the host answers it
@@ -128,6 +141,12 @@ fn resolve(
 /// A test host holding datasets in memory.
 pub struct TestHost {
     token: u64,
+}
+
+impl Drop for TestHost {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(test_host_dir(self.token));
+    }
 }
 
 impl Default for TestHost {

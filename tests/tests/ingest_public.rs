@@ -208,11 +208,35 @@ fn ingest_and_check(server: &Server) {
     assert_eq!(again["companies"][0]["totalContributionsUsd"], 90000.0);
 }
 
+/// The search index of the ingested filings under `<data_dir>/plugins/edgar-search`: one complete `index-*`
+/// directory (the demo seed is indexed in RAM, so none exists before an ingest).
+fn edgar_index_dirs(data_dir: &std::path::Path) -> Vec<PathBuf> {
+    let dir = data_dir.join("plugins").join("edgar-search");
+    let Ok(entries) = std::fs::read_dir(&dir) else { return Vec::new() };
+    entries
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("index-") && p.join("ready").is_file())
+        .collect()
+}
+
 #[test]
 fn public_disclosures_and_prices_are_served_from_the_embedded_engine() {
     let data = tempfile::tempdir().unwrap();
-    let server = Server::start_with(ServerOptions { data_dir: Some(data.path().to_path_buf()), ..Default::default() });
+    let options = || ServerOptions { data_dir: Some(data.path().to_path_buf()), ..Default::default() };
+    let server = Server::start_with(options());
     ingest_and_check(&server);
+    let index = edgar_index_dirs(data.path());
+    assert_eq!(index.len(), 1, "{index:?}");
+    let built_at = |dir: &PathBuf| std::fs::metadata(dir.join("ready")).unwrap().modified().unwrap();
+    let before = built_at(&index[0]);
+    drop(server);
+    // A restart on the same data opens that index instead of rebuilding it, and answers the same.
+    let server = Server::start_with(options());
+    let (status, body) = server.get("/v1/edgar-search?q=tesla&forms=10-K&limit=100");
+    assert_eq!(status, 200, "{body}");
+    assert!(body["hits"].as_array().unwrap().iter().any(|h| h["accession"] == "0000950170-22-000796"), "{body}");
+    assert_eq!(edgar_index_dirs(data.path()), index);
+    assert_eq!(built_at(&index[0]), before, "the same index, not a rebuild");
 }
 
 #[test]
@@ -220,4 +244,6 @@ fn public_disclosures_and_prices_are_served_from_postgresql() {
     let db = TestDb::create("ingest_public");
     let server = Server::start_with(ServerOptions { extra_toml: db.engine_toml(), ..Default::default() });
     ingest_and_check(&server);
+    // Each replica indexes the shared records into its own directory.
+    assert_eq!(edgar_index_dirs(&server.data_dir).len(), 1);
 }

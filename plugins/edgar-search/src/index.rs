@@ -1,16 +1,21 @@
-//! The full-text engine: an in-RAM tantivy index over the filings, built once in `init`, and the search that
-//! turns a request into one tantivy query (user query AND forms AND date range) so that `total` counts every
-//! match and the top hits come out in BM25 order.
+//! The full-text engine: a tantivy index over the filings, and the search that turns a request into one
+//! tantivy query (user query AND forms AND date range) so that `total` counts every match and the top hits come
+//! out in BM25 order.
 //!
-//! Only the search fields live in tantivy (nothing is stored there); a hit maps back to the filing through the
-//! `ord` fast field, an index into [`SearchIndex::filings`].
+//! The index holds everything a hit returns (stored fields: the filing's form as filed, entity, CIK, accession,
+//! address, filed date and text for the snippet), so nothing else is kept in memory. The demo seed is indexed
+//! in RAM; ingested filings are indexed on disk ([`SearchIndex::build_in`], [`SearchIndex::open`]) under the
+//! plugin's own directory, so at national scale the index is memory-mapped rather than held, and a restart
+//! opens it instead of rebuilding it.
 
 use std::ops::Bound;
 
 use chrono::NaiveDate;
 use tantivy::collector::{Count, TopDocs};
 use tantivy::query::{BooleanQuery, ConstScoreQuery, Occur, Query, QueryParser, RangeQuery, TermQuery};
-use tantivy::schema::{Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, FAST, INDEXED, STRING};
+use tantivy::schema::{
+    Field, IndexRecordOption, OwnedValue, Schema, TextFieldIndexing, TextOptions, FAST, INDEXED, STORED, STRING,
+};
 use tantivy::snippet::SnippetGenerator;
 use tantivy::{doc, Index, IndexReader, ReloadPolicy, Searcher, TantivyDocument, Term};
 
@@ -38,21 +43,84 @@ impl Default for BuildOptions {
     }
 }
 
+/// The layout of the index on disk: a directory built with another layout is rebuilt, never opened.
+pub const LAYOUT_VERSION: u32 = 1;
+
 #[derive(Clone, Copy)]
 struct Fields {
     entity: Field,
     text: Field,
+    /// Normalised form type (see [`normalize_form`]): what the `forms` filter and `form:` match.
     form: Field,
     cik: Field,
     filed: Field,
-    ord: Field,
+    /// Stored only: what a hit returns as filed.
+    form_as_filed: Field,
+    accession: Field,
+    url: Field,
+    filed_date: Field,
+}
+
+impl Fields {
+    fn schema() -> (Schema, Self) {
+        let mut builder = Schema::builder();
+        let text_opts = TextOptions::default()
+            .set_indexing_options(
+                TextFieldIndexing::default()
+                    .set_tokenizer(TOKENIZER)
+                    .set_index_option(IndexRecordOption::WithFreqsAndPositions),
+            )
+            .set_stored();
+        let fields = Self {
+            entity: builder.add_text_field("entity", text_opts.clone()),
+            text: builder.add_text_field("text", text_opts),
+            form: builder.add_text_field("form", STRING),
+            cik: builder.add_text_field("cik", STRING | STORED),
+            filed: builder.add_u64_field("filed", INDEXED | FAST),
+            form_as_filed: builder.add_text_field("formAsFiled", STORED),
+            accession: builder.add_text_field("accession", STORED),
+            url: builder.add_text_field("url", STORED),
+            filed_date: builder.add_text_field("filedDate", STORED),
+        };
+        (builder.build(), fields)
+    }
+
+    /// The fields of an index opened from disk, by name.
+    fn of(schema: &Schema) -> Result<Self, String> {
+        let field = |name: &str| schema.get_field(name).map_err(|e| format!("the search index lacks `{name}`: {e}"));
+        Ok(Self {
+            entity: field("entity")?,
+            text: field("text")?,
+            form: field("form")?,
+            cik: field("cik")?,
+            filed: field("filed")?,
+            form_as_filed: field("formAsFiled")?,
+            accession: field("accession")?,
+            url: field("url")?,
+            filed_date: field("filedDate")?,
+        })
+    }
+
+    /// The filing a stored document describes.
+    fn filing(&self, doc: &TantivyDocument) -> Filing {
+        let text = |field: Field| match doc.get_first(field).map(OwnedValue::from) {
+            Some(OwnedValue::Str(s)) => s,
+            _ => String::new(),
+        };
+        Filing {
+            form: text(self.form_as_filed),
+            entity: text(self.entity),
+            cik: text(self.cik),
+            accession: text(self.accession),
+            url: text(self.url),
+            filed_date: text(self.filed_date),
+            text: text(self.text),
+        }
+    }
 }
 
 /// The searchable filings.
 pub struct SearchIndex {
-    /// Filings newest first; `ord` in the index points here.
-    pub filings: Vec<Filing>,
-    index: Index,
     /// Kept so the searcher's segments stay alive; reloads never happen (the index is immutable).
     _reader: IndexReader,
     searcher: Searcher,
@@ -72,25 +140,15 @@ pub struct SearchRequest {
     pub snippets: bool,
 }
 
-pub struct Hit<'a> {
-    pub filing: &'a Filing,
+pub struct Hit {
+    pub filing: Filing,
     pub score: f32,
     pub snippet: Option<String>,
 }
 
-pub struct SearchResult<'a> {
+pub struct SearchResult {
     pub total: usize,
-    pub hits: Vec<Hit<'a>>,
-}
-
-/// The fields a query term can target.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FieldKind {
-    Entity,
-    Text,
-    Form,
-    Cik,
-    Filed,
+    pub hits: Vec<Hit>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -113,34 +171,39 @@ fn date_key(d: NaiveDate) -> u64 {
 }
 
 impl SearchIndex {
+    /// An index in RAM (the demo seed, tests).
     pub fn build(filings: Vec<Filing>) -> Result<Self, String> {
         Self::build_with(filings, BuildOptions::default())
     }
 
-    pub fn build_with(mut filings: Vec<Filing>, opts: BuildOptions) -> Result<Self, String> {
+    pub fn build_with(filings: Vec<Filing>, opts: BuildOptions) -> Result<Self, String> {
+        let (schema, _) = Fields::schema();
+        Self::fill(Index::create_in_ram(schema), filings, opts)
+    }
+
+    /// An index on disk in `dir` (created; it must be empty), opened memory-mapped once written.
+    pub fn build_in(dir: &std::path::Path, filings: Vec<Filing>, opts: BuildOptions) -> Result<Self, String> {
+        std::fs::create_dir_all(dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
+        let (schema, _) = Fields::schema();
+        let index = Index::create_in_dir(dir, schema).map_err(|e| format!("creating the search index: {e}"))?;
+        Self::fill(index, filings, opts)
+    }
+
+    /// Opens an index [`Self::build_in`] wrote.
+    pub fn open(dir: &std::path::Path) -> Result<Self, String> {
+        let index = Index::open_in_dir(dir).map_err(|e| format!("opening the search index {}: {e}", dir.display()))?;
+        Self::ready(index)
+    }
+
+    fn fill(index: Index, mut filings: Vec<Filing>, opts: BuildOptions) -> Result<Self, String> {
         // Newest first: documents are added in this order, so equal scores rank the newer filing first.
         filings.sort_by(|a, b| (&b.filed_date, &b.accession).cmp(&(&a.filed_date, &a.accession)));
-
-        let mut builder = Schema::builder();
-        let text_opts = TextOptions::default().set_indexing_options(
-            TextFieldIndexing::default()
-                .set_tokenizer(TOKENIZER)
-                .set_index_option(IndexRecordOption::WithFreqsAndPositions),
-        );
-        let fields = Fields {
-            entity: builder.add_text_field("entity", text_opts.clone()),
-            text: builder.add_text_field("text", text_opts),
-            form: builder.add_text_field("form", STRING),
-            cik: builder.add_text_field("cik", STRING),
-            filed: builder.add_u64_field("filed", INDEXED | FAST),
-            ord: builder.add_u64_field("ord", FAST),
-        };
-        let index = Index::create_in_ram(builder.build());
+        let fields = Fields::of(&index.schema())?;
         let engine = |e: tantivy::TantivyError| format!("building the search index: {e}");
         let mut writer = index
             .writer_with_num_threads::<TantivyDocument>(opts.threads.max(1), opts.writer_heap_bytes)
             .map_err(engine)?;
-        for (ord, f) in filings.iter().enumerate() {
+        for f in &filings {
             let date = chrono::NaiveDate::parse_from_str(&f.filed_date, "%Y-%m-%d")
                 .map_err(|_| format!("filing {} has filedDate `{}`, not YYYY-MM-DD", f.accession, f.filed_date))?;
             writer
@@ -150,10 +213,14 @@ impl SearchIndex {
                     fields.form => normalize_form(&f.form),
                     fields.cik => f.cik.as_str(),
                     fields.filed => date_key(date),
-                    fields.ord => ord as u64,
+                    fields.form_as_filed => f.form.as_str(),
+                    fields.accession => f.accession.as_str(),
+                    fields.url => f.url.as_str(),
+                    fields.filed_date => f.filed_date.as_str(),
                 ))
                 .map_err(engine)?;
         }
+        drop(filings);
         writer.commit().map_err(engine)?;
         if opts.merge {
             let segments = index.searchable_segment_ids().map_err(engine)?;
@@ -162,13 +229,27 @@ impl SearchIndex {
             }
         }
         writer.wait_merging_threads().map_err(engine)?;
+        Self::ready(index)
+    }
 
+    fn ready(index: Index) -> Result<Self, String> {
+        let engine = |e: tantivy::TantivyError| format!("opening the search index: {e}");
+        let fields = Fields::of(&index.schema())?;
         let reader = index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into().map_err(engine)?;
         let searcher = reader.searcher();
         let mut parser = QueryParser::for_index(&index, vec![fields.entity, fields.text]);
         // Every word must match, as in EDGAR's own full-text search; `OR` is still available explicitly.
         parser.set_conjunction_by_default();
-        Ok(Self { filings, index, _reader: reader, searcher, fields, parser })
+        Ok(Self { _reader: reader, searcher, fields, parser })
+    }
+
+    /// How many filings the index holds.
+    pub fn len(&self) -> u64 {
+        self.searcher.num_docs()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 
     /// Bytes the index occupies (tantivy's own accounting of its segments).
@@ -186,50 +267,7 @@ impl SearchIndex {
         self.parser.parse_query(&query_text(text)).map_err(|e| SearchError::Syntax(e.to_string()))
     }
 
-    /// Builds a query from an already parsed (and possibly rewritten) query AST, like [`Self::parse`].
-    pub fn build_query(&self, ast: tantivy::query_grammar::UserInputAst) -> Result<Box<dyn Query>, SearchError> {
-        self.parser.build_query_from_user_input_ast(ast).map_err(|e| SearchError::Syntax(e.to_string()))
-    }
-
-    /// Which of the searchable fields `field` is.
-    pub fn field_kind(&self, field: Field) -> Option<FieldKind> {
-        let f = &self.fields;
-        [
-            (f.entity, FieldKind::Entity),
-            (f.text, FieldKind::Text),
-            (f.form, FieldKind::Form),
-            (f.cik, FieldKind::Cik),
-            (f.filed, FieldKind::Filed),
-        ]
-        .into_iter()
-        .find(|(candidate, _)| *candidate == field)
-        .map(|(_, kind)| kind)
-    }
-
-    /// The tokens (position, text) of `text` as the index analyses the entity or text field: the same
-    /// lower-cased, stemmed words the query parser looks up.
-    pub fn analyze(&self, kind: FieldKind, text: &str) -> Vec<(usize, String)> {
-        let field = if kind == FieldKind::Entity { self.fields.entity } else { self.fields.text };
-        let Ok(mut analyzer) = self.index.tokenizer_for_field(field) else { return Vec::new() };
-        let mut out = Vec::new();
-        analyzer.token_stream(text).process(&mut |t| out.push((t.position, t.text.clone())));
-        out
-    }
-
-    /// The snippets of filing texts for a parsed user query, cut as [`Self::search`] cuts them (query terms
-    /// weigh by their rarity in this index).
-    pub fn snippets<'t>(
-        &self,
-        user: &dyn Query,
-        texts: impl Iterator<Item = &'t str>,
-    ) -> Result<Vec<String>, SearchError> {
-        let engine = |e: tantivy::TantivyError| SearchError::Engine(e.to_string());
-        let mut g = SnippetGenerator::create(&self.searcher, user, self.fields.text).map_err(engine)?;
-        g.set_max_num_chars(SNIPPET_CHARS);
-        Ok(texts.map(|text| snippet_text(&g, text)).collect())
-    }
-
-    pub fn search(&self, req: &SearchRequest) -> Result<SearchResult<'_>, SearchError> {
+    pub fn search(&self, req: &SearchRequest) -> Result<SearchResult, SearchError> {
         let user = self.parse(&req.query)?;
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Must, user.box_clone())];
         // Filters are clauses of the same query (so `total` counts exactly the filtered matches) with a
@@ -269,14 +307,8 @@ impl SearchIndex {
         };
         let mut hits = Vec::with_capacity(top.len());
         for (score, addr) in top {
-            let column = self.searcher.segment_reader(addr.segment_ord).fast_fields().u64("ord").map_err(engine)?;
-            let ord = column
-                .first(addr.doc_id)
-                .ok_or_else(|| SearchError::Engine(format!("document {addr:?} has no ord")))?;
-            let filing = self
-                .filings
-                .get(ord as usize)
-                .ok_or_else(|| SearchError::Engine(format!("ord {ord} is out of range")))?;
+            let doc: TantivyDocument = self.searcher.doc(addr).map_err(engine)?;
+            let filing = self.fields.filing(&doc);
             let snippet = snippets.as_ref().map(|g| snippet_text(g, &filing.text));
             hits.push(Hit { filing, score, snippet });
         }

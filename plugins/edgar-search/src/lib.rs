@@ -1,10 +1,12 @@
-//! edgar-search: full-text search over SEC EDGAR filings, backed by an in-RAM tantivy index.
+//! edgar-search: full-text search over SEC EDGAR filings, backed by a tantivy index.
 //!
 //! File roles (the same in every plugin): `lib.rs` manifest and export, `routes.rs` request handling,
-//! `schema.rs` OpenAPI fragment, `data.rs` snapshot records, `index.rs` the full-text engine, `corpus.rs` the
+//! `schema.rs` OpenAPI fragment, `data.rs` snapshot records, `index.rs` the full-text engine, `store.rs` where
+//! an ingested dataset's index lives (on disk, rebuilt only when the records change), `corpus.rs` the
 //! deterministic generator of the demo seed and of load-test corpora, `seed/` the shipped snapshot, `tests.rs`.
-//! In engine mode (PostgreSQL) the filings live in the plugin's own table with a GIN-indexed `tsvector`, and
-//! `sql.rs` translates each parsed query into SQL with the same matches (relevance is `ts_rank` there).
+//! The same engine answers in either records engine: the ingested filings are table-backed (declared indexed
+//! by accession) and indexed once per data generation into the plugin's own directory, so PostgreSQL replicas
+//! each keep a local index of the same shared records.
 
 pub mod corpus;
 pub mod data;
@@ -14,24 +16,22 @@ pub mod ingest;
 mod ingest_tests;
 mod routes;
 mod schema;
-pub mod sql;
+mod store;
 #[cfg(test)]
 mod tests;
 
-use datahost_plugin_api::sql::{load_store, Store};
+use datahost_plugin_api::ingest::INGESTED_KEY;
 use datahost_plugin_api::{
-    export_plugin, ApiError, Host, IngestBatch, InitContext, LogLevel, Manifest, Maturity, Migration, Plugin, Refusal,
-    RequestEnvelope, Response, Seed, SourceFile,
+    export_plugin, ApiError, IngestBatch, InitContext, LogLevel, Manifest, Maturity, Plugin, Refusal, RequestEnvelope,
+    Response, Seed, SourceFile,
 };
 
 pub const SLUG: &str = "edgar-search";
 pub const ROUTE: &str = "/v1/edgar-search";
 
-/// The plugin: an immutable full-text index over one snapshot of the dataset or, in engine mode, an empty
-/// index (for its query parser, analyzer and snippets) and the handle on the plugin's table.
+/// The plugin: an immutable full-text index over the demo seed (in RAM) or the ingested filings (on disk).
 pub struct EdgarSearch {
     index: index::SearchIndex,
-    engine: Option<Host>,
 }
 
 impl Plugin for EdgarSearch {
@@ -44,48 +44,41 @@ impl Plugin for EdgarSearch {
             vec![routes::route_spec()],
             schema::fragment(),
         )
+        // Table-backed filings: the text of national filing volumes stays in the records engine; the index is
+        // rebuilt from it only when it changes.
+        .indexing(ingest::FILINGS, &[store::ACCESSION_FIELD])
     }
 
     fn seeds() -> Vec<Seed> {
         vec![Seed::new(SLUG, include_str!("../seed/edgar-search.json"))]
     }
 
-    fn migrations() -> Vec<Migration> {
-        sql::migrations()
-    }
-
     fn init(ctx: InitContext) -> Result<Self, String> {
-        // The analyzer that builds the engine-mode documents is the index's own; an empty index has it.
-        let tools = index::SearchIndex::build(Vec::new())?;
-        let store = load_store(
-            &ctx.host,
-            SLUG,
-            sql::LAYOUT_VERSION,
-            |s: &data::Stored| {
-                vec![(sql::FILINGS_TABLE, s.filings.iter().map(|f| sql::filing_row(&tools, f)).collect())]
-            },
-            |s: data::Stored| s.filings,
-        )?;
-        let filings = match store {
-            Store::Engine(host) => return Ok(Self { index: tools, engine: Some(host) }),
-            Store::Memory(filings) => filings,
-        };
+        let doc: serde_json::Value = ctx.host.load_dataset(SLUG)?;
         let started = std::time::Instant::now();
-        let index = index::SearchIndex::build(filings)?;
+        let (index, how) = if doc.get(INGESTED_KEY).is_some() {
+            let stored: data::Stored =
+                serde_json::from_value(doc).map_err(|e| format!("the {SLUG} dataset is not readable: {e}"))?;
+            store::ingested_index(&ctx.host, &stored.ingested.unwrap_or_default())?
+        } else {
+            let seed: data::Snapshot =
+                serde_json::from_value(doc).map_err(|e| format!("the {SLUG} seed is not readable: {e}"))?;
+            (index::SearchIndex::build(seed.filings)?, "indexed the demo seed in RAM")
+        };
         ctx.host.log(
             LogLevel::Info,
             &format!(
-                "edgar-search indexed {} filings in {} ms ({} bytes of index)",
-                index.filings.len(),
+                "edgar-search: {how}: {} filings in {} ms ({} bytes of index)",
+                index.len(),
                 started.elapsed().as_millis(),
                 index.index_bytes()
             ),
         );
-        Ok(Self { index, engine: None })
+        Ok(Self { index })
     }
 
     fn handle(&self, request: &RequestEnvelope) -> Result<Response, ApiError> {
-        routes::handle(&self.index, self.engine.as_ref(), request)
+        routes::handle(&self.index, request)
     }
 
     fn ingest_formats() -> Vec<&'static str> {
@@ -94,11 +87,6 @@ impl Plugin for EdgarSearch {
 
     fn ingest(file: &SourceFile<'_>) -> Result<IngestBatch, Refusal> {
         ingest::ingest(file)
-    }
-
-    /// Answers from the engine's table are live (rows are added without a new `init`): never reused.
-    fn cache_responses(&self) -> bool {
-        self.engine.is_none()
     }
 }
 

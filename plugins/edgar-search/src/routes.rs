@@ -1,14 +1,10 @@
-//! `GET /v1/edgar-search`: validates the parameters, runs one tantivy query (or, in engine mode, its SQL
-//! translation) and shapes the hits.
+//! `GET /v1/edgar-search`: validates the parameters, runs one tantivy query and shapes the hits.
 
 use datahost_plugin_api::params::Query;
-use datahost_plugin_api::sql::{query as engine_query, rows_as};
-use datahost_plugin_api::{ApiError, Host, ParamSpec, RequestEnvelope, Response, RouteSpec, Tier};
+use datahost_plugin_api::{ApiError, ParamSpec, RequestEnvelope, Response, RouteSpec, Tier};
 use serde::Serialize;
 
-use crate::data::Filing;
 use crate::index::{normalize_form, SearchError, SearchIndex, SearchRequest};
-use crate::sql::{self, QueryError};
 
 pub const DEFAULT_LIMIT: usize = 10;
 /// SPEC: `limit` maximum 100.
@@ -63,7 +59,7 @@ struct Body<'a> {
     hits: Vec<HitOut<'a>>,
 }
 
-pub fn handle(index: &SearchIndex, engine: Option<&Host>, request: &RequestEnvelope) -> Result<Response, ApiError> {
+pub fn handle(index: &SearchIndex, request: &RequestEnvelope) -> Result<Response, ApiError> {
     let q = request.params();
     let text = q.str_max("q", MAX_QUERY_CHARS)?.ok_or_else(|| ApiError::missing("q"))?;
     let forms = parse_forms(&q)?;
@@ -71,34 +67,22 @@ pub fn handle(index: &SearchIndex, engine: Option<&Host>, request: &RequestEnvel
     let limit = q.limit(DEFAULT_LIMIT, MAX_LIMIT)?;
 
     let req = SearchRequest { query: text.to_string(), forms, from: range.from, to: range.to, limit, snippets: true };
-    let found;
-    let (total, hits): (usize, Vec<(&Filing, f32, String)>) = match engine {
-        None => {
-            let result = index.search(&req).map_err(search_error)?;
-            (
-                result.total,
-                result.hits.into_iter().map(|h| (h.filing, h.score, h.snippet.unwrap_or_default())).collect(),
-            )
-        }
-        Some(host) => {
-            found = engine_search(index, host, &req)?;
-            (found.0, found.1.iter().map(|(f, score, snippet)| (f, *score, snippet.clone())).collect())
-        }
-    };
-    let hits: Vec<HitOut> = hits
-        .into_iter()
-        .map(|(filing, score, snippet)| HitOut {
-            form: &filing.form,
-            entity: &filing.entity,
-            cik: &filing.cik,
-            accession: &filing.accession,
-            url: &filing.url,
-            filed_date: &filing.filed_date,
-            score: (score as f64 * 10_000.0).round() / 10_000.0,
-            snippet,
+    let result = index.search(&req).map_err(search_error)?;
+    let hits: Vec<HitOut> = result
+        .hits
+        .iter()
+        .map(|h| HitOut {
+            form: &h.filing.form,
+            entity: &h.filing.entity,
+            cik: &h.filing.cik,
+            accession: &h.filing.accession,
+            url: &h.filing.url,
+            filed_date: &h.filing.filed_date,
+            score: (h.score as f64 * 10_000.0).round() / 10_000.0,
+            snippet: h.snippet.clone().unwrap_or_default(),
         })
         .collect();
-    Response::json(&Body { query: text, total, count: hits.len(), hits })
+    Response::json(&Body { query: text, total: result.total, count: hits.len(), hits })
 }
 
 fn search_error(e: SearchError) -> ApiError {
@@ -110,29 +94,6 @@ fn search_error(e: SearchError) -> ApiError {
         )),
         SearchError::Engine(detail) => ApiError::internal(format!("full-text search failed: {detail}")),
     }
-}
-
-/// Engine mode: one SQL query for `total` and the top hits, with snippets cut from the returned texts.
-type EngineHits = (usize, Vec<(Filing, f32, String)>);
-
-fn engine_search(index: &SearchIndex, host: &Host, req: &SearchRequest) -> Result<EngineHits, ApiError> {
-    let (user, expr) = sql::parse(index, &req.query).map_err(|e| match e {
-        QueryError::Search(e) => search_error(e),
-        QueryError::Unsupported(what) => ApiError::bad_request(format!(
-            "q uses {}, which this server's records engine (PostgreSQL) does not support; use terms, \
-             \"phrases\", OR, -word and entity:/text:/form:/cik: prefixes",
-            what.0
-        )),
-    })?;
-    let Some((sql_text, params)) = sql::search_sql(&expr, req) else { return Ok((0, Vec::new())) };
-    let rows = engine_query(host, crate::SLUG, &sql_text, &params)?;
-    let total = rows.first().and_then(|r| r["total"].as_u64()).unwrap_or(0) as usize;
-    let rows: Vec<_> = rows.into_iter().filter(|r| !r["accession"].is_null()).collect();
-    let filings: Vec<Filing> = rows_as(crate::SLUG, &rows)?;
-    let snippets = index.snippets(user.as_ref(), filings.iter().map(|f| f.text.as_str())).map_err(search_error)?;
-    let scores = rows.iter().map(|r| r["score"].as_f64().unwrap_or(0.0) as f32);
-    let hits = filings.into_iter().zip(scores).zip(snippets).map(|((f, score), snippet)| (f, score, snippet)).collect();
-    Ok((total, hits))
 }
 
 /// The `forms` filter: comma-separated, case- and space-insensitive, duplicates and empty items ignored.

@@ -54,8 +54,8 @@ pub fn fragment() -> Value {
     ]);
     let route = route_spec();
     let description = format!(
-        "Full-text search over EDGAR filings, served from an in-memory inverted index (tantivy) with BM25 \
-         relevance ranking. Query syntax: every word must match (words are lower-cased and English-stemmed, so \
+        "Full-text search over EDGAR filings, served from an inverted index (tantivy) with BM25 relevance \
+         ranking. Query syntax: every word must match (words are lower-cased and English-stemmed, so \
          `impairments` finds `impairment`); `\"supply chain\"` matches the exact phrase; `OR` between words \
          matches either; `-word` excludes; `entity:`, `text:`, `form:` and `cik:` restrict a term to one field. \
          Malformed query syntax is a 400 naming `q`. `forms` and `from`/`to` filter inside the index, so `total` \
@@ -63,11 +63,7 @@ pub fn fragment() -> Value {
          10, clamped at {MAX_LIMIT}). Equal scores list the newer filing first. Each hit carries its BM25 `score` \
          and a text `snippet`. The demo dataset holds synthetic filings of fictional companies (names ending \
          in `(demo)`, CIKs from 0009990001, accession numbers `DEMO-...`); production indexes filings since 2001. \
-         Engine mode (a server whose records engine is PostgreSQL): the same matches, `total`, \
-         filters and errors, but hits are ranked by PostgreSQL's `ts_rank` instead of BM25 (so `score` and the \
-         order differ, ties still newest first, and snippets weigh query terms equally); phrase slop \
-         (`\"a b\"~2`), phrase prefixes (`\"a b\"*`), ranges, `IN` sets, `field:*` and regular expressions are a \
-         400 there."
+         The same engine and the same answers whichever records engine the server runs."
     );
     let op = Operation {
         route: &route,
