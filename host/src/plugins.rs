@@ -128,7 +128,7 @@ impl LoadedPlugin {
 
     /// Every dataset this plugin reads (its own and others').
     pub fn reads(&self) -> impl Iterator<Item = &str> {
-        self.manifest.datasets.iter().chain(self.manifest.reads.iter()).map(String::as_str)
+        self.manifest.datasets.iter().chain(&self.manifest.reads).chain(&self.manifest.also_serves).map(String::as_str)
     }
 }
 
@@ -414,8 +414,18 @@ pub fn open_all(dir: &Path, engine: &Arc<Engine>, disabled: &[String]) -> Result
 }
 
 /// Per dataset a plugin reads, what the engine holds right now (before the plugin loads it).
+/// The datasets an instance initialised now serves, with their ingest info (`None`: the demo seed). Datasets
+/// of `also_serves` count only once ingested; with any of them ingested, the plugin's own demo seed is not
+/// served (see `Manifest::also_serves`).
 fn served_by(engine: &Engine, manifest: &Manifest) -> Vec<(String, Option<IngestedInfo>)> {
-    manifest.datasets.iter().chain(manifest.reads.iter()).map(|d| (d.clone(), engine.ingested(d))).collect()
+    let others: Vec<(String, Option<IngestedInfo>)> =
+        manifest.also_serves.iter().filter_map(|d| engine.ingested(d).map(|i| (d.clone(), Some(i)))).collect();
+    let serving_others = !others.is_empty();
+    let own = manifest.datasets.iter().map(|d| (d.clone(), engine.ingested(d)));
+    own.filter(|(_, info)| !serving_others || info.is_some())
+        .chain(manifest.reads.iter().map(|d| (d.clone(), engine.ingested(d))))
+        .chain(others)
+        .collect()
 }
 
 /// Runs `init` of every opened plugin; those that fail join the failures.
@@ -569,7 +579,7 @@ fn tokens() -> &'static RwLock<HashMap<u64, Arc<TokenContext>>> {
 }
 
 fn register_token(engine: Arc<Engine>, manifest: &Manifest) -> u64 {
-    let readable = manifest.datasets.iter().chain(manifest.reads.iter()).cloned().collect();
+    let readable = manifest.datasets.iter().chain(&manifest.reads).chain(&manifest.also_serves).cloned().collect();
     static NEXT: Mutex<u64> = Mutex::new(1);
     let mut next = NEXT.lock().unwrap_or_else(|e| e.into_inner());
     let token = *next;

@@ -192,6 +192,12 @@ pub struct Manifest {
     /// Fields its own datasets' records are looked up by with `records.query` (the host indexes them).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub indexes: Vec<crate::query::RecordIndex>,
+    /// Datasets of other plugins whose *ingested* records this plugin also serves (edgar-search indexes the
+    /// Form 4 and 13F filings the engine holds). Their demo seeds are never served; once any of them holds
+    /// ingested records, the plugin serves no demo seed at all, its own included (the host labels responses
+    /// accordingly). Read like `reads` (re-initialised when they change).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub also_serves: Vec<String>,
 }
 
 /// One versioned migration of a plugin's own tables in the PostgreSQL records engine (see
@@ -322,6 +328,7 @@ impl Manifest {
             capabilities: Vec::new(),
             datasets: vec![slug.into()],
             reads: Vec::new(),
+            also_serves: Vec::new(),
             indexes: Vec::new(),
         }
     }
@@ -332,6 +339,13 @@ impl Manifest {
             collection: collection.into(),
             fields: fields.iter().map(|f| f.to_string()).collect(),
         });
+        self
+    }
+
+    /// Declares datasets of other plugins whose ingested records this one also serves (see
+    /// [`Manifest::also_serves`]).
+    pub fn also_serving(mut self, datasets: &[&str]) -> Self {
+        self.also_serves.extend(datasets.iter().map(|d| d.to_string()));
         self
     }
 

@@ -93,6 +93,40 @@ fn ingest_and_check(server: &Server) {
     // The filing agent's CIK is not a filer.
     let (status, _) = server.get("/v1/institutional-holdings?cik=0001140361");
     assert_eq!(status, 404);
+
+    // Every filing the engine holds is searchable, although no EDGAR file was ingested into edgar-search itself:
+    // its demo seed gives way to the real Form 4 and 13F filings (and the response says so).
+    let body = server.wait_for_route("/v1/edgar-search?q=%22Adams%20Katherine%22", PICKUP, |b| {
+        b["dataStatus"] == "ingested" && b["total"] == 1
+    });
+    let hit = &body["hits"][0];
+    assert_eq!((hit["form"].as_str(), hit["entity"].as_str()), (Some("4"), Some("Apple Inc.")), "{hit}");
+    assert_eq!(
+        (hit["accession"].as_str(), hit["filedDate"].as_str()),
+        (Some("0000320193-22-000061"), Some("2022-05-06"))
+    );
+    assert_eq!(hit["cik"], "0000320193");
+    assert_eq!(
+        hit["url"],
+        "https://www.sec.gov/Archives/edgar/data/320193/000032019322000061/0000320193-22-000061.txt"
+    );
+    // 0001951757-25-000093.nc: ACORN CREEK CAPITAL LLC (CIK 0001994827), 13F-HR for 12-31-2024, FILING-DATE
+    // 20250122, tableEntryTotal 77.
+    let (_, body) = server.get("/v1/edgar-search?q=acorn%20creek&forms=13F-HR");
+    assert_eq!(body["total"], 1, "{body}");
+    let hit = &body["hits"][0];
+    assert_eq!(
+        (hit["accession"].as_str(), hit["filedDate"].as_str()),
+        (Some("0001951757-25-000093"), Some("2025-01-22"))
+    );
+    assert_eq!((hit["cik"].as_str(), hit["entity"].as_str()), (Some("0001994827"), Some("ACORN CREEK CAPITAL LLC")));
+    assert!(hit["snippet"].as_str().unwrap().contains("77 holdings"), "{hit}");
+    // No demo filing is served beside them.
+    let (_, body) = server.get("/v1/edgar-search?q=demo");
+    assert_eq!(body["total"], 0, "{body}");
+    // The two bare Form 4 XMLs (no EDGAR header, so no filed date) are not searchable; the three others are.
+    let (_, body) = server.get("/v1/edgar-search?q=*&forms=4&limit=100");
+    assert_eq!(body["total"], 3, "{body}");
 }
 
 #[test]

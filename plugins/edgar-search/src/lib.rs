@@ -16,6 +16,7 @@ pub mod ingest;
 mod ingest_tests;
 mod routes;
 mod schema;
+mod sources;
 mod store;
 #[cfg(test)]
 mod tests;
@@ -47,6 +48,9 @@ impl Plugin for EdgarSearch {
         // Table-backed filings: the text of national filing volumes stays in the records engine; the index is
         // rebuilt from it only when it changes.
         .indexing(ingest::FILINGS, &[store::ACCESSION_FIELD])
+        // Every filing the engine holds is searchable: the Form 4 and 13F filings of those datasets, once
+        // ingested.
+        .also_serving(sources::ALSO_SERVES)
     }
 
     fn seeds() -> Vec<Seed> {
@@ -56,10 +60,12 @@ impl Plugin for EdgarSearch {
     fn init(ctx: InitContext) -> Result<Self, String> {
         let doc: serde_json::Value = ctx.host.load_dataset(SLUG)?;
         let started = std::time::Instant::now();
-        let (index, how) = if doc.get(INGESTED_KEY).is_some() {
+        let others = sources::Others::load(&ctx.host);
+        // Real filings (this dataset's or other datasets') replace the demo seed entirely.
+        let (index, how) = if doc.get(INGESTED_KEY).is_some() || !others.is_empty() {
             let stored: data::Stored =
                 serde_json::from_value(doc).map_err(|e| format!("the {SLUG} dataset is not readable: {e}"))?;
-            store::ingested_index(&ctx.host, &stored.ingested.unwrap_or_default())?
+            store::ingested_index(&ctx.host, stored.ingested.as_ref(), &others)?
         } else {
             let seed: data::Snapshot =
                 serde_json::from_value(doc).map_err(|e| format!("the {SLUG} seed is not readable: {e}"))?;

@@ -1,6 +1,7 @@
 //! Where the ingested filings' search index lives: in the plugin's own directory (`Host::plugin_dir`, under
 //! `engine.data_dir`), one `index-<fingerprint>` directory per data generation. The fingerprint is the
-//! dataset's `ingested` block (rows, files, last ingest time, counts) and the index layout, so a restart on the
+//! `ingested` block (rows, files, last ingest time, counts) of this dataset and of each other dataset whose
+//! filings are indexed (`sources.rs`), and the index layout, so a restart on the
 //! same data opens the index instead of rebuilding it, and any ingest makes the next `init` rebuild it from the
 //! records. An index is built under a `building-*` name and renamed into place once complete (a `ready` marker
 //! inside), so a crash mid-build never leaves a half index that a later start would open; replicas of a shared
@@ -16,6 +17,7 @@ use sha2::{Digest, Sha256};
 
 use crate::data::Filing;
 use crate::index::{BuildOptions, SearchIndex, LAYOUT_VERSION};
+use crate::sources::Others;
 
 /// The field the filing records are looked up by (declared in the manifest).
 pub const ACCESSION_FIELD: &str = "accession";
@@ -28,16 +30,22 @@ const STALE_BUILD: Duration = Duration::from_secs(3600);
 /// Accessions per look-up (each a bound value of one `IN` list).
 const ACCESSIONS_PER_QUERY: usize = 500;
 
-/// The index of the ingested filings and how it was obtained (for the log).
-pub fn ingested_index(host: &Host, info: &IngestedInfo) -> Result<(SearchIndex, &'static str), String> {
+/// The index of the ingested filings (this dataset's, when it holds ingested records, and the other
+/// datasets') and how it was obtained (for the log).
+pub fn ingested_index(
+    host: &Host,
+    own: Option<&IngestedInfo>,
+    others: &Others,
+) -> Result<(SearchIndex, &'static str), String> {
     let dir = match host.plugin_dir() {
         Ok(dir) => dir,
         Err(e) => {
             host.log(LogLevel::Warn, &format!("edgar-search: no directory of its own ({e}); indexing in RAM"));
-            return Ok((SearchIndex::build(read_filings(host)?)?, "indexed the ingested filings in RAM"));
+            let filings = all_filings(host, own.is_some(), others)?;
+            return Ok((SearchIndex::build(filings)?, "indexed the ingested filings in RAM"));
         }
     };
-    let fingerprint = fingerprint(info);
+    let fingerprint = fingerprint(own, others);
     let target = dir.join(format!("{INDEX_PREFIX}{fingerprint}"));
     if target.join(READY).is_file() {
         match SearchIndex::open(&target) {
@@ -51,7 +59,7 @@ pub fn ingested_index(host: &Host, info: &IngestedInfo) -> Result<(SearchIndex, 
             }
         }
     }
-    let filings = read_filings(host)?;
+    let filings = all_filings(host, own.is_some(), others)?;
     let nanos = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or_default();
     let building = dir.join(format!("{BUILDING_PREFIX}{}-{nanos}", std::process::id()));
     let built = SearchIndex::build_in(&building, filings, BuildOptions::default())
@@ -76,11 +84,40 @@ pub fn ingested_index(host: &Host, info: &IngestedInfo) -> Result<(SearchIndex, 
 }
 
 /// What identifies one generation of the data and the index layout.
-fn fingerprint(info: &IngestedInfo) -> String {
+fn fingerprint(own: Option<&IngestedInfo>, others: &Others) -> String {
     let mut hash = Sha256::new();
     hash.update(format!("layout {LAYOUT_VERSION}\n"));
-    hash.update(serde_json::to_vec(info).unwrap_or_default());
+    hash.update(serde_json::to_vec(&(own, others.generation())).unwrap_or_default());
     hash.finalize().iter().take(8).map(|b| format!("{b:02x}")).collect()
+}
+
+/// This dataset's filings (when it holds ingested records) and the other datasets', one per accession: a
+/// filing known both from its EDGAR submissions metadata and from its ingested document keeps the metadata
+/// (its primary document's address) and adds the document's facts to its text.
+fn all_filings(host: &Host, own: bool, others: &Others) -> Result<Vec<Filing>, String> {
+    let mut filings = if own { read_filings(host)? } else { Vec::new() };
+    let (theirs, left_out) = others.filings()?;
+    if left_out > 0 {
+        host.log(
+            LogLevel::Info,
+            &format!("edgar-search: {left_out} ingested Form 4 filings have no accession number or filed date (bare XML without its EDGAR header): not searchable"),
+        );
+    }
+    let mut by_accession: std::collections::HashMap<String, usize> =
+        filings.iter().enumerate().map(|(i, f)| (f.accession.clone(), i)).collect();
+    for f in theirs {
+        match by_accession.get(&f.accession) {
+            Some(&i) => {
+                let held = &mut filings[i];
+                held.text = if held.text.is_empty() { f.text } else { format!("{} {}", held.text, f.text) };
+            }
+            None => {
+                by_accession.insert(f.accession.clone(), filings.len());
+                filings.push(f);
+            }
+        }
+    }
+    Ok(filings)
 }
 
 /// Every filing record, read by accession in pages (the accessions come from the declared index, not a
@@ -147,13 +184,14 @@ mod tests {
     fn the_index_is_built_once_per_data_generation_and_reopened_after() {
         let host = TestHost::new();
         let info = dataset(&host, 1, &[filing("0000000001-24-000001", "material weakness in controls")]);
-        let (index, how) = ingested_index(&host.host(), &info).unwrap();
+        let none = Others { docs: Vec::new() };
+        let (index, how) = ingested_index(&host.host(), Some(&info), &none).unwrap();
         assert_eq!((index.len(), how), (1, "indexed the ingested filings on disk"));
         let dir = host.host().plugin_dir().unwrap();
-        assert_eq!(index_dirs(&dir), [format!("{INDEX_PREFIX}{}", fingerprint(&info))]);
+        assert_eq!(index_dirs(&dir), [format!("{INDEX_PREFIX}{}", fingerprint(Some(&info), &none))]);
 
         // A restart on the same data opens it; the hits come from the stored fields.
-        let (again, how) = ingested_index(&host.host(), &info).unwrap();
+        let (again, how) = ingested_index(&host.host(), Some(&info), &none).unwrap();
         assert_eq!(how, "opened the index already built for this data");
         let req = crate::index::SearchRequest { query: "weakness".into(), limit: 5, ..Default::default() };
         let hit = &again.search(&req).unwrap().hits[0];
@@ -166,9 +204,9 @@ mod tests {
             2,
             &[filing("0000000001-24-000001", "material weakness in controls"), filing("0000000001-24-000002", "x")],
         );
-        let (index, how) = ingested_index(&host.host(), &info).unwrap();
+        let (index, how) = ingested_index(&host.host(), Some(&info), &none).unwrap();
         assert_eq!((index.len(), how), (2, "indexed the ingested filings on disk"));
-        assert_eq!(index_dirs(&dir), [format!("{INDEX_PREFIX}{}", fingerprint(&info))]);
+        assert_eq!(index_dirs(&dir), [format!("{INDEX_PREFIX}{}", fingerprint(Some(&info), &none))]);
     }
 
     #[test]
@@ -178,11 +216,12 @@ mod tests {
         let dir = host.host().plugin_dir().unwrap();
         // A build a crash cut off: no `ready` marker, not under the final name; a damaged final directory.
         std::fs::create_dir_all(dir.join(format!("{BUILDING_PREFIX}1-1"))).unwrap();
-        let target = dir.join(format!("{INDEX_PREFIX}{}", fingerprint(&info)));
+        let none = Others { docs: Vec::new() };
+        let target = dir.join(format!("{INDEX_PREFIX}{}", fingerprint(Some(&info), &none)));
         std::fs::create_dir_all(&target).unwrap();
         std::fs::write(target.join(READY), "x").unwrap();
         std::fs::write(target.join("meta.json"), "not json").unwrap();
-        let (index, how) = ingested_index(&host.host(), &info).unwrap();
+        let (index, how) = ingested_index(&host.host(), Some(&info), &none).unwrap();
         assert_eq!((index.len(), how), (1, "indexed the ingested filings on disk"));
         assert!(dir.join(format!("{BUILDING_PREFIX}1-1")).exists(), "a recent build of another process is left alone");
     }
