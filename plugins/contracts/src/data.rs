@@ -83,8 +83,9 @@ impl Entry {
         Ok(Self {
             name: company.name,
             ticker: company.ticker,
-            // Cents, so float summation noise never shows up in the JSON.
-            total_obligated_usd: (total * 100.0).round() / 100.0,
+            // Cents, so float summation noise never shows up in the JSON; `+ 0.0` because the sum of no
+            // amounts is -0.0, which would be served as `-0.0`.
+            total_obligated_usd: (total * 100.0).round() / 100.0 + 0.0,
             award_count,
             top_awards: awards,
         })
@@ -118,8 +119,9 @@ pub fn load(host: &Host) -> Result<Index, String> {
     index(Snapshot { meta: ingested_meta(&doc.ingested), companies: companies_of(doc.awards, host) })
 }
 
-/// Awards grouped by the company their recipient (or its parent) is, through the host's company list; a
-/// recipient no company matches is listed under its own name, without a ticker.
+/// Awards grouped by the company their recipient (or its parent) is: by the recipient's UEI or its parent's
+/// UEI when another award ties that UEI to a company, else by the recipient's or parent's name through the
+/// host's company list; a recipient no company matches is listed under its own name, without a ticker.
 fn companies_of(awards: Vec<AwardRecord>, host: &Host) -> Vec<Company> {
     let mut names: Vec<String> =
         awards.iter().flat_map(|a| [Some(a.recipient_name.clone()), a.parent_name.clone()]).flatten().collect();
@@ -134,10 +136,35 @@ fn companies_of(awards: Vec<AwardRecord>, host: &Host) -> Vec<Company> {
             BTreeMap::new()
         }
     };
+    // What each UEI is, learned from the awards whose recipient or parent name resolved: a recipient whose
+    // own name matches no company is still that company's when its UEI or its parent's UEI is known to be.
+    let by_name = |a: &AwardRecord| {
+        resolved.get(&a.recipient_name).or_else(|| a.parent_name.as_ref().and_then(|p| resolved.get(p)))
+    };
+    let mut by_uei: BTreeMap<&str, &datahost_plugin_api::reference::CompanyRef> = BTreeMap::new();
+    for a in &awards {
+        if let Some(c) = resolved.get(&a.recipient_name) {
+            by_uei.entry(a.recipient_uei.as_str()).or_insert(c);
+        }
+        if let (Some(uei), Some(c)) = (&a.parent_uei, a.parent_name.as_ref().and_then(|p| resolved.get(p))) {
+            by_uei.entry(uei.as_str()).or_insert(c);
+        }
+    }
+    by_uei.remove("");
+    let by_uei: BTreeMap<String, datahost_plugin_api::reference::CompanyRef> =
+        by_uei.into_iter().map(|(u, c)| (u.to_string(), c.clone())).collect();
+    let of = |a: &AwardRecord| {
+        by_uei
+            .get(&a.recipient_uei)
+            .or_else(|| a.parent_uei.as_ref().and_then(|u| by_uei.get(u)))
+            .or_else(|| by_name(a))
+            .cloned()
+    };
     // Keyed by ticker for a resolved company, else by the recipient's UEI (or name).
     let mut by_company: BTreeMap<String, Company> = BTreeMap::new();
     for a in awards {
-        let company = resolved.get(&a.recipient_name).or_else(|| a.parent_name.as_ref().and_then(|p| resolved.get(p)));
+        let company = of(&a);
+        let company = company.as_ref();
         let (key, name, ticker) = match company {
             Some(c) if !c.ticker.is_empty() => (format!("ticker:{}", c.ticker), c.name.clone(), c.ticker.clone()),
             _ => {
@@ -174,7 +201,8 @@ fn ingested_meta(info: &IngestedInfo) -> CompaniesMeta {
         caveat: "Figures cover fiscal year 2024 to present (award start dates from 2023-10-01) for contract award \
                  type codes A, B, C and D; IDVs, assistance awards and earlier awards are held but not counted. \
                  Amounts are the award's total obligations as USAspending reports them. Recipients are matched to a \
-                 company by their own or their parent's name through the SEC company list; a recipient no company \
+                 company by their UEI or their parent's UEI when another award ties that UEI to a company, else by \
+                 their own or their parent's name through the SEC company list; a recipient no company \
                  matches is listed under its own name without a ticker, and subsidiaries filing under other names \
                  may be missed."
             .into(),

@@ -113,3 +113,40 @@ fn ingested_awards_are_served_by_recipient_and_never_beside_the_seed() {
     let (_, demo) = get(&p, ROUTE, &[("ticker", "BWRD")]);
     assert_eq!(demo["count"], 0, "the demo seed is not served beside ingested awards");
 }
+
+/// The matching rule on a hand-made variant of the real Iowa award (a logic fixture, not data presented as
+/// real): a company list of the test's own names the recipient; a second award whose recipient and parent
+/// names match nothing belongs to the same company because its parent UEI is the first recipient's UEI.
+#[test]
+fn a_recipient_is_matched_by_its_parent_uei_when_no_name_matches() {
+    let Some(detail) = corpus(DETAIL) else { return };
+    let real = parse(DETAIL, &detail);
+    let mut variant = real.records[0].clone();
+    let mut award: crate::ingest::AwardRecord = serde_json::from_value(variant.data.clone()).unwrap();
+    award.award_id = "TEST-VARIANT-1".into();
+    award.recipient_name = "UNRELATED SOUNDING RECIPIENT".into();
+    award.recipient_uei = "TESTUEI00002".into();
+    award.parent_name = Some("NO SUCH PARENT NAME".into());
+    award.parent_uei = Some("Z1H9VJS8NG16".into());
+    variant.key = "TEST-VARIANT-1".into();
+    variant.data = serde_json::to_value(&award).unwrap();
+    let variants = IngestBatch { records: vec![variant], ..Default::default() };
+    let host = TestHost::new();
+    host.set_ingested(crate::SLUG, &[real, variants]);
+    host.set_companies(vec![datahost_plugin_api::reference::CompanyRef {
+        cik: "0000000001".into(),
+        ticker: "TSTU".into(),
+        name: "THE UNIVERSITY OF IOWA".into(),
+    }]);
+    let p = host.init::<Contracts>().unwrap();
+    let (_, body) = get(&p, ROUTE, &[("ticker", "tstu")]);
+    assert_eq!(
+        (body["count"].as_u64(), body["companies"][0]["name"].as_str()),
+        (Some(1), Some("THE UNIVERSITY OF IOWA"))
+    );
+    // Both awards start in 2018 (before the counted window), so the grouping shows in the company list.
+    let (_, all) = get(&p, ROUTE, &[]);
+    assert_eq!(all["count"], 1, "one company, no entry of its own for the variant's recipient: {all}");
+    assert_eq!(all["companies"][0]["totalObligatedUsd"], 0.0);
+    assert!(!all.to_string().contains("-0.0"), "no negative zero: {all}");
+}

@@ -78,7 +78,8 @@ impl Entry {
             .collect();
         Ok(Self {
             year: counted.iter().map(|f| f.year).max().unwrap_or(fallback_year),
-            total_spend_usd: quarters.iter().map(|q| q.amount).sum(),
+            // `+ 0.0`: the sum of no quarters is -0.0, which would be served as `-0.0`.
+            total_spend_usd: quarters.iter().map(|q| q.amount).sum::<f64>() + 0.0,
             filing_count: counted.len(),
             quarters,
             name: company.name,

@@ -109,6 +109,7 @@ fn clients_are_served_as_companies_through_the_host_list() {
     );
     // Its four 2018 reports (20000 x 3 + 60000) are held but outside filing years 2025-2026: nothing counted.
     assert_eq!((msft["totalSpendUsd"].as_f64(), msft["filingCount"].as_u64()), (Some(0.0), Some(0)));
+    assert!(msft["totalSpendUsd"].as_f64().unwrap().is_sign_positive(), "0, not -0 (served as `-0.0`)");
     let (_, all) = get(&p, ROUTE, &[]);
     // Seven clients on the page (Medtronic, Boston Scientific, Microsoft, Gilead, RAI, J&J Services, TriWest);
     // only Microsoft is in this test's company list, the others keep their own names without a ticker.
