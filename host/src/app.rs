@@ -65,6 +65,8 @@ struct RouteCtx {
     plugin: Arc<LoadedPlugin>,
     path: String,
     min_tier: Tier,
+    /// The query parameters the route documents (besides the `api_key` credential).
+    params: Vec<String>,
 }
 
 /// Builds the router. In-process tests call this directly.
@@ -74,7 +76,12 @@ pub fn app(state: Arc<AppState>) -> Router {
     for plugin in &state.registry.plugins {
         // Internal routes are for other plugins (`route.get`) only: never mounted over HTTP.
         for route in plugin.manifest.routes.iter().filter(|r| !r.is_internal()) {
-            let ctx = Arc::new(RouteCtx { plugin: plugin.clone(), path: route.path.clone(), min_tier: route.min_tier });
+            let ctx = Arc::new(RouteCtx {
+                plugin: plugin.clone(),
+                path: route.path.clone(),
+                min_tier: route.min_tier,
+                params: route.params.iter().map(|p| p.name.clone()).collect(),
+            });
             router = router.route(
                 &route.path,
                 get(move |State(s): State<Arc<AppState>>, headers: HeaderMap, RawQuery(q): RawQuery| {
@@ -117,6 +124,12 @@ fn parse_query(raw: Option<&str>) -> Vec<(String, String)> {
     raw.map(|q| url::form_urlencoded::parse(q.as_bytes()).into_owned().collect()).unwrap_or_default()
 }
 
+/// The first parameter name given more than once.
+fn repeated(query: &[(String, String)]) -> Option<&str> {
+    let mut seen = std::collections::HashSet::new();
+    query.iter().map(|(k, _)| k.as_str()).find(|k| !seen.insert(*k))
+}
+
 async fn plugin_route(
     state: Arc<AppState>,
     ctx: Arc<RouteCtx>,
@@ -125,6 +138,14 @@ async fn plugin_route(
 ) -> Response {
     let mut query = parse_query(raw_query.as_deref());
     let rid = request_id(&headers).map(str::to_string);
+    // One value per parameter: `ticker=a&ticker=b` (or two credentials) is ambiguous, so it is refused rather
+    // than read as either.
+    if let Some(name) = repeated(&query) {
+        let shown: String = name.chars().take(40).collect();
+        return state
+            .error(400, format!("the {shown} query parameter is given more than once; give it once"))
+            .into_response();
+    }
 
     let query_key = query.iter().find(|(k, _)| k == "api_key").map(|(_, v)| v.clone());
     let caller = match presented(&headers, query_key.as_deref(), state.proxy_secret.as_ref()) {
@@ -162,6 +183,18 @@ async fn plugin_route(
             403,
             format!("{} requires the pro tier; this key is on the {} tier", ctx.path, caller.tier.as_str()),
         );
+        return with_tier(finish(e.into_response(), decision), tier_label);
+    }
+
+    // A misspelt parameter (`tickr=NVDA`) would otherwise be ignored and the unfiltered list served.
+    if let Some((name, _)) = query.iter().find(|(k, _)| !ctx.params.contains(k)) {
+        let accepted = if ctx.params.is_empty() {
+            "it takes no query parameters".to_string()
+        } else {
+            format!("it accepts {}", ctx.params.join(", "))
+        };
+        let shown: String = name.chars().take(40).collect();
+        let e = state.error(400, format!("{} does not know the query parameter `{shown}`; {accepted}", ctx.path));
         return with_tier(finish(e.into_response(), decision), tier_label);
     }
 

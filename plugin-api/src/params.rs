@@ -47,9 +47,14 @@ impl<'a> Query<'a> {
 
     /// A positive integer, or `None` when absent.
     pub fn positive_int(&self, name: &str) -> Result<Option<u64>, ApiError> {
-        let Some(v) = self.str(name) else { return Ok(None) };
+        // Untrimmed (a blank value still counts as absent): ` 5` is not how a number is written.
+        let Some(v) = self.raw(name).filter(|v| !v.trim().is_empty()) else { return Ok(None) };
+        // Digits only: Rust's parser would also take `+5`, which no documented form of the parameter allows.
+        let digits = !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit());
+        // More digits than a u64 holds is still a positive integer (clamped by the callers that have a maximum).
         match v.parse::<u64>() {
-            Ok(n) if n >= 1 => Ok(Some(n)),
+            Ok(n) if digits && n >= 1 => Ok(Some(n)),
+            Err(_) if digits && v.trim_start_matches('0').len() > 19 => Ok(Some(u64::MAX)),
             _ => Err(ApiError::bad_request(format!("{name} must be a positive integer, got `{}`", clip(v)))),
         }
     }
@@ -232,7 +237,9 @@ mod tests {
         assert_eq!(Query::new(&p).limit(25, 100).unwrap(), 100);
         let p = q(&[("limit", "7")]);
         assert_eq!(Query::new(&p).limit(25, 100).unwrap(), 7);
-        for bad in ["0", "-3", "abc", "1.5"] {
+        let p = q(&[("limit", "123456789012345678901234567890")]);
+        assert_eq!(Query::new(&p).limit(25, 100).unwrap(), 100, "a huge limit is clamped like any other");
+        for bad in ["0", "-3", "abc", "1.5", "+5", " 5", "5 ", "0x10", "000"] {
             let p = q(&[("limit", bad)]);
             let err = Query::new(&p).limit(25, 100).unwrap_err();
             assert_eq!(err.status, 400);

@@ -80,6 +80,47 @@ fn error_bodies_and_fallbacks() {
     );
 }
 
+/// One value per parameter and only the documented parameters: a misspelt filter is not silently ignored (which
+/// would serve the unfiltered list), and a repeated parameter or credential is not read as either of its values.
+#[test]
+fn unknown_and_repeated_parameters_are_400s_naming_them() {
+    let server = Server::start();
+    let key = server.owner_key.clone();
+    let k = [("X-API-Key", key.as_str())];
+
+    let (s, body) = server.get_with("/v1/insiders?tickr=NVDA", &k);
+    assert_envelope(s, &body, 400);
+    assert_eq!(body["error"], "/v1/insiders does not know the query parameter `tickr`; it accepts ticker");
+    let (s, body) = server.get_with("/v1/edgar-search?q=revenue&form=10-K", &k);
+    assert_envelope(s, &body, 400);
+    assert_eq!(
+        body["error"],
+        "/v1/edgar-search does not know the query parameter `form`; it accepts q, forms, from, to, limit"
+    );
+
+    for query in ["ticker=ORCH&ticker=BLFN", "limit=1&limit=2"] {
+        let (s, body) = server.get_with(&format!("/v1/congress-trades?{query}"), &k);
+        assert_envelope(s, &body, 400);
+        assert!(body["error"].as_str().unwrap().contains("is given more than once"), "{query}: {body}");
+    }
+    // Two credentials, whichever comes first: refused, never served on the valid one.
+    for query in [format!("api_key={key}&api_key=junk"), format!("api_key=junk&api_key={key}")] {
+        let (s, body) = server.get_with(&format!("/v1/congress-trades?{query}"), &[]);
+        assert_envelope(s, &body, 400);
+        assert_eq!(body["error"], "the api_key query parameter is given more than once; give it once");
+        assert!(!body.to_string().contains(&key), "the key is never echoed");
+    }
+    // Numbers are written as digits only.
+    for limit in ["%2B5", "%205", "5%20"] {
+        let (s, body) = server.get_with(&format!("/v1/congress-trades?limit={limit}"), &k);
+        assert_envelope(s, &body, 400);
+        assert!(body["error"].as_str().unwrap().starts_with("limit must be a positive integer"), "{body}");
+    }
+    // The credential itself is a known parameter everywhere.
+    let (s, _) = server.get_with(&format!("/v1/congress-trades?api_key={key}&limit=2"), &[]);
+    assert_eq!(s, 200);
+}
+
 #[test]
 fn request_ids_are_set_or_propagated() {
     let server = Server::start();
