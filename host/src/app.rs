@@ -149,7 +149,11 @@ async fn plugin_route(
 
     let query_key = query.iter().find(|(k, _)| k == "api_key").map(|(_, v)| v.clone());
     let caller = match presented(&headers, query_key.as_deref(), state.proxy_secret.as_ref()) {
-        Ok(Presented::Marketplace(c)) => c,
+        Ok(Presented::Marketplace(c, None)) => c,
+        Ok(Presented::Marketplace(c, Some(key))) => match resolved(state.keys.resolve(key).await) {
+            Ok(_) => c,
+            Err(e) => return unauthorized(&state, e),
+        },
         Ok(Presented::Key(key)) => match resolved(state.keys.resolve(key).await) {
             Ok(c) => c,
             Err(e) => return unauthorized(&state, e),

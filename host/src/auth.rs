@@ -94,11 +94,28 @@ fn presented_keys<'a>(headers: &'a HeaderMap, query_key: Option<&'a str>) -> Res
     Ok(keys)
 }
 
-/// What a request presents once its headers are checked: a marketplace caller, or one well-formed key.
+/// What a request presents once its headers are checked: a marketplace caller (with the key it also presents,
+/// which must then be valid too), or one well-formed key.
 #[derive(Debug)]
 pub enum Presented<'a> {
-    Marketplace(Caller),
+    Marketplace(Caller, Option<&'a str>),
     Key(&'a str),
+}
+
+/// The one well-formed key a request presents, if any: every copy must be the same key.
+fn one_key<'a>(headers: &'a HeaderMap, query_key: Option<&'a str>) -> Result<Option<&'a str>, AuthError> {
+    let presented = presented_keys(headers, query_key)?;
+    let Some(first) = presented.first().copied() else { return Ok(None) };
+    if presented.iter().any(|k| *k != first) {
+        return Err(AuthError::Conflict);
+    }
+    if first.is_empty() {
+        return Ok(None);
+    }
+    if !is_well_formed(first) {
+        return Err(AuthError::Malformed);
+    }
+    Ok(Some(first))
 }
 
 /// Checks the credentials a request presents, without looking the key up. `query_key` is the `api_key` query
@@ -118,23 +135,14 @@ pub fn presented<'a>(
             .map(|u| u.chars().filter(|c| c.is_ascii_graphic()).take(64).collect::<String>())
             .filter(|u| !u.is_empty())
             .unwrap_or_else(|| "proxy".into());
-        return Ok(Presented::Marketplace(Caller {
-            id: Arc::from(format!("marketplace:{user}")),
-            tier: Tier::Rapidapi,
-        }));
+        // A key beside the secret is not ignored: an explicitly invalid one is refused like anywhere else.
+        let key = one_key(headers, query_key)?;
+        return Ok(Presented::Marketplace(
+            Caller { id: Arc::from(format!("marketplace:{user}")), tier: Tier::Rapidapi },
+            key,
+        ));
     }
-    let presented = presented_keys(headers, query_key)?;
-    let Some(first) = presented.first().copied() else { return Err(AuthError::Missing) };
-    if presented.iter().any(|k| *k != first) {
-        return Err(AuthError::Conflict);
-    }
-    if first.is_empty() {
-        return Err(AuthError::Missing);
-    }
-    if !is_well_formed(first) {
-        return Err(AuthError::Malformed);
-    }
-    Ok(Presented::Key(first))
+    one_key(headers, query_key)?.map(Presented::Key).ok_or(AuthError::Missing)
 }
 
 /// Turns a key lookup into a caller.
@@ -161,7 +169,8 @@ mod tests {
         proxy: Option<&ProxySecret>,
     ) -> Result<Caller, AuthError> {
         match presented(headers, query_key, proxy)? {
-            Presented::Marketplace(c) => Ok(c),
+            Presented::Marketplace(c, None) => Ok(c),
+            Presented::Marketplace(c, Some(k)) => resolved(keys.lookup(k)).map(|_| c),
             Presented::Key(k) => resolved(keys.lookup(k)),
         }
     }
@@ -212,6 +221,15 @@ mod tests {
         assert_eq!(ok.tier, Tier::Rapidapi);
         let bad = authenticate(&h(&[(MARKETPLACE_HEADER, "wrong")]), None, &cache, Some(&secret)).unwrap_err();
         assert_eq!(bad, AuthError::BadProxySecret);
+        // A key beside the secret must itself be valid; a valid one changes nothing (the caller is the proxy).
+        let (cache, good, revoked) = setup();
+        let with = |key: &str| {
+            authenticate(&h(&[(MARKETPLACE_HEADER, "s3cret"), ("x-api-key", key)]), None, &cache, Some(&secret))
+        };
+        assert_eq!(with("junk").unwrap_err(), AuthError::Malformed);
+        assert_eq!(with("svc_live_00000000000000000000000000000000").unwrap_err(), AuthError::Unknown);
+        assert_eq!(with(&revoked).unwrap_err(), AuthError::Revoked);
+        assert_eq!(with(&good).unwrap().tier, Tier::Rapidapi);
         // Not configured: the header is ignored, so the request needs a key.
         let ignored = authenticate(&h(&[(MARKETPLACE_HEADER, "s3cret")]), None, &cache, None).unwrap_err();
         assert_eq!(ignored, AuthError::Missing);

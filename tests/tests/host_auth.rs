@@ -49,6 +49,14 @@ fn three_methods_and_every_failure() {
     assert_eq!(wrong.status().as_u16(), 401);
     let body: serde_json::Value = wrong.json().unwrap();
     assert!(body["error"].as_str().unwrap().contains("marketplace proxy secret"));
+    // A key presented beside the right secret must itself be valid: an invalid one is refused, not ignored.
+    let secret = ("X-Marketplace-Proxy-Secret", "market-secret-1");
+    for bad in ["junk", "svc_live_00000000000000000000000000000000"] {
+        let resp = server.request(ROUTE, &[secret, ("X-API-Key", bad)]);
+        assert_eq!(resp.status().as_u16(), 401, "{bad}");
+    }
+    let resp = server.request(ROUTE, &[secret, ("X-API-Key", &key)]);
+    assert_eq!((resp.status().as_u16(), resp.headers()["x-ratelimit-limit"].to_str().unwrap()), (200, "6000"));
 
     // /health and /openapi.json need no key.
     assert_eq!(server.get_with("/health", &[]).0, 200);
