@@ -177,7 +177,19 @@ impl FileKeyStore {
         }
         let text = serde_json::to_string_pretty(&KeyFile { version: 1, keys }).map_err(|e| e.to_string())?;
         let tmp = self.path.with_extension(format!("tmp{}", std::process::id()));
-        std::fs::write(&tmp, text).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
+        // Owner-only from its creation (key hashes and labels are nobody else's business), whatever the umask.
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create(true).truncate(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        let written = options.open(&tmp).and_then(|mut f| {
+            use std::io::Write;
+            #[cfg(unix)]
+            f.set_permissions(std::os::unix::fs::PermissionsExt::from_mode(0o600))?;
+            f.write_all(text.as_bytes())?;
+            f.sync_all()
+        });
+        written.map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
         std::fs::rename(&tmp, &self.path).map_err(|e| format!("cannot replace {}: {e}", self.path.display()))
     }
 
@@ -335,6 +347,24 @@ impl KeyRing {
 
 #[cfg(test)]
 mod tests {
+
+    #[cfg(unix)]
+    #[test]
+    fn the_key_file_is_owner_only_even_over_a_world_readable_one() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("keys.json");
+        std::fs::write(&path, r#"{"version": 1, "keys": []}"#).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let store = FileKeyStore::new(path.clone());
+        let (_, record) = generate(Tier::Free, "t");
+        store.insert(record).unwrap();
+        assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
+        let fresh = dir.path().join("sub").join("keys.json");
+        FileKeyStore::new(fresh.clone()).insert(generate(Tier::Free, "t").1).unwrap();
+        assert_eq!(std::fs::metadata(&fresh).unwrap().permissions().mode() & 0o777, 0o600);
+    }
+
     use super::*;
 
     #[test]
