@@ -1,8 +1,9 @@
 //! Ingest then query, one dataset per test, each in its own embedded data folder and its own PostgreSQL
 //! database: `datahost ingest` reads the real files of `../shared/corpus` for congress-trades (House Clerk index
 //! XML and text, a PTR PDF), senate-trades (both Senate Stock Watcher files), donors (FEC bulk files), vin
-//! (NHTSA FLAT_RCL / FLAT_CMPL and vPIC decodes) and prices (Yahoo and Stooq files, then the predictions
-//! recomputed from them), and the real server serves what the documents say.
+//! (NHTSA FLAT_RCL / FLAT_CMPL and vPIC decodes), prices (Yahoo and Stooq files, then the predictions
+//! recomputed from them) and property (New York City's PLUTO and assessment roll, real files kept in the
+//! plugin's `tests/fixtures` with their SOURCES.md), and the real server serves what the documents say.
 //!
 //! Every dataset goes through the same steps:
 //! 1. a fresh server serves the demo seed, labelled `demo`;
@@ -19,7 +20,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use datahost_tests::{corpus, pg::TestDb, Server, ServerOptions};
+use datahost_tests::{corpus, pg::TestDb, workspace_root, Server, ServerOptions};
 use serde_json::{json, Value};
 
 /// How long a test waits for a running server to reload after an ingest (the engine checks every second here).
@@ -959,4 +960,88 @@ fn prices_and_predictions_are_ingested_and_served_from_the_embedded_engine() {
 #[test]
 fn prices_and_predictions_are_ingested_and_served_from_postgresql() {
     prices(&Store::postgres("ingest_prices"));
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// property: New York City's PLUTO and Department of Finance assessment roll, read through the county column
+// mappings in plugins/property/mappings.
+
+/// pluto_latest.csv holds 5 Bronx lots, dof_property_valuation_and_assessments.csv 5 Manhattan lots.
+const PROPERTY_ROWS: u64 = 5 + 5;
+
+fn property(store: &Store) {
+    let fixtures = workspace_root().join("plugins/property/tests/fixtures");
+    let (pluto, roll) =
+        (fixtures.join("pluto_latest.csv"), fixtures.join("dof_property_valuation_and_assessments.csv"));
+    let server = store.start();
+    let seed = demo(&server, "/v1/property?address=1204%20Cedar%20Bend%20Lane%2C%20Austin%2C%20TX&county=travis-tx");
+    assert_eq!(seed["status"], "matched", "{seed}");
+
+    // pluto_latest.csv line 2 is BBL 2054800111, owner "RODRIGUEZ, JOSE R"; the copy edits the owner and loses its
+    // last 30 bytes, so its last row (line 6) stops short with no newline: a cut download.
+    let tmp = tempfile::tempdir().unwrap();
+    let cut = cut_copy(tmp.path(), &pluto, "pluto_latest.csv", &[("RODRIGUEZ, JOSE R", "EDITED OWNER")], 30);
+    let entry = refused(&server, "property", &cut);
+    assert!(entry["reason"].as_str().unwrap().contains("ends inside a row"), "{entry}");
+
+    let files = [pluto.as_path(), roll.as_path()];
+    let report = ingest(&server, "property", &files);
+    assert_eq!(report["refused"], 0, "{report}");
+    assert_eq!(
+        (report["totals"]["added"].as_u64(), report["totals"]["unchanged"].as_u64()),
+        (Some(PROPERTY_ROWS), Some(0)),
+        "{report}"
+    );
+    assert_eq!(report["files"][0]["format"], "nyc-pluto", "{report}");
+    assert_eq!(report["files"][1]["format"], "nyc-dof-assessment-roll", "{report}");
+    server.wait_for_data("property", PICKUP, |s| s["rows"] == PROPERTY_ROWS);
+
+    // pluto_latest.csv line 2: "BX","5480","111", ... "761 CLARENCE AVENUE", zonedist1 "R3A", bldgclass "A5",
+    // ownername "RODRIGUEZ, JOSE R", lotarea "1,700", bldgarea "1,683", assessland "10080", assesstot "40140",
+    // yearbuilt "1950", postcode "10465", BBL "2054800111".
+    let body = served(&server, "/v1/property?address=761%20Clarence%20Ave%2C%20Bronx%2C%20NY%2010465");
+    assert_eq!((body["status"].as_str(), body["county"].as_str()), (Some("matched"), Some("bronx-ny")), "{body}");
+    let r = &body["record"];
+    assert_eq!(r["ownerName"], "RODRIGUEZ, JOSE R");
+    assert_eq!(r["assessorId"], "2054800111");
+    assert_eq!(r["sourceId"], "NYC-PLUTO:2054800111");
+    assert_eq!(r["sourceUrl"], "https://zola.planning.nyc.gov/l/lot/2/5480/111");
+    assert_eq!((r["yearBuilt"].as_u64(), r["squareFootage"].as_u64()), (Some(1950), Some(1683)));
+    assert_eq!((r["landValue"].as_f64(), r["improvementValue"].as_f64()), (Some(10080.0), Some(30060.0)));
+    assert_eq!((r["zoning"].as_str(), r["propertyType"].as_str()), (Some("R3A"), Some("A5")));
+    assert!(r["marketValue"].is_null() && r["bedrooms"].is_null(), "PLUTO publishes neither: {r}");
+    assert_eq!(body["matchedAddress"], "761 CLARENCE AVENUE, BRONX, NY 10465");
+    // dof_property_valuation_and_assessments.csv line 3: PARID 1000010101, HOUSENUM_LO 1, STREET_NAME "LIBERTY
+    // ISLAND", OWNER "U S GOVT LAND & BLDGS", CURMKTTOT 30489000, YEAR 2024.
+    let body = served(&server, "/v1/property?address=1%20Liberty%20Island&county=new-york-ny");
+    assert_eq!(body["record"]["ownerName"], "U S GOVT LAND & BLDGS", "{body}");
+    assert_eq!(body["record"]["marketValue"], 30489000.0);
+    assert_eq!(body["record"]["sourceId"], "NYC-DOF:1000010101:2024");
+    // No demo parcel beside the real ones: the demo counties are no longer onboarded.
+    let body = served(&server, "/v1/property?address=1204%20Cedar%20Bend%20Lane%2C%20Austin%2C%20TX&county=travis-tx");
+    assert_eq!(body["status"], "county-not-onboarded", "{body}");
+    let status = check_health(&server, "property", PROPERTY_ROWS, 2);
+    let body = served(&server, "/v1/property?address=761%20Clarence%20Avenue");
+    assert_eq!(body["record"]["fetchedAt"], status["lastIngestAt"], "fetchedAt is the ingest time: {body}");
+    if let Some(doc) = store.document("property") {
+        // Table-backed: the document counts the parcels and holds none of them.
+        assert_eq!(doc["ingested"]["collections"]["parcels"], PROPERTY_ROWS, "{doc}");
+        assert!(doc.get("parcels").is_none(), "the parcels stay in the records table");
+    }
+    assert_eq!(store.records("property").map(|n| n as u64).unwrap_or(PROPERTY_ROWS), PROPERTY_ROWS);
+
+    reingest_changes_nothing(&server, "property", &files, PROPERTY_ROWS);
+    let server = refused_again_and_restarted(store, server, "property", &cut);
+    let body = served(&server, "/v1/property?address=761%20Clarence%20Avenue&county=bronx-ny");
+    assert_eq!(body["record"]["ownerName"], "RODRIGUEZ, JOSE R", "the edit was not kept");
+}
+
+#[test]
+fn property_records_are_ingested_and_served_from_the_embedded_engine() {
+    property(&Store::embedded());
+}
+
+#[test]
+fn property_records_are_ingested_and_served_from_postgresql() {
+    property(&Store::postgres("ingest_property"));
 }

@@ -7,40 +7,48 @@ use std::collections::BTreeSet;
 
 use datahost_plugin_api::address::{canonical_tokens, normalize_address, TokenSet};
 use datahost_plugin_api::county::{self, state_name, CountyCoverage};
+use datahost_plugin_api::ingest::{IngestedInfo, INGESTED_KEY};
+use datahost_plugin_api::query::RecordsQuery;
 use datahost_plugin_api::snapshot::SnapshotMeta;
-use datahost_plugin_api::sql::{SeedTable, SEED_STATE_TABLE};
-use datahost_plugin_api::Migration;
+use datahost_plugin_api::sql::{load_store, SeedTable, Store, SEED_STATE_TABLE};
+use datahost_plugin_api::{Host, Migration};
+
+use crate::ingest::{COUNTY_FIELD, PARCELS, STREET_KEY_FIELD};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-/// The assessor record exactly as SPEC's `record` object lists it.
+/// The assessor record as SPEC's `record` object lists it. A field the county's source does not publish
+/// (PLUTO has no bedrooms, no sale date, no market value...) is null, never a made-up zero; the demo seed
+/// fills every field.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PropertyRecord {
-    pub year_built: u32,
-    pub bedrooms: u32,
-    pub bathrooms: f64,
-    pub square_footage: u32,
+    pub year_built: Option<u32>,
+    pub bedrooms: Option<u32>,
+    pub bathrooms: Option<f64>,
+    pub square_footage: Option<u32>,
     /// Acres.
-    pub lot_size: f64,
+    pub lot_size: Option<f64>,
     pub assessor_id: String,
-    pub legal_description: String,
-    pub subdivision: String,
-    pub zoning: String,
-    pub architecture_type: String,
-    pub exterior_type: String,
+    pub legal_description: Option<String>,
+    pub subdivision: Option<String>,
+    pub zoning: Option<String>,
+    pub architecture_type: Option<String>,
+    pub exterior_type: Option<String>,
     /// County slug, as in the request.
     pub county: String,
-    pub property_type: String,
+    pub property_type: Option<String>,
     pub owner_name: String,
     pub source_id: String,
     pub source_url: String,
-    pub last_sale_date: String,
-    /// Monthly HOA dues in USD; null when the parcel has no association.
+    pub last_sale_date: Option<String>,
+    /// Monthly HOA dues in USD; null when the parcel has no association (or the source does not say).
     pub hoa_fee: Option<f64>,
-    pub land_value: f64,
-    pub improvement_value: f64,
-    pub market_value: f64,
+    pub land_value: Option<f64>,
+    pub improvement_value: Option<f64>,
+    pub market_value: Option<f64>,
+    /// When the record was read from its source: for ingested records, the dataset's last ingest.
+    #[serde(default)]
     pub fetched_at: String,
 }
 
@@ -300,3 +308,78 @@ pub const LOOKUP_SQL: &str = "SELECT c.onboarded, p.* FROM \
       WHERE p.street_key = ANY($1::text[]) AND ($2::text IS NULL OR p.county = $2::text) \
         AND EXISTS (SELECT 1 FROM {schema}.counties AS k WHERE k.slug = p.county) \
       ORDER BY p.county COLLATE \"C\", p.street COLLATE \"C\", p.assessor_id COLLATE \"C\") AS p ON c.onboarded";
+
+/// Ingested assessor records (table-backed): the parcels stay in the records engine and each lookup reads
+/// the few whose street key a query can name (`streetKey IN` the [`street_key_candidates`]); the same
+/// matching rule as in memory then checks them. The onboarded counties are those with ingested parcels.
+pub struct Stored {
+    host: Host,
+    onboarded: BTreeSet<String>,
+    /// The dataset's last ingest (RFC 3339), served as each record's `fetchedAt`.
+    fetched_at: String,
+}
+
+impl Stored {
+    pub fn load(info: &IngestedInfo, host: Host) -> Result<Self, String> {
+        let query = RecordsQuery::new(crate::SLUG, PARCELS).distinct(COUNTY_FIELD);
+        let onboarded =
+            host.query_all_records(&query)?.into_iter().filter_map(|v| v.as_str().map(str::to_string)).collect();
+        Ok(Self { host, onboarded, fetched_at: info.last_ingest_at.clone() })
+    }
+
+    pub fn is_onboarded(&self, county: &str) -> bool {
+        self.onboarded.contains(county)
+    }
+
+    /// The parcels the canonical query tokens name, in `county` when given, in [`sort_key`] order (then by
+    /// source, so two sources' rows of one lot come out in a fixed order).
+    pub fn lookup(&self, query: &[String], county: Option<&str>) -> Result<Vec<Parcel>, String> {
+        let keys = street_key_candidates(query).into_iter().map(Value::from).collect();
+        let rows =
+            self.host.query_all_records(&RecordsQuery::new(crate::SLUG, PARCELS).any_of(STREET_KEY_FIELD, keys))?;
+        let mut found = Vec::new();
+        for row in rows {
+            let mut parcel: Parcel =
+                serde_json::from_value(row).map_err(|e| format!("a stored parcel is not readable: {e}"))?;
+            if county.is_some_and(|c| parcel.record.county != c) || !address_matches(query, &AddressKey::new(&parcel)) {
+                continue;
+            }
+            parcel.record.fetched_at.clone_from(&self.fetched_at);
+            found.push(parcel);
+        }
+        found.sort_by(|a, b| (sort_key(a), &a.record.source_id).cmp(&(sort_key(b), &b.record.source_id)));
+        Ok(found)
+    }
+}
+
+/// Where the parcels come from: the demo seed (memory or the plugin's table) until real assessor exports
+/// are ingested, then only the ingested ones (never both).
+pub enum Parcels {
+    Seed(Store<Index>),
+    Stored(Stored),
+}
+
+impl Parcels {
+    pub fn load(host: Host) -> Result<Self, String> {
+        let doc: Value = host.load_dataset(crate::SLUG)?;
+        if let Some(info) = doc.get(INGESTED_KEY) {
+            let info: IngestedInfo =
+                serde_json::from_value(info.clone()).map_err(|e| format!("the ingested block is not readable: {e}"))?;
+            return Ok(Self::Stored(Stored::load(&info, host)?));
+        }
+        drop(doc);
+        let store = load_store(
+            &host,
+            crate::SLUG,
+            LAYOUT_VERSION,
+            |s: &Snapshot| {
+                vec![
+                    (county::COUNTIES, county::coverage_rows(&s.counties)),
+                    (PARCELS_TABLE, s.parcels.iter().map(parcel_row).collect()),
+                ]
+            },
+            Index::new,
+        )?;
+        Ok(Self::Seed(store))
+    }
+}

@@ -2,29 +2,35 @@
 //!
 //! File roles (the same in every plugin): `lib.rs` manifest and export, `routes.rs` request handling,
 //! `schema.rs` OpenAPI fragment, `data.rs` records, matching rule and index, `seed/` the shipped snapshot,
-//! `tests.rs`. Address normalisation and county slugs are SDK code (`address`, `county`), shared with the
-//! deeds and liens datasets. In engine mode (PostgreSQL) the parcels live in the plugin's own table, looked
-//! up by their normalised street line (`data::migrations`, `data::LOOKUP_SQL`).
+//! `tests.rs`, `ingest.rs` the parser of county assessor exports read through a county column mapping
+//! (`mapping.rs`, the files in `mappings/`). Address normalisation and county slugs are SDK code (`address`,
+//! `county`), shared with the deeds and liens datasets. The demo seed lives in memory or, in engine mode
+//! (PostgreSQL), in the plugin's own table (`data::migrations`, `data::LOOKUP_SQL`); ingested parcels are
+//! table-backed in the records engine and looked up by their normalised street line.
 
 mod data;
+pub mod ingest;
+#[cfg(test)]
+mod ingest_tests;
+pub mod mapping;
 mod routes;
 mod schema;
 #[cfg(test)]
 mod tests;
 
-use datahost_plugin_api::county;
-use datahost_plugin_api::sql::{load_store, Store};
+use datahost_plugin_api::sql::Store;
 use datahost_plugin_api::{
-    export_plugin, ApiError, InitContext, Manifest, Maturity, Migration, Plugin, RequestEnvelope, Response, Seed,
+    export_plugin, ApiError, IngestBatch, InitContext, Manifest, Maturity, Migration, Plugin, Refusal, RequestEnvelope,
+    Response, Seed, SourceFile,
 };
 
 pub const SLUG: &str = "property";
 pub const ROUTE: &str = "/v1/property";
 
-/// The plugin: an immutable index over one snapshot of the assessor records, or (engine mode) the handle on
-/// the plugin's table.
+/// The plugin: the demo seed (an immutable index, or in engine mode the plugin's table), or the ingested
+/// assessor records looked up in the records engine.
 pub struct Property {
-    store: Store<data::Index>,
+    parcels: data::Parcels,
 }
 
 impl Plugin for Property {
@@ -37,6 +43,9 @@ impl Plugin for Property {
             vec![routes::route_spec()],
             schema::fragment(),
         )
+        // Table-backed once real assessor exports are ingested: parcels are looked up by street key.
+        .indexing(ingest::PARCELS, &[ingest::STREET_KEY_FIELD])
+        .indexing(ingest::PARCELS, &[ingest::COUNTY_FIELD])
     }
 
     fn seeds() -> Vec<Seed> {
@@ -48,28 +57,24 @@ impl Plugin for Property {
     }
 
     fn init(ctx: InitContext) -> Result<Self, String> {
-        let store = load_store(
-            &ctx.host,
-            SLUG,
-            data::LAYOUT_VERSION,
-            |s: &data::Snapshot| {
-                vec![
-                    (county::COUNTIES, county::coverage_rows(&s.counties)),
-                    (data::PARCELS_TABLE, s.parcels.iter().map(data::parcel_row).collect()),
-                ]
-            },
-            data::Index::new,
-        )?;
-        Ok(Self { store })
+        Ok(Self { parcels: data::Parcels::load(ctx.host)? })
+    }
+
+    fn ingest_formats() -> Vec<&'static str> {
+        ingest::FORMATS.to_vec()
+    }
+
+    fn ingest(file: &SourceFile<'_>) -> Result<IngestBatch, Refusal> {
+        ingest::parse(file)
     }
 
     fn handle(&self, request: &RequestEnvelope) -> Result<Response, ApiError> {
-        routes::handle(&self.store, request)
+        routes::handle(&self.parcels, request)
     }
 
     /// Answers from the engine's table are live (rows are added without a new `init`): never reused.
     fn cache_responses(&self) -> bool {
-        matches!(self.store, Store::Memory(_))
+        !matches!(self.parcels, data::Parcels::Seed(Store::Engine(_)))
     }
 }
 

@@ -10,7 +10,7 @@ use datahost_plugin_api::{ApiError, Host, ParamSpec, RequestEnvelope, Response, 
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::data::{address_matches, street_key_candidates, AddressKey, Index, Parcel, PropertyRecord, LOOKUP_SQL};
+use crate::data::{address_matches, street_key_candidates, AddressKey, Parcel, Parcels, PropertyRecord, LOOKUP_SQL};
 
 /// Longest accepted address.
 pub const MAX_ADDRESS_CHARS: usize = 300;
@@ -55,7 +55,7 @@ struct Body<'a> {
     matched_address: Option<String>,
 }
 
-pub fn handle(store: &Store<Index>, request: &RequestEnvelope) -> Result<Response, ApiError> {
+pub fn handle(parcels: &Parcels, request: &RequestEnvelope) -> Result<Response, ApiError> {
     let q = request.params();
     let address = q.str_max("address", MAX_ADDRESS_CHARS)?.ok_or_else(|| ApiError::missing("address"))?;
     if !has_alphanumeric(address) {
@@ -66,12 +66,21 @@ pub fn handle(store: &Store<Index>, request: &RequestEnvelope) -> Result<Respons
     let normalized_address = tokens.join(" ");
 
     let engine_matches;
-    let (onboarded, matches): (bool, Vec<&Parcel>) = match store {
-        Store::Memory(index) => match county.as_deref() {
+    let (onboarded, matches): (bool, Vec<&Parcel>) = match parcels {
+        Parcels::Seed(Store::Memory(index)) => match county.as_deref() {
             Some(c) if !index.is_onboarded(c) => (false, Vec::new()),
             _ => (true, index.lookup(&tokens, county.as_deref()).matches),
         },
-        Store::Engine(host) => {
+        Parcels::Stored(stored) => match county.as_deref() {
+            Some(c) if !stored.is_onboarded(c) => (false, Vec::new()),
+            _ => {
+                engine_matches = stored
+                    .lookup(&tokens, county.as_deref())
+                    .map_err(|e| ApiError::unavailable(format!("the property records could not be read: {e}")))?;
+                (true, engine_matches.iter().collect())
+            }
+        },
+        Parcels::Seed(Store::Engine(host)) => {
             let (onboarded, found) = engine_lookup(host, &tokens, county.as_deref())?;
             engine_matches = found;
             (onboarded, engine_matches.iter().collect())

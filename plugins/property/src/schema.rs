@@ -6,29 +6,48 @@ use serde_json::{json, Value};
 use crate::routes::route_spec;
 
 pub fn fragment() -> Value {
+    // Fields a county's source may not publish are null for that county's records (PLUTO has no bedrooms,
+    // sale date or market value, for example); the demo seed fills every field.
+    let unpublished = "; null when the county's source does not publish it.";
+    let maybe = |schema: Value, what: &str| describe(nullable(schema), &format!("{what}{unpublished}"));
     let record = object(&[
-        ("yearBuilt", integer()),
-        ("bedrooms", integer()),
-        ("squareFootage", describe(integer(), "Living area in square feet.")),
-        ("bathrooms", describe(number(), "Full baths count 1, half baths 0.5.")),
-        ("lotSize", describe(number(), "Lot area in acres; 0 for condominium units.")),
+        ("yearBuilt", maybe(integer(), "Year the main building was built")),
+        ("bedrooms", maybe(integer(), "Bedrooms")),
+        ("squareFootage", maybe(integer(), "Building area in square feet (living area where the source gives it)")),
+        ("bathrooms", maybe(number(), "Full baths count 1, half baths 0.5")),
+        ("lotSize", maybe(number(), "Lot area in acres; 0 for condominium units")),
         ("assessorId", describe(string(), "The assessor's parcel number or property ID in its own format.")),
-        ("legalDescription", string()),
-        ("subdivision", string()),
-        ("zoning", string()),
-        ("architectureType", string()),
-        ("exteriorType", string()),
+        ("legalDescription", maybe(string(), "Legal description")),
+        ("subdivision", maybe(string(), "Subdivision or plat")),
+        ("zoning", maybe(string(), "Zoning district")),
+        ("architectureType", maybe(string(), "Architectural style")),
+        ("exteriorType", maybe(string(), "Exterior wall material")),
         ("county", describe(string(), "County slug, for example travis-tx.")),
-        ("propertyType", string()),
+        ("propertyType", maybe(string(), "Property or building class in the source's own codes")),
         ("ownerName", describe(string(), "Owner of record on the assessor roll.")),
-        ("sourceId", describe(string(), "Source system and record key, for example TCAD:284611.")),
-        ("sourceUrl", describe(string(), "The record's page on the assessor's site.")),
-        ("lastSaleDate", date()),
-        ("hoaFee", describe(nullable(number()), "Monthly HOA dues in USD; null when there is no association.")),
-        ("landValue", describe(number(), "Assessed land value in USD.")),
-        ("improvementValue", describe(number(), "Assessed improvement value in USD.")),
-        ("marketValue", describe(number(), "Market value in USD (land plus improvements).")),
-        ("fetchedAt", describe(datetime(), "When the record was read from the assessor.")),
+        (
+            "sourceId",
+            describe(string(), "Source system and record key, for example TCAD:284611 or NYC-PLUTO:2054800111."),
+        ),
+        ("sourceUrl", describe(string(), "The record's public page (the assessor's or the county's lot viewer).")),
+        ("lastSaleDate", maybe(date(), "Date of the last recorded sale")),
+        (
+            "hoaFee",
+            describe(
+                nullable(number()),
+                "Monthly HOA dues in USD; null when there is no association or the source does not say.",
+            ),
+        ),
+        ("landValue", maybe(number(), "Assessed land value in USD")),
+        ("improvementValue", maybe(number(), "Assessed improvement value in USD")),
+        ("marketValue", maybe(number(), "Market value in USD (land plus improvements)")),
+        (
+            "fetchedAt",
+            describe(
+                datetime(),
+                "When the record was read from its source (for ingested records, the dataset's last ingest).",
+            ),
+        ),
     ]);
     let body = object_with_optional(
         &[
