@@ -111,6 +111,7 @@ pub fn app(state: Arc<AppState>) -> Router {
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(middleware::from_fn(observe))
+        .layer(middleware::from_fn_with_state(state.clone(), protocol_guard))
         .layer(PropagateRequestIdLayer::x_request_id())
         .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
         .with_state(state)
@@ -409,6 +410,44 @@ async fn method_not_allowed(State(state): State<Arc<AppState>>) -> Response {
 }
 
 /// Counts and times every request by route template, status and tier (never by key or raw path).
+/// Requests the HTTP parser accepts but the protocol or the server's limits do not, answered with the JSON
+/// envelope before any routing: HTTP/1.1 without `Host` (RFC 9112 section 3.2: 400), a request target longer
+/// than `server.max_request_target_bytes` (414) and headers larger than `server.max_header_bytes` (431).
+async fn protocol_guard(State(state): State<Arc<AppState>>, request: Request, next: Next) -> Response {
+    let server = &state.config.server;
+    let rid = request_id(request.headers()).map(str::to_string);
+    let refuse = |status: StatusCode, message: String| {
+        AppError::new(&server.base_url, status.as_u16(), message).with_request_id(rid.as_deref()).into_response()
+    };
+    if request.version() == axum::http::Version::HTTP_11 && !request.headers().contains_key(header::HOST) {
+        return refuse(
+            StatusCode::BAD_REQUEST,
+            "an HTTP/1.1 request must carry a Host header (RFC 9112, section 3.2)".into(),
+        );
+    }
+    let target = request.uri().path_and_query().map_or(0, |pq| pq.as_str().len());
+    if target > server.max_request_target_bytes {
+        return refuse(
+            StatusCode::URI_TOO_LONG,
+            format!(
+                "the request target is {target} bytes long; at most {} are accepted",
+                server.max_request_target_bytes
+            ),
+        );
+    }
+    let header_bytes: usize = request.headers().iter().map(|(k, v)| k.as_str().len() + v.len()).sum();
+    if header_bytes > server.max_header_bytes {
+        return refuse(
+            StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+            format!(
+                "the request's headers total {header_bytes} bytes; at most {} are accepted",
+                server.max_header_bytes
+            ),
+        );
+    }
+    next.run(request).await
+}
+
 async fn observe(request: Request, next: Next) -> Response {
     let started = Instant::now();
     let route = request

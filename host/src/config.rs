@@ -37,6 +37,10 @@ pub struct ServerConfig {
     pub shutdown_grace_secs: u64,
     pub log_format: LogFormat,
     pub bench_baseline_file: PathBuf,
+    /// Longest request target (path and query) answered; longer is a 414 with the JSON envelope.
+    pub max_request_target_bytes: usize,
+    /// Largest total of header names and values answered; larger is a 431 with the JSON envelope.
+    pub max_header_bytes: usize,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]

@@ -57,7 +57,8 @@ async fn get(
     uri: &str,
     key: Option<&str>,
 ) -> (StatusCode, axum::http::HeaderMap, serde_json::Value) {
-    let mut req = Request::get(uri);
+    // A real HTTP/1.1 client always sends Host (the host answers 400 without it).
+    let mut req = Request::get(uri).header("host", "localhost");
     if let Some(k) = key {
         req = req.header("x-api-key", k);
     }
@@ -105,4 +106,40 @@ async fn window_rolls_over_at_the_utc_minute() {
     assert_eq!(status, StatusCode::OK);
     assert_eq!(headers["x-ratelimit-remaining"], "59");
     assert_eq!(headers["x-ratelimit-reset"], "60");
+}
+
+#[tokio::test]
+async fn protocol_limits_answer_with_the_json_envelope() {
+    let h = harness().await;
+    let send = |req: axum::http::request::Builder| {
+        let router = h.router.clone();
+        async move {
+            let resp = router.oneshot(req.body(Body::empty()).unwrap()).await.unwrap();
+            let status = resp.status();
+            let bytes = resp.into_body().collect().await.unwrap().to_bytes();
+            (status, serde_json::from_slice::<serde_json::Value>(&bytes).unwrap_or(serde_json::Value::Null))
+        }
+    };
+    // HTTP/1.1 without Host: 400 (RFC 9112, section 3.2); HTTP/1.0 needs none.
+    let (status, body) = send(Request::get("/health")).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(body["error"].as_str().unwrap().contains("Host header"), "{body}");
+    assert_eq!(body["code"], 400);
+    let (status, _) = send(Request::get("/health").version(axum::http::Version::HTTP_10)).await;
+    assert_eq!(status, StatusCode::OK);
+    // A request target over server.max_request_target_bytes (8192): 414 naming the sizes.
+    let long = format!("/health?pad={}", "a".repeat(9000));
+    let (status, body) = send(Request::get(long.as_str()).header("host", "x")).await;
+    assert_eq!(status, StatusCode::URI_TOO_LONG);
+    assert!(body["error"].as_str().unwrap().contains("9012 bytes long; at most 8192"), "{body}");
+    assert!(body["docs"].as_str().unwrap().ends_with("#uri-too-long"), "{body}");
+    // Headers over server.max_header_bytes (16384): 431.
+    let mut req = Request::get("/health").header("host", "x");
+    for i in 0..20 {
+        req = req.header(format!("x-pad-{i}"), "b".repeat(1000));
+    }
+    let (status, body) = send(req).await;
+    assert_eq!(status, StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE);
+    assert!(body["error"].as_str().unwrap().contains("at most 16384"), "{body}");
+    assert!(body["docs"].as_str().unwrap().ends_with("#headers-too-large"), "{body}");
 }

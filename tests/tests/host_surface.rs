@@ -199,3 +199,32 @@ fn sigterm_finishes_in_flight_requests() {
     assert_eq!(body["slept"], true);
     assert_eq!(exit, Some(0));
 }
+
+/// Sends raw bytes on one connection and reads the whole answer (the request says `Connection: close` or the
+/// server closes after an error).
+fn raw_exchange(server: &Server, request: &[u8]) -> String {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(server.api).unwrap();
+    stream.set_read_timeout(Some(std::time::Duration::from_secs(10))).unwrap();
+    stream.write_all(request).unwrap();
+    let mut answer = Vec::new();
+    let _ = stream.read_to_end(&mut answer);
+    String::from_utf8_lossy(&answer).into_owned()
+}
+
+#[test]
+fn http11_without_host_and_oversized_targets_get_the_json_envelope() {
+    let server = Server::start();
+    let answer = raw_exchange(&server, b"GET /health HTTP/1.1\r\nConnection: close\r\n\r\n");
+    assert!(answer.starts_with("HTTP/1.1 400"), "{answer}");
+    assert!(answer.contains("application/json") && answer.contains("must carry a Host header"), "{answer}");
+    let answer = raw_exchange(&server, b"GET /health HTTP/1.0\r\n\r\n");
+    assert!(
+        answer.starts_with("HTTP/1.0 200") || answer.starts_with("HTTP/1.1 200"),
+        "HTTP/1.0 needs no Host: {answer}"
+    );
+    let long = format!("GET /health?pad={} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", "a".repeat(20_000));
+    let answer = raw_exchange(&server, long.as_bytes());
+    assert!(answer.starts_with("HTTP/1.1 414"), "{answer}");
+    assert!(answer.contains("\"code\":414") && answer.contains("#uri-too-long"), "{answer}");
+}
