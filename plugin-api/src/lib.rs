@@ -9,6 +9,7 @@
 
 pub mod abi;
 pub mod address;
+pub mod clerk;
 pub mod companies;
 pub mod county;
 pub mod disclosure;
@@ -27,6 +28,7 @@ pub mod reference;
 pub mod request;
 pub mod snapshot;
 pub mod sql;
+pub mod tabular;
 pub mod testing;
 pub mod text;
 

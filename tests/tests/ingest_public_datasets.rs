@@ -1045,3 +1045,118 @@ fn property_records_are_ingested_and_served_from_the_embedded_engine() {
 fn property_records_are_ingested_and_served_from_postgresql() {
     property(&Store::postgres("ingest_property"));
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// deeds and liens: New York City's ACRIS tables (real property master, parties, parcels; personal property
+// master with its federal tax liens), read through the clerk mapping in plugins/deeds/mappings, ingested into
+// `deeds`; `liens` serves the liens among them.
+
+/// Instrument rows: fitnr_real_property_master.csv 99, acris_real_property_master.csv 100,
+/// acris_personal_property_master.csv 100.
+const CLERK_INSTRUMENTS: u64 = 99 + 100 + 100;
+
+fn clerk(store: &Store) {
+    let fixtures = workspace_root().join("plugins/deeds/tests/fixtures");
+    let file = |name: &str| fixtures.join(name);
+    let files_owned = [
+        file("fitnr_real_property_master.csv"),
+        file("acris_real_property_master.csv"),
+        file("acris_personal_property_master.csv"),
+        file("acris_real_property_parties.csv"),
+        file("fitnr_real_property_legals.csv"),
+    ];
+    let files: Vec<&Path> = files_owned.iter().map(PathBuf::as_path).collect();
+    let server = store.start();
+    demo(&server, "/v1/deeds?county=travis-tx&query=Smith");
+    demo(&server, "/v1/liens?county=travis-tx&query=Smith");
+
+    // acris_real_property_master.csv line 35 is the DEED 2014041100010001 recorded 04/17/2014; the copy edits its
+    // recording date and loses its last 40 bytes, so its last row stops short with no newline.
+    let tmp = tempfile::tempdir().unwrap();
+    let cut = cut_copy(
+        tmp.path(),
+        &files_owned[1],
+        "acris_real_property_master.csv",
+        &[("DEED,04/04/2014,730000,04/17/2014", "DEED,04/04/2014,730000,04/18/2014")],
+        40,
+    );
+    let entry = refused(&server, "deeds", &cut);
+    assert!(entry["reason"].as_str().unwrap().contains("ends inside a row"), "{entry}");
+
+    let report = ingest(&server, "deeds", &files);
+    assert_eq!(report["refused"], 0, "{report}");
+    let formats: Vec<&str> =
+        report["files"].as_array().unwrap().iter().map(|f| f["format"].as_str().unwrap()).collect();
+    assert_eq!(
+        formats,
+        [
+            "nyc-acris-instruments",
+            "nyc-acris-instruments",
+            "nyc-acris-instruments",
+            "nyc-acris-parties",
+            "nyc-acris-legals"
+        ]
+    );
+    assert_eq!(report["totals"]["unchanged"], 0, "{report}");
+    let rows = report["totals"]["added"].as_u64().unwrap();
+    server.wait_for_data("deeds", PICKUP, |s| s["rows"] == rows);
+
+    // fitnr_real_property_master.csv line 14: 2017011101164001,A,2017000019549,1,DEED,01/09/2017,435000,
+    // 01/13/2017: found by its CRFN; its parties are in none of these files.
+    let body = served(&server, "/v1/deeds?county=new-york-ny&query=2017000019549");
+    assert_eq!((body["count"].as_u64(), body["countyOnboarded"].as_bool()), (Some(1), Some(true)), "{body}");
+    let deed = &body["deeds"][0];
+    assert_eq!(deed["instrumentNumber"], "2017011101164001");
+    assert_eq!((deed["docType"].as_str(), deed["recordedDate"].as_str()), (Some("DEED"), Some("2017-01-13")));
+    assert_eq!(deed["county"], "new-york-ny");
+    assert_eq!(
+        deed["sourceUrl"],
+        "https://a836-acris.nyc.gov/DS/DocumentSearch/DocumentDetail?doc_id=2017011101164001"
+    );
+    // Line 35 of the nycdb master, by document id: recorded 04/17/2014 (nothing of the refused copy was kept).
+    let body = served(&server, "/v1/deeds?county=new-york-ny&query=2014041100010001");
+    assert_eq!(body["deeds"][0]["recordedDate"], "2014-04-17", "{body}");
+    // No demo deed beside the real ones.
+    let body = served(&server, "/v1/deeds?county=travis-tx&query=Smith");
+    assert_eq!((body["count"].as_u64(), body["countyOnboarded"].as_bool()), (Some(0), Some(false)), "{body}");
+
+    // acris_personal_property_master.csv line 10: FT_1350006197535,A,,1,FL,706.89,01/10/1992, ... 92FL00037: a
+    // federal (IRS) tax lien, served by /v1/liens from the deeds dataset's records.
+    let body = served(&server, "/v1/liens?county=new-york-ny&query=92FL00037");
+    assert_eq!(body["count"], 1, "{body}");
+    let lien = &body["liens"][0];
+    assert_eq!((lien["instrumentNumber"].as_str(), lien["lienType"].as_str()), (Some("FT_1350006197535"), Some("tax")));
+    assert_eq!((lien["amount"].as_f64(), lien["filedDate"].as_str()), (Some(706.89), Some("1992-01-10")));
+    assert_eq!(lien["released"], false);
+    let body = served(&server, "/v1/liens?county=new-york-ny&query=92FL00037&lienType=judgment");
+    assert_eq!(body["count"], 0, "{body}");
+    // A deed is no lien, and a lien no deed.
+    assert_eq!(served(&server, "/v1/liens?county=new-york-ny&query=2017000019549")["count"], 0);
+    assert_eq!(served(&server, "/v1/deeds?county=new-york-ny&query=92FL00037")["count"], 0);
+
+    check_health(&server, "deeds", rows, 5);
+    if let Some(doc) = store.document("deeds") {
+        let collections = &doc["ingested"]["collections"];
+        assert_eq!(collections["instruments"], CLERK_INSTRUMENTS, "{collections}");
+        assert_eq!((collections["parties"].as_u64(), collections["legals"].as_u64()), (Some(100), Some(99)));
+        assert!(doc.get("instruments").is_none() && doc.get("terms").is_none(), "table-backed");
+    }
+    assert_eq!(store.records("deeds").map(|n| n as u64).unwrap_or(rows), rows);
+
+    reingest_changes_nothing(&server, "deeds", &files, rows);
+    let server = refused_again_and_restarted(store, server, "deeds", &cut);
+    let body = served(&server, "/v1/deeds?county=new-york-ny&query=2014000131777");
+    assert_eq!(body["deeds"][0]["instrumentNumber"], "2014041100010001", "{body}");
+    assert_eq!(body["deeds"][0]["recordedDate"], "2014-04-17", "the edit was not kept");
+    assert_eq!(served(&server, "/v1/liens?county=new-york-ny&query=92FL00037")["count"], 1);
+}
+
+#[test]
+fn deeds_and_liens_are_ingested_and_served_from_the_embedded_engine() {
+    clerk(&Store::embedded());
+}
+
+#[test]
+fn deeds_and_liens_are_ingested_and_served_from_postgresql() {
+    clerk(&Store::postgres("ingest_clerk"));
+}

@@ -5,39 +5,55 @@
 //! The search rule, county slugs and the per-county index are SDK code (`address`, `county`), shared with
 //! the liens dataset. In engine mode (PostgreSQL) the deeds live in the plugin's own table and each request
 //! is one indexed query (`data::migrations`, `county::clerk_search_sql`); `bench/` generates 10M synthetic
-//! deeds there and measures the endpoint.
+//! deeds there and measures the endpoint. Real records: `ingest.rs` reads a county clerk's index tables
+//! through a clerk mapping (`mappings/`, the SDK's `clerk` module); they are table-backed in the records
+//! engine and searched there (`clerk::ClerkStore`), in both engines.
 
 mod data;
+pub mod ingest;
+#[cfg(test)]
+mod ingest_tests;
 mod routes;
 mod schema;
 #[cfg(test)]
 mod tests;
 
+use datahost_plugin_api::clerk::{self, ClerkStore};
 use datahost_plugin_api::county::{self, CountyIndex};
+use datahost_plugin_api::ingest::INGESTED_KEY;
 use datahost_plugin_api::sql::{load_store, Store};
 use datahost_plugin_api::{
-    export_plugin, ApiError, InitContext, Manifest, Maturity, Migration, Plugin, RequestEnvelope, Response, Seed,
+    export_plugin, ApiError, IngestBatch, InitContext, Manifest, Maturity, Migration, Plugin, Refusal, RequestEnvelope,
+    Response, Seed, SourceFile,
 };
 
 pub const SLUG: &str = "deeds";
 pub const ROUTE: &str = "/v1/deeds";
 
-/// The plugin: an immutable per-county index over one snapshot of the deed index, or (engine mode) the
-/// handle on the plugin's table.
+/// Where the deeds come from: the demo snapshot (an immutable per-county index, or in engine mode the
+/// plugin's table) until clerk exports are ingested, then only the ingested records (never both).
+pub enum Source {
+    Seed(Store<CountyIndex<data::Deed>>),
+    Stored(ClerkStore),
+}
+
+/// The plugin.
 pub struct Deeds {
-    store: Store<CountyIndex<data::Deed>>,
+    source: Source,
 }
 
 impl Plugin for Deeds {
     fn manifest() -> Manifest {
-        Manifest::dataset(
+        let manifest = Manifest::dataset(
             SLUG,
             env!("CARGO_PKG_VERSION"),
             Maturity::Beta,
             "County clerk deed index search by grantor, grantee or address (county backfill incomplete).",
             vec![routes::route_spec()],
             schema::fragment(),
-        )
+        );
+        // Table-backed once clerk exports are ingested (instruments, parties, parcels and search words).
+        clerk::INDEXES.iter().fold(manifest, |m, (collection, fields)| m.indexing(collection, fields))
     }
 
     fn seeds() -> Vec<Seed> {
@@ -49,6 +65,11 @@ impl Plugin for Deeds {
     }
 
     fn init(ctx: InitContext) -> Result<Self, String> {
+        let doc: serde_json::Value = ctx.host.load_dataset(SLUG)?;
+        if doc.get(INGESTED_KEY).is_some() {
+            return Ok(Self { source: Source::Stored(ClerkStore::load(ctx.host, SLUG)?) });
+        }
+        drop(doc);
         let store = load_store(
             &ctx.host,
             SLUG,
@@ -61,16 +82,24 @@ impl Plugin for Deeds {
             },
             data::index,
         )?;
-        Ok(Self { store })
+        Ok(Self { source: Source::Seed(store) })
+    }
+
+    fn ingest_formats() -> Vec<&'static str> {
+        ingest::FORMATS.to_vec()
+    }
+
+    fn ingest(file: &SourceFile<'_>) -> Result<IngestBatch, Refusal> {
+        ingest::parse(file)
     }
 
     fn handle(&self, request: &RequestEnvelope) -> Result<Response, ApiError> {
-        routes::handle(&self.store, request)
+        routes::handle(&self.source, request)
     }
 
     /// Answers from the engine's table are live (rows are added without a new `init`): never reused.
     fn cache_responses(&self) -> bool {
-        matches!(self.store, Store::Memory(_))
+        !matches!(self.source, Source::Seed(Store::Engine(_)))
     }
 }
 

@@ -1,7 +1,8 @@
 //! `GET /v1/deeds`: token search of one county's grantor/grantee index, newest recording first, from
 //! memory or (engine mode) with one indexed query.
 
-use datahost_plugin_api::county::{clerk_search_engine, ClerkSearch, CountyIndex};
+use datahost_plugin_api::clerk::{ClerkDocument, Kind};
+use datahost_plugin_api::county::{clerk_search_engine, ClerkSearch};
 use datahost_plugin_api::params::DEFAULT_MAX_LIMIT;
 use datahost_plugin_api::sql::Store;
 use datahost_plugin_api::{ApiError, RequestEnvelope, Response, RouteSpec, Tier};
@@ -37,8 +38,45 @@ struct Body<'a, D> {
     county_onboarded: bool,
 }
 
-pub fn handle(store: &Store<CountyIndex<Deed>>, request: &RequestEnvelope) -> Result<Response, ApiError> {
+/// A clerk document as a deed: party 1 grantors, party 2 grantees, its parcels as the legal description.
+pub fn deed_of(doc: ClerkDocument) -> Deed {
+    Deed {
+        instrument_number: doc.document_id,
+        doc_type: doc.doc_type,
+        grantor: doc.first_parties.join("; "),
+        grantee: doc.second_parties.join("; "),
+        legal_description: doc.parcels.join("; "),
+        county: doc.county,
+        source_url: doc.source_url,
+        recorded_date: doc.recorded_date,
+        property_address: doc.addresses.join("; "),
+    }
+}
+
+pub fn handle(source: &crate::Source, request: &RequestEnvelope) -> Result<Response, ApiError> {
     let search = ClerkSearch::parse(&request.params(), DEFAULT_LIMIT, DEFAULT_MAX_LIMIT)?;
+    let store = match source {
+        crate::Source::Stored(clerk) => {
+            let onboarded = clerk.is_onboarded(&search.county);
+            let found = if onboarded {
+                clerk
+                    .search(&search.county, &search.tokens, search.limit, |d| d.kind == Kind::Deed)
+                    .map_err(ApiError::from)?
+            } else {
+                Default::default()
+            };
+            let deeds: Vec<Deed> = found.documents.into_iter().map(deed_of).collect();
+            return Response::json(&Body {
+                county: &search.county,
+                query: &search.query,
+                count: deeds.len(),
+                deeds,
+                total: found.total,
+                county_onboarded: onboarded,
+            });
+        }
+        crate::Source::Seed(store) => store,
+    };
     let index = match store {
         Store::Memory(index) => index,
         Store::Engine(host) => {

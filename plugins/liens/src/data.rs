@@ -24,7 +24,7 @@ pub struct Lien {
     pub release_instrument: String,
     pub county: String,
     pub filed_date: String,
-    pub amount: f64,
+    pub amount: Option<f64>,
     pub released: bool,
     pub debtor: String,
     pub release_date: Option<String>,

@@ -13,19 +13,30 @@ mod schema;
 #[cfg(test)]
 mod tests;
 
+use datahost_plugin_api::clerk::ClerkStore;
 use datahost_plugin_api::county::{self, CountyIndex};
+use datahost_plugin_api::ingest::INGESTED_KEY;
 use datahost_plugin_api::sql::{load_store, Store};
 use datahost_plugin_api::{
     export_plugin, ApiError, InitContext, Manifest, Maturity, Migration, Plugin, RequestEnvelope, Response, Seed,
 };
 
+/// The dataset whose ingested clerk records (county clerk index tables) this plugin serves the liens of.
+pub const CLERK_DATASET: &str = "deeds";
+
 pub const SLUG: &str = "liens";
 pub const ROUTE: &str = "/v1/liens";
 
-/// The plugin: an immutable per-county index over one snapshot of the lien index, or (engine mode) the
-/// handle on the plugin's table.
+/// Where the liens come from: the demo snapshot (an immutable per-county index, or in engine mode the
+/// plugin's table) until clerk index tables are ingested into `deeds`, then only their liens (never both).
+pub enum Source {
+    Seed(Store<CountyIndex<data::Lien>>),
+    Stored(ClerkStore),
+}
+
+/// The plugin.
 pub struct Liens {
-    store: Store<CountyIndex<data::Lien>>,
+    source: Source,
 }
 
 impl Plugin for Liens {
@@ -38,6 +49,8 @@ impl Plugin for Liens {
             vec![routes::route_spec()],
             schema::fragment(),
         )
+        // The clerk's index tables are ingested once, into `deeds`; the liens among them are served here.
+        .also_serving(&[CLERK_DATASET])
     }
 
     fn seeds() -> Vec<Seed> {
@@ -49,6 +62,11 @@ impl Plugin for Liens {
     }
 
     fn init(ctx: InitContext) -> Result<Self, String> {
+        // The deeds dataset may be absent (its plugin disabled): then only the demo seed can be served.
+        let clerk: Option<serde_json::Value> = ctx.host.load_dataset(CLERK_DATASET).ok();
+        if clerk.is_some_and(|doc| doc.get(INGESTED_KEY).is_some()) {
+            return Ok(Self { source: Source::Stored(ClerkStore::load(ctx.host, CLERK_DATASET)?) });
+        }
         let store = load_store(
             &ctx.host,
             SLUG,
@@ -61,16 +79,16 @@ impl Plugin for Liens {
             },
             data::index,
         )?;
-        Ok(Self { store })
+        Ok(Self { source: Source::Seed(store) })
     }
 
     fn handle(&self, request: &RequestEnvelope) -> Result<Response, ApiError> {
-        routes::handle(&self.store, request)
+        routes::handle(&self.source, request)
     }
 
     /// Answers from the engine's table are live (rows are added without a new `init`): never reused.
     fn cache_responses(&self) -> bool {
-        matches!(self.store, Store::Memory(_))
+        !matches!(self.source, Source::Seed(Store::Engine(_)))
     }
 }
 

@@ -1,7 +1,8 @@
 //! `GET /v1/liens`: token search of one county's lien index, newest filing first, optionally narrowed by
 //! lien type and release state; from memory or (engine mode) with one indexed query.
 
-use datahost_plugin_api::county::{clerk_search_engine, ClerkSearch, CountyIndex};
+use datahost_plugin_api::clerk::{ClerkDocument, Kind};
+use datahost_plugin_api::county::{clerk_search_engine, ClerkSearch};
 use datahost_plugin_api::params::DEFAULT_MAX_LIMIT;
 use datahost_plugin_api::sql::Store;
 use datahost_plugin_api::{ApiError, ParamSpec, RequestEnvelope, Response, RouteSpec, Tier};
@@ -59,11 +60,55 @@ fn lien_type(raw: Option<&str>) -> Result<Option<&'static str>, ApiError> {
     })
 }
 
-pub fn handle(store: &Store<CountyIndex<Lien>>, request: &RequestEnvelope) -> Result<Response, ApiError> {
+/// A clerk document as a lien: party 2 the claimant (secured party, creditor), party 1 the debtor.
+fn lien_of(doc: ClerkDocument) -> Lien {
+    Lien {
+        instrument_number: doc.document_id,
+        lien_type: doc.lien_type.unwrap_or_default(),
+        claimant: doc.second_parties.join("; "),
+        release_instrument: String::new(),
+        county: doc.county,
+        filed_date: doc.recorded_date,
+        amount: doc.amount,
+        released: false,
+        debtor: doc.first_parties.join("; "),
+        release_date: None,
+        property_address: doc.addresses.join("; "),
+        source_url: doc.source_url,
+    }
+}
+
+pub fn handle(source: &crate::Source, request: &RequestEnvelope) -> Result<Response, ApiError> {
     let q = request.params();
     let search = ClerkSearch::parse(&q, DEFAULT_LIMIT, DEFAULT_MAX_LIMIT)?;
     let kind = lien_type(q.str("lienType"))?;
     let released = q.bool("released")?;
+    let store = match source {
+        crate::Source::Stored(clerk) => {
+            let onboarded = clerk.is_onboarded(&search.county);
+            let found = if onboarded {
+                clerk
+                    .search(&search.county, &search.tokens, search.limit, |d| {
+                        d.kind == Kind::Lien
+                            && kind.is_none_or(|k| d.lien_type.as_deref() == Some(k))
+                            && released.is_none_or(|r| !r)
+                    })
+                    .map_err(ApiError::from)?
+            } else {
+                Default::default()
+            };
+            let liens: Vec<Lien> = found.documents.into_iter().map(lien_of).collect();
+            return Response::json(&Body {
+                county: &search.county,
+                query: &search.query,
+                count: liens.len(),
+                liens,
+                total: found.total,
+                county_onboarded: onboarded,
+            });
+        }
+        crate::Source::Seed(store) => store,
+    };
     let index = match store {
         Store::Memory(index) => index,
         Store::Engine(host) => {

@@ -18,8 +18,18 @@ pub fn fragment() -> Value {
             ),
             ("county", describe(string(), "County slug.")),
             ("filedDate", date()),
-            ("amount", describe(number(), "Amount claimed in USD.")),
-            ("released", describe(boolean(), "True once a release has been recorded in the same county.")),
+            (
+                "amount",
+                describe(nullable(number()), "Amount claimed in USD; null when the clerk's index records none."),
+            ),
+            (
+                "released",
+                describe(
+                    boolean(),
+                    "True once a release has been recorded in the same county. For ingested clerk records (ACRIS), \
+                     releases are not yet linked to the liens they release: false.",
+                ),
+            ),
         ],
         &[
             ("debtor", describe(string(), "The owner the lien is filed against.")),

@@ -10,6 +10,7 @@
 
 use datahost_plugin_api::address::normalize_address;
 use datahost_plugin_api::county::parse_county_slug;
+use datahost_plugin_api::tabular::Table;
 use datahost_plugin_api::{IngestBatch, IngestRecord, Refusal, RowProblem, SourceFile};
 use serde_json::{Map, Value as Json};
 
@@ -23,12 +24,9 @@ pub const STREET_KEY_FIELD: &str = "streetKey";
 pub const COUNTY_FIELD: &str = "county";
 
 pub fn parse(file: &SourceFile<'_>) -> Result<IngestBatch, Refusal> {
-    let text = file.text()?;
+    let table = Table::open(file.text()?)?;
     let (mappings, broken) = mapping::shipped();
-    let mut reader = csv::ReaderBuilder::new().flexible(true).from_reader(text.as_bytes());
-    let names = reader.headers().map_err(|e| Refusal::at("line 1", format!("the header row is not CSV: {e}")))?.clone();
-    let header = Header::new(names.iter());
-    let Some(mapping) = mappings.iter().find(|m| m.detects(&header)) else {
+    let Some(mapping) = mappings.iter().find(|m| m.detects(&table.header)) else {
         let known: Vec<String> =
             mappings.iter().map(|m| format!("{} (columns {})", m.name, m.detect.join(", "))).collect();
         let mut reason =
@@ -39,40 +37,13 @@ pub fn parse(file: &SourceFile<'_>) -> Result<IngestBatch, Refusal> {
         return Err(Refusal::at("line 1", reason));
     };
     let mut batch = IngestBatch { format: mapping.name.clone(), ..Default::default() };
-    let width = names.len();
-    // A short last row with no newline after it is where a download stopped: the whole file is refused.
-    let mut last_row_short = None;
-    for row in reader.records() {
-        last_row_short = None;
-        let row = match row {
-            Ok(row) => row,
-            Err(e) => {
-                let line = e.position().map_or(0, |p| p.line() as usize);
-                batch.problems.push(RowProblem::line(line, format!("not a CSV row: {e}")));
-                continue;
-            }
-        };
-        let line = row.position().map_or(0, |p| p.line() as usize);
-        if row.len() != width {
-            if row.len() < width {
-                last_row_short = Some(line);
-            }
-            batch
-                .problems
-                .push(RowProblem::line(line, format!("the row has {} fields where the header has {width}", row.len())));
-            continue;
-        }
-        match parcel(mapping, &header, &row) {
-            Ok((key, group, data)) => batch.records.push(IngestRecord::new(PARCELS, key, group, data)?),
-            Err(p) => batch.problems.push(RowProblem::new(format!("line {line}, column {}", p.column), p.message)),
-        }
-    }
-    if let Some(line) = last_row_short.filter(|_| !text.ends_with('\n')) {
-        return Err(Refusal::at(
-            format!("line {line}"),
-            "the file ends inside a row (no newline after a row with fewer fields than the header): a cut download?",
-        ));
-    }
+    let records = &mut batch.records;
+    table.rows(&mut batch.problems, |header, row, line| {
+        let (key, group, data) = parcel(mapping, header, row)
+            .map_err(|p| RowProblem::new(format!("line {line}, column {}", p.column), p.message))?;
+        records.push(IngestRecord::new(PARCELS, key, group, data).map_err(|r| RowProblem::line(line, r.reason))?);
+        Ok(())
+    })?;
     if batch.records.is_empty() && batch.problems.is_empty() {
         return Err(Refusal::new(format!("{}: the file has a header and no rows", file.name)));
     }

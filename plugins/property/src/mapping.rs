@@ -8,6 +8,8 @@
 use std::collections::BTreeMap;
 
 use datahost_plugin_api::county::parse_county_slug;
+pub use datahost_plugin_api::tabular::Header;
+use datahost_plugin_api::tabular::{fill, parse_date, parse_number, placeholders, shown};
 use serde::Deserialize;
 
 /// The mapping files shipped in `mappings/` (file name, text), collected at build time.
@@ -106,29 +108,6 @@ pub enum Value {
     Integer(i64),
     Number(f64),
     Absent,
-}
-
-/// A row's header, for looking columns up by name.
-pub struct Header {
-    index: BTreeMap<String, usize>,
-}
-
-impl Header {
-    pub fn new<'a>(names: impl IntoIterator<Item = &'a str>) -> Self {
-        Self { index: names.into_iter().enumerate().map(|(i, n)| (column_key(n), i)).collect() }
-    }
-
-    pub fn has(&self, column: &str) -> bool {
-        self.index.contains_key(&column_key(column))
-    }
-
-    fn cell<'r>(&self, row: &'r csv::StringRecord, column: &str) -> &'r str {
-        self.index.get(&column_key(column)).and_then(|&i| row.get(i)).unwrap_or("").trim()
-    }
-}
-
-fn column_key(name: &str) -> String {
-    name.trim().to_ascii_lowercase()
 }
 
 /// What went wrong reading one field of a row: the column and the message.
@@ -269,50 +248,6 @@ fn rule_column(rule: &Rule) -> String {
     }
 }
 
-/// The `{column}` placeholders of a template, or why it is malformed.
-fn placeholders(template: &str) -> Result<Vec<String>, String> {
-    let mut out = Vec::new();
-    let mut rest = template;
-    while let Some(open) = rest.find('{') {
-        let after = &rest[open + 1..];
-        let close = after.find('}').ok_or_else(|| format!("`{template}` has an unclosed `{{`"))?;
-        let name = &after[..close];
-        if name.is_empty() || name.contains('{') {
-            return Err(format!("`{template}` has an empty or nested placeholder"));
-        }
-        out.push(name.to_string());
-        rest = &after[close + 1..];
-    }
-    if rest.contains('}') {
-        return Err(format!("`{template}` has a `}}` without its `{{`"));
-    }
-    Ok(out)
-}
-
-/// A template with its placeholders replaced, spaces collapsed and trimmed. A template whose placeholders
-/// are all empty is empty (so `NYC-PLUTO:{bbl}` with no BBL is absent, not `NYC-PLUTO:`).
-fn fill<'a>(template: &str, cell: impl Fn(&str) -> &'a str) -> String {
-    let mut out = String::new();
-    let mut rest = template;
-    let mut any_placeholder = false;
-    let mut any_value = false;
-    while let Some(open) = rest.find('{') {
-        out.push_str(&rest[..open]);
-        let after = &rest[open + 1..];
-        let Some(close) = after.find('}') else { break };
-        let value = cell(&after[..close]);
-        any_placeholder = true;
-        any_value |= !value.is_empty();
-        out.push_str(value);
-        rest = &after[close + 1..];
-    }
-    out.push_str(rest);
-    if any_placeholder && !any_value {
-        return String::new();
-    }
-    out.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
 fn typed(text: &str, kind: Kind) -> Result<Value, String> {
     match kind {
         Kind::Text => Ok(Value::Text(text.to_string())),
@@ -326,50 +261,6 @@ fn typed(text: &str, kind: Kind) -> Result<Value, String> {
         Kind::Number => parse_number(text).map(Value::Number),
         Kind::Date => parse_date(text).map(Value::Text),
     }
-}
-
-/// A number as exports write it: `1700`, `-3.5`, or with thousands separators `1,700` / `1,234,567.25`.
-/// Anything else (`1,70`, `12a`, `$5`) is refused rather than guessed.
-pub fn parse_number(text: &str) -> Result<f64, String> {
-    let t = text.trim();
-    let plain = if t.contains(',') {
-        let (int, frac) = t.split_once('.').map_or((t, None), |(i, f)| (i, Some(f)));
-        let digits = int.strip_prefix('-').unwrap_or(int);
-        let mut groups = digits.split(',');
-        let first_ok = groups.next().is_some_and(|g| (1..=3).contains(&g.len()));
-        let rest_ok = groups.all(|g| g.len() == 3);
-        if !(first_ok && rest_ok) {
-            return Err(format!("`{}` is not a number", shown(t)));
-        }
-        let joined = int.replace(',', "");
-        match frac {
-            Some(f) => format!("{joined}.{f}"),
-            None => joined,
-        }
-    } else {
-        t.to_string()
-    };
-    let valid = !plain.is_empty()
-        && plain.bytes().all(|b| b.is_ascii_digit() || b == b'.' || b == b'-')
-        && plain.bytes().any(|b| b.is_ascii_digit());
-    match plain.parse::<f64>() {
-        Ok(n) if valid && n.is_finite() => Ok(n),
-        _ => Err(format!("`{}` is not a number", shown(t))),
-    }
-}
-
-/// `YYYY-MM-DD`, or `MM/DD/YYYY` with an optional time after it, as a checked calendar date.
-pub fn parse_date(text: &str) -> Result<String, String> {
-    let day = text.split_whitespace().next().unwrap_or("");
-    let parsed = chrono::NaiveDate::parse_from_str(day, "%Y-%m-%d")
-        .or_else(|_| chrono::NaiveDate::parse_from_str(day, "%m/%d/%Y"))
-        .map_err(|_| format!("`{}` is not a date (YYYY-MM-DD or MM/DD/YYYY)", shown(text)))?;
-    Ok(parsed.format("%Y-%m-%d").to_string())
-}
-
-/// A cell as shown in a message: at most 40 characters.
-fn shown(text: &str) -> String {
-    text.chars().take(40).collect()
 }
 
 /// Every shipped mapping, parsed. A shipped mapping that does not parse is a build defect caught by the unit
@@ -403,25 +294,6 @@ mod tests {
     }
 
     #[test]
-    fn numbers_with_thousands_separators_are_read_and_malformed_ones_refused() {
-        assert_eq!(parse_number("1,700"), Ok(1700.0));
-        assert_eq!(parse_number("1,234,567.25"), Ok(1234567.25));
-        assert_eq!(parse_number("-3.5"), Ok(-3.5));
-        for bad in ["1,70", "12a", "$5", ",100", "1,,000", "-", "."] {
-            assert!(parse_number(bad).is_err(), "{bad}");
-        }
-    }
-
-    #[test]
-    fn dates_in_both_styles_and_impossible_ones_refused() {
-        assert_eq!(parse_date("05/17/2023").as_deref(), Ok("2023-05-17"));
-        assert_eq!(parse_date("09/01/2022 12:00:00 AM").as_deref(), Ok("2022-09-01"));
-        assert_eq!(parse_date("2024-02-29").as_deref(), Ok("2024-02-29"));
-        assert!(parse_date("2023-02-29").is_err());
-        assert!(parse_date("0009-06-09x").is_err());
-    }
-
-    #[test]
     fn a_mapping_with_an_unknown_field_a_missing_required_one_or_a_bad_county_is_refused() {
         let base = "name = \"x\"\ntitle = \"t\"\ndetect = [\"a\"]\ncounty = \"travis-tx\"\n[fields]\n\
                     street = \"{a}\"\nassessorId = \"{a}\"\nsourceId = \"X:{a}\"\nsourceUrl = \"https://x/{a}\"\n";
@@ -434,18 +306,5 @@ mod tests {
         assert!(Mapping::parse("c.toml", &county).is_err());
         let unclosed = base.replace("X:{a}", "X:{a");
         assert!(Mapping::parse("t.toml", &unclosed).unwrap_err().contains("unclosed"));
-    }
-
-    #[test]
-    fn templates_collapse_spaces_and_all_empty_placeholders_make_an_absent_value() {
-        let cells = |c: &str| match c {
-            "n" => "",
-            "s" => "ANDES ROAD",
-            "id" => "",
-            _ => "",
-        };
-        assert_eq!(fill("{n} {s}", cells), "ANDES ROAD");
-        assert_eq!(fill("NYC-PLUTO:{id}", cells), "");
-        assert_eq!(fill("NY", cells), "NY");
     }
 }

@@ -1,0 +1,554 @@
+//! County clerk (recorder) indexes from the official table exports, shared by the deeds and liens datasets.
+//!
+//! A clerk publishes its grantor/grantee index as tables: one row per recorded document (`instruments`), one
+//! per party (`parties`) and one per parcel (`legals`), joined by a document id. New York City's ACRIS is the
+//! first source. A [`ClerkMapping`] (a TOML file in the deeds plugin's `mappings/`) names the columns of
+//! each table, the county of a row, the party roles and what each document type is (a deed or other
+//! conveyance, a lien of a SPEC type, a release); adding a county is adding a file.
+//!
+//! Ingest ([`parse`]) turns one table file into records: the row itself, plus one `terms` record per search
+//! word of the row (party name words, address words, the document's own numbers), qualified by the mapping
+//! (`nyc-acris:SMITH`). Every collection is table-backed ([`INDEXES`]), so a search ([`ClerkStore::search`])
+//! reads the documents that hold every query word (intersecting the word lists, each one indexed lookup), then
+//! their instrument, party and parcel rows, and joins them. The tables may arrive in any order and in separate
+//! files: a document is served once its instrument row is held, with the parties and parcels held so far.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use crate::address::{canonical_tokens, TokenQuery, TokenSet};
+use crate::county::parse_county_slug;
+use crate::ingest::{IngestBatch, IngestRecord, Refusal, RowProblem, SourceFile};
+use crate::query::{RecordsQuery, MAX_QUERY_LIMIT};
+use crate::tabular::{fill, parse_date, parse_number, placeholders, Header, Table};
+use crate::Host;
+
+pub const INSTRUMENTS: &str = "instruments";
+pub const PARTIES: &str = "parties";
+pub const LEGALS: &str = "legals";
+pub const TERMS: &str = "terms";
+/// `<mapping>:<document id>`, the join key of the three tables.
+pub const DOC_KEY: &str = "docKey";
+/// `<mapping>:<WORD>`, the search word of a `terms` record.
+pub const TERM: &str = "term";
+/// `<mapping>|<county slug>` of an instrument: which counties each mapping's records cover.
+pub const COVERAGE: &str = "coverage";
+
+/// The record indexes a plugin that ingests or serves clerk records declares (`Manifest::indexing`).
+pub const INDEXES: &[(&str, &[&str])] = &[
+    (INSTRUMENTS, &[DOC_KEY]),
+    (INSTRUMENTS, &[COVERAGE]),
+    (PARTIES, &[DOC_KEY]),
+    (LEGALS, &[DOC_KEY]),
+    (TERMS, &[TERM]),
+];
+
+/// Documents per lookup of instrument, party or parcel rows.
+const KEYS_PER_QUERY: usize = 500;
+
+/// What a document type is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    /// A deed, other conveyance, mortgage or mortgage instrument: served by `/v1/deeds`.
+    Deed,
+    /// A lien of one of SPEC's types: served by `/v1/liens`.
+    Lien,
+    /// The release, discharge or satisfaction of a lien.
+    Release,
+    /// Anything else the clerk records (powers of attorney, tax returns...): stored, not served.
+    Other,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DocType {
+    pub kind: Kind,
+    /// The type as served (`DEED`, `MORTGAGE`, `FEDERAL LIEN-IRS`).
+    pub name: String,
+    /// For liens and releases: `mechanic's`, `tax` or `judgment`.
+    #[serde(default)]
+    pub lien_type: Option<String>,
+}
+
+/// One table of a clerk export: the columns that identify it and a template per field.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TableSpec {
+    pub detect: Vec<String>,
+    pub fields: BTreeMap<String, String>,
+}
+
+/// Which party role codes are the first party (grantor, debtor) and the second (grantee, claimant).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Roles {
+    pub first: String,
+    pub second: String,
+}
+
+/// One clerk's export, as its mapping file declares it.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClerkMapping {
+    pub name: String,
+    pub title: String,
+    /// The county of a row: the value of the `county` field translated through this table.
+    pub counties: BTreeMap<String, String>,
+    pub roles: Roles,
+    pub instruments: TableSpec,
+    pub parties: TableSpec,
+    pub legals: TableSpec,
+    pub doc_types: BTreeMap<String, DocType>,
+}
+
+/// The fields each table must map (`fields`), and those it may.
+const TABLE_FIELDS: &[(&str, &[&str], &[&str])] = &[
+    (INSTRUMENTS, &["document", "doc_type", "recorded", "county", "source_url"], &["amount", "numbers"]),
+    (PARTIES, &["document", "role", "name"], &[]),
+    (LEGALS, &["document", "county"], &["address", "unit", "parcel"]),
+];
+
+const LIEN_TYPES: &[&str] = &["mechanic's", "tax", "judgment"];
+
+impl ClerkMapping {
+    /// Parses and checks a mapping file.
+    pub fn parse(file: &str, text: &str) -> Result<Self, String> {
+        let m: ClerkMapping = toml::from_str(text).map_err(|e| format!("mapping {file}: {e}"))?;
+        let bad = |msg: String| Err(format!("mapping {file}: {msg}"));
+        for (table, required, optional) in TABLE_FIELDS {
+            let spec = m.table(table);
+            if spec.detect.is_empty() {
+                return bad(format!("[{table}] `detect` lists no column"));
+            }
+            if let Some(f) = required.iter().find(|f| !spec.fields.contains_key(**f)) {
+                return bad(format!("[{table}.fields] has no `{f}`"));
+            }
+            if let Some(f) =
+                spec.fields.keys().find(|f| !required.contains(&f.as_str()) && !optional.contains(&f.as_str()))
+            {
+                return bad(format!("[{table}.fields] `{f}` is not a field of this table"));
+            }
+            for (name, template) in &spec.fields {
+                placeholders(template).map_err(|e| format!("mapping {file}: [{table}.fields] {name}: {e}"))?;
+            }
+        }
+        for slug in m.counties.values() {
+            parse_county_slug("county", slug).map_err(|e| format!("mapping {file}: {}", e.message))?;
+        }
+        for (code, t) in &m.doc_types {
+            let needs = matches!(t.kind, Kind::Lien | Kind::Release);
+            match (&t.lien_type, needs) {
+                (Some(l), true) if LIEN_TYPES.contains(&l.as_str()) => {}
+                (None, false) => {}
+                _ => {
+                    return bad(format!(
+                        "doc type `{code}`: a lien or release names lien_type {LIEN_TYPES:?}, others none"
+                    ))
+                }
+            }
+        }
+        Ok(m)
+    }
+
+    fn table(&self, name: &str) -> &TableSpec {
+        match name {
+            INSTRUMENTS => &self.instruments,
+            PARTIES => &self.parties,
+            _ => &self.legals,
+        }
+    }
+
+    /// The table a header is, if any (instruments first, then parties, then parcels).
+    fn detect(&self, header: &Header) -> Option<&'static str> {
+        [INSTRUMENTS, PARTIES, LEGALS].into_iter().find(|t| self.table(t).detect.iter().all(|c| header.has(c)))
+    }
+}
+
+/// Parses every mapping file given (name, text); unreadable ones are returned as errors.
+pub fn mappings(files: &[(&str, &str)]) -> (Vec<ClerkMapping>, Vec<String>) {
+    let mut ok = Vec::new();
+    let mut errors = Vec::new();
+    for (file, text) in files {
+        match ClerkMapping::parse(file, text) {
+            Ok(m) => ok.push(m),
+            Err(e) => errors.push(e),
+        }
+    }
+    (ok, errors)
+}
+
+/// The ingest format of a table read with a mapping: `<mapping>-<table>` (`nyc-acris-instruments`).
+pub fn format_name(mapping: &str, table: &str) -> String {
+    format!("{mapping}-{table}")
+}
+
+/// Parses one table file of a clerk export with the first mapping whose table its header is.
+pub fn parse(file: &SourceFile<'_>, mappings: &[ClerkMapping]) -> Result<IngestBatch, Refusal> {
+    let table_file = Table::open(file.text()?)?;
+    let header = &table_file.header;
+    let Some((mapping, table)) = mappings.iter().find_map(|m| m.detect(header).map(|t| (m, t))) else {
+        let known: Vec<String> = mappings
+            .iter()
+            .flat_map(|m| {
+                [INSTRUMENTS, PARTIES, LEGALS]
+                    .map(|t| format!("{} (columns {})", format_name(&m.name, t), m.table(t).detect.join(", ")))
+            })
+            .collect();
+        return Err(Refusal::at(
+            "line 1",
+            format!("no clerk table mapping matches this file's header; the tables are: {}", known.join("; ")),
+        ));
+    };
+    let mut batch = IngestBatch { format: format_name(&mapping.name, table), ..Default::default() };
+    let records = &mut batch.records;
+    table_file.rows(&mut batch.problems, |header, row, line| {
+        let cell = |field: &str| -> String {
+            mapping.table(table).fields.get(field).map(|t| fill(t, |c| header.cell(row, c))).unwrap_or_default()
+        };
+        let (field, message) = match records_of(mapping, table, &cell) {
+            Ok(read) => {
+                records.extend(read);
+                return Ok(());
+            }
+            Err(problem) => problem,
+        };
+        let column = mapping.table(table).fields.get(field).and_then(|t| placeholders(t).ok()?.into_iter().next());
+        Err(RowProblem::new(column.map_or(format!("line {line}"), |c| format!("line {line}, column {c}")), message))
+    })?;
+    if batch.records.is_empty() && batch.problems.is_empty() {
+        return Err(Refusal::new(format!("{}: the file has a header and no rows", file.name)));
+    }
+    batch.notes.push(format!("read as the {table} table of `{}` ({})", mapping.name, mapping.title));
+    Ok(batch)
+}
+
+type FieldProblem = (&'static str, String);
+
+fn required(cell: &dyn Fn(&str) -> String, field: &'static str) -> Result<String, FieldProblem> {
+    let v = cell(field);
+    if v.is_empty() {
+        return Err((field, format!("{field} is empty")));
+    }
+    Ok(v)
+}
+
+fn county_of(mapping: &ClerkMapping, cell: &dyn Fn(&str) -> String) -> Result<String, FieldProblem> {
+    let code = required(cell, "county")?;
+    mapping
+        .counties
+        .get(&code)
+        .cloned()
+        .ok_or_else(|| ("county", format!("`{code}` is not a county code the mapping lists")))
+}
+
+/// The records of one row: the row's own record and one `terms` record per search word.
+fn records_of(
+    mapping: &ClerkMapping,
+    table: &str,
+    cell: &dyn Fn(&str) -> String,
+) -> Result<Vec<IngestRecord>, FieldProblem> {
+    let m = &mapping.name;
+    let document = required(cell, "document")?;
+    let doc_key = format!("{m}:{document}");
+    let (key, data, words): (String, Value, Vec<String>) = match table {
+        INSTRUMENTS => {
+            let county = county_of(mapping, cell)?;
+            let code = required(cell, "doc_type")?;
+            let recorded = parse_date(&required(cell, "recorded")?).map_err(|e| ("recorded", e))?;
+            let amount = match cell("amount") {
+                a if a.is_empty() => None,
+                a => Some(parse_number(&a).map_err(|e| ("amount", e))?),
+            };
+            let numbers: Vec<String> = cell("numbers").split_whitespace().map(str::to_string).collect();
+            let t = mapping.doc_types.get(&code);
+            let data = json!({
+                DOC_KEY: doc_key, "documentId": document, "county": county, COVERAGE: format!("{m}|{county}"),
+                "docTypeCode": code, "docType": t.map_or(code.as_str(), |t| t.name.as_str()),
+                "kind": t.map_or(Kind::Other, |t| t.kind), "lienType": t.and_then(|t| t.lien_type.clone()),
+                "recordedDate": recorded, "amount": amount, "numbers": numbers,
+                "sourceUrl": required(cell, "source_url")?,
+            });
+            let words = std::iter::once(document.as_str())
+                .chain(numbers.iter().map(String::as_str))
+                .flat_map(canonical_tokens)
+                .collect();
+            (doc_key.clone(), data, words)
+        }
+        PARTIES => {
+            let code = required(cell, "role")?;
+            let role = if code == mapping.roles.first {
+                "first"
+            } else if code == mapping.roles.second {
+                "second"
+            } else {
+                "other"
+            };
+            let name = required(cell, "name")?;
+            let key = format!("{doc_key}:party:{code}:{name}");
+            (key, json!({DOC_KEY: doc_key, "role": role, "name": name}), canonical_tokens(&name))
+        }
+        _ => {
+            let county = county_of(mapping, cell)?;
+            // A parcel may have no street address (a lot known by block and lot only).
+            let mut address = cell("address");
+            let unit = cell("unit");
+            if !unit.is_empty() {
+                address = format!("{address} UNIT {unit}");
+            }
+            let parcel = cell("parcel");
+            let key = format!("{doc_key}:parcel:{parcel}:{unit}");
+            let words = canonical_tokens(&address);
+            (key, json!({DOC_KEY: doc_key, "county": county, "address": address, "parcel": parcel}), words)
+        }
+    };
+    let mut out = vec![IngestRecord::new(table, key, doc_key.clone(), data).map_err(|r| ("document", r.reason))?];
+    let unique: BTreeSet<String> = words.into_iter().collect();
+    for word in unique {
+        let term = format!("{m}:{word}");
+        let record = IngestRecord::new(
+            TERMS,
+            format!("{term}:{document}"),
+            doc_key.clone(),
+            json!({TERM: term, DOC_KEY: doc_key}),
+        )
+        .map_err(|r| ("document", r.reason))?;
+        out.push(record);
+    }
+    Ok(out)
+}
+
+/// One recorded document as served: its instrument row joined with the parties and parcels held.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClerkDocument {
+    pub document_id: String,
+    pub doc_type: String,
+    pub kind: Kind,
+    pub lien_type: Option<String>,
+    pub county: String,
+    pub recorded_date: String,
+    pub amount: Option<f64>,
+    pub source_url: String,
+    /// Grantors (deeds) or debtors (liens), in file order.
+    pub first_parties: Vec<String>,
+    /// Grantees (deeds) or claimants (liens).
+    pub second_parties: Vec<String>,
+    pub addresses: Vec<String>,
+    pub parcels: Vec<String>,
+    /// Other numbers the document is known by (the ACRIS CRFN, a lien's file number).
+    pub numbers: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct InstrumentRow {
+    doc_key: String,
+    document_id: String,
+    county: String,
+    doc_type: String,
+    kind: Kind,
+    #[serde(default)]
+    lien_type: Option<String>,
+    recorded_date: String,
+    #[serde(default)]
+    amount: Option<f64>,
+    #[serde(default)]
+    numbers: Vec<String>,
+    source_url: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct PartyRow {
+    doc_key: String,
+    role: String,
+    name: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct LegalRow {
+    doc_key: String,
+    address: String,
+    #[serde(default)]
+    parcel: String,
+}
+
+/// Why a search cannot be answered.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SearchError {
+    /// Every word of the query is on more documents than one lookup reads: the caller should narrow it.
+    TooBroad,
+    /// The records engine failed.
+    Engine(String),
+}
+
+impl From<SearchError> for crate::ApiError {
+    /// The API's answer: 400 naming the remedy for a query too broad, 503 when the engine failed.
+    fn from(e: SearchError) -> Self {
+        match e {
+            SearchError::TooBroad => crate::ApiError::bad_request(
+                "query: every word of it is on too many recorded documents to search; add a more specific word (a \
+                 surname, a house number or an instrument number)",
+            ),
+            SearchError::Engine(e) => crate::ApiError::unavailable(format!("the clerk records could not be read: {e}")),
+        }
+    }
+}
+
+/// The answer to a search: the first `limit` documents newest first, and how many matched.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Found {
+    pub total: usize,
+    pub documents: Vec<ClerkDocument>,
+}
+
+/// The ingested clerk records of one dataset, searched in the records engine.
+pub struct ClerkStore {
+    host: Host,
+    dataset: String,
+    /// County slug -> the mappings whose records cover it.
+    coverage: BTreeMap<String, Vec<String>>,
+}
+
+impl ClerkStore {
+    pub fn load(host: Host, dataset: &str) -> Result<Self, String> {
+        let values = host.query_all_records(&RecordsQuery::new(dataset, INSTRUMENTS).distinct(COVERAGE))?;
+        let mut coverage: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for v in values {
+            if let Some((mapping, county)) = v.as_str().and_then(|s| s.split_once('|')) {
+                coverage.entry(county.to_string()).or_default().push(mapping.to_string());
+            }
+        }
+        Ok(Self { host, dataset: dataset.to_string(), coverage })
+    }
+
+    /// Whether any ingested document is of this county.
+    pub fn is_onboarded(&self, county: &str) -> bool {
+        self.coverage.contains_key(county)
+    }
+
+    /// The documents of `county` whose party names, addresses and numbers hold every query word and that
+    /// `keep` accepts, newest recording first (equal dates by document id), the first `limit` of them.
+    pub fn search(
+        &self,
+        county: &str,
+        query: &TokenQuery,
+        limit: usize,
+        keep: impl Fn(&ClerkDocument) -> bool,
+    ) -> Result<Found, SearchError> {
+        let engine = SearchError::Engine;
+        let mut documents = Vec::new();
+        for mapping in self.coverage.get(county).into_iter().flatten() {
+            let Some(candidates) = self.candidates(mapping, query)? else { continue };
+            for doc in self.join(&candidates).map_err(engine)? {
+                let words = TokenSet::from_fields(
+                    doc.first_parties
+                        .iter()
+                        .chain(&doc.second_parties)
+                        .chain(&doc.addresses)
+                        .chain(&doc.numbers)
+                        .map(String::as_str)
+                        .chain([doc.document_id.as_str()]),
+                );
+                if doc.county == county && query.matches(&words) && keep(&doc) {
+                    documents.push(doc);
+                }
+            }
+        }
+        documents.sort_by(|a, b| b.recorded_date.cmp(&a.recorded_date).then_with(|| a.document_id.cmp(&b.document_id)));
+        let total = documents.len();
+        documents.truncate(limit);
+        Ok(Found { total, documents })
+    }
+
+    /// The document keys holding every query word, from the word lists that fit one lookup (the words on
+    /// more documents are checked on the joined documents instead). `None` when some word is on no document.
+    fn candidates(&self, mapping: &str, query: &TokenQuery) -> Result<Option<Vec<String>>, SearchError> {
+        let mut sets: Vec<HashSet<String>> = Vec::new();
+        for word in query.tokens() {
+            let q = RecordsQuery::new(&self.dataset, TERMS).eq(TERM, format!("{mapping}:{word}")).distinct(DOC_KEY);
+            let page = self.host.query_records(&q.limit(MAX_QUERY_LIMIT)).map_err(SearchError::Engine)?;
+            if page.truncated {
+                continue;
+            }
+            let set: HashSet<String> =
+                page.records.into_iter().filter_map(|v| v.as_str().map(str::to_string)).collect();
+            if set.is_empty() {
+                return Ok(None);
+            }
+            sets.push(set);
+        }
+        sets.sort_by_key(HashSet::len);
+        let mut sets = sets.into_iter();
+        let Some(first) = sets.next() else { return Err(SearchError::TooBroad) };
+        let rest: Vec<HashSet<String>> = sets.collect();
+        let mut keys: Vec<String> = first.into_iter().filter(|k| rest.iter().all(|s| s.contains(k))).collect();
+        keys.sort();
+        Ok(Some(keys))
+    }
+
+    fn rows(&self, collection: &str, keys: &[String]) -> Result<Vec<Value>, String> {
+        let mut out = Vec::new();
+        for chunk in keys.chunks(KEYS_PER_QUERY) {
+            let values = chunk.iter().map(|k| Value::from(k.as_str())).collect();
+            out.extend(
+                self.host.query_all_records(&RecordsQuery::new(&self.dataset, collection).any_of(DOC_KEY, values))?,
+            );
+        }
+        Ok(out)
+    }
+
+    /// The documents of these keys whose instrument row is held, with their parties and parcels.
+    fn join(&self, keys: &[String]) -> Result<Vec<ClerkDocument>, String> {
+        let read = |e: serde_json::Error| format!("a stored clerk record is not readable: {e}");
+        let mut docs: HashMap<String, ClerkDocument> = HashMap::new();
+        for v in self.rows(INSTRUMENTS, keys)? {
+            let r: InstrumentRow = serde_json::from_value(v).map_err(read)?;
+            docs.insert(
+                r.doc_key,
+                ClerkDocument {
+                    document_id: r.document_id,
+                    doc_type: r.doc_type,
+                    kind: r.kind,
+                    lien_type: r.lien_type,
+                    county: r.county,
+                    recorded_date: r.recorded_date,
+                    amount: r.amount,
+                    source_url: r.source_url,
+                    first_parties: Vec::new(),
+                    second_parties: Vec::new(),
+                    addresses: Vec::new(),
+                    parcels: Vec::new(),
+                    numbers: r.numbers,
+                },
+            );
+        }
+        let held: Vec<String> = keys.iter().filter(|k| docs.contains_key(*k)).cloned().collect();
+        for v in self.rows(PARTIES, &held)? {
+            let p: PartyRow = serde_json::from_value(v).map_err(read)?;
+            if let Some(doc) = docs.get_mut(&p.doc_key) {
+                match p.role.as_str() {
+                    "first" => doc.first_parties.push(p.name),
+                    "second" => doc.second_parties.push(p.name),
+                    _ => {}
+                }
+            }
+        }
+        for v in self.rows(LEGALS, &held)? {
+            let l: LegalRow = serde_json::from_value(v).map_err(read)?;
+            if let Some(doc) = docs.get_mut(&l.doc_key) {
+                if !l.address.is_empty() {
+                    doc.addresses.push(l.address);
+                }
+                if !l.parcel.is_empty() {
+                    doc.parcels.push(l.parcel);
+                }
+            }
+        }
+        Ok(docs.into_values().collect())
+    }
+}
