@@ -91,6 +91,8 @@ contracts $corpus/usaspending
 lobbying $corpus/lda
 edgar-search $corpus/sec-misc/company_submission.json $corpus/sec-misc/CIK0001462356.json
 patents $root/plugins/patents/fixtures
+property $root/plugins/property/tests/fixtures/pluto_latest.csv $root/plugins/property/tests/fixtures/dof_property_valuation_and_assessments.csv
+deeds $root/plugins/deeds/tests/fixtures/acris_real_property_master.csv $root/plugins/deeds/tests/fixtures/acris_personal_property_master.csv $root/plugins/deeds/tests/fixtures/acris_real_property_parties.csv $root/plugins/deeds/tests/fixtures/fitnr_real_property_master.csv $root/plugins/deeds/tests/fixtures/fitnr_real_property_legals.csv
 LIST
 echo "$formats plugins ingest; waiting for the server to serve what was ingested"
 for _ in $(seq 1 100); do
