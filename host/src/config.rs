@@ -41,6 +41,14 @@ pub struct ServerConfig {
     pub max_request_target_bytes: usize,
     /// Largest total of header names and values answered; larger is a 431 with the JSON envelope.
     pub max_header_bytes: usize,
+    /// Seconds a client has to send a request's headers; also how long an idle keep-alive connection stays.
+    pub header_read_timeout_secs: u64,
+    /// Seconds a request may take before it is answered 503 and abandoned.
+    pub request_timeout_secs: u64,
+    /// Open connections in all (kept under the file-descriptor limit).
+    pub max_connections: usize,
+    /// Open connections per client address; 0 for no cap (behind a load balancer).
+    pub max_connections_per_client: usize,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]

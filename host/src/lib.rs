@@ -5,6 +5,7 @@ pub mod app;
 pub mod auth;
 pub mod companies;
 pub mod config;
+pub mod conn;
 pub mod engine;
 pub mod error;
 pub mod ingest;

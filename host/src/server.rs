@@ -128,16 +128,24 @@ pub async fn serve(config: Config) -> Result<(), String> {
         }
     });
 
-    let shutdown = async move {
+    let limits = crate::conn::Limits::from_config(&state.config.server);
+    tracing::info!(
+        max_connections = limits.max_connections,
+        per_client = limits.max_connections_per_client,
+        header_read_timeout_secs = limits.header_read_timeout.as_secs(),
+        "connection limits"
+    );
+    let shutdown = async {
         shutdown_signal().await;
-        tracing::info!(grace_secs = grace.as_secs(), "shutting down: finishing in-flight requests");
-        tokio::spawn(async move {
-            tokio::time::sleep(grace).await;
-            tracing::warn!("grace period over; exiting with requests still in flight");
-            std::process::exit(1);
-        });
+        tracing::info!(
+            grace_secs = grace.as_secs(),
+            "shutting down: closing idle connections, finishing in-flight requests"
+        );
     };
-    axum::serve(api_listener, app(state)).with_graceful_shutdown(shutdown).await.map_err(|e| e.to_string())?;
+    if !crate::conn::serve(api_listener, app(state), limits, shutdown, grace).await {
+        tracing::warn!("grace period over; exiting with requests still in flight");
+        std::process::exit(1);
+    }
     tracing::info!("stopped");
     Ok(())
 }

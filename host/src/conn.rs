@@ -1,0 +1,305 @@
+//! The API listener's connection layer: the accept loop, caps on open connections (in all and per client
+//! address), the header-read timeout that also bounds idle keep-alive connections, a per-request deadline,
+//! and a shutdown that closes idle and half-sent connections at once while in-flight requests finish with
+//! `Connection: close`.
+//!
+//! hyper answers what it cannot parse itself (an over-long request line or header block beyond its buffer,
+//! a malformed request line) with a bodiless status; everything it does parse reaches the router, whose
+//! `protocol_guard` answers protocol and size errors with the JSON envelope.
+
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::future::Future;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::extract::ConnectInfo;
+use axum::response::{IntoResponse, Response};
+use axum::Router;
+use hyper::body::Incoming;
+use hyper::server::conn::http1;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{watch, Notify, OwnedSemaphorePermit, Semaphore};
+use tower::ServiceExt;
+
+use crate::config::ServerConfig;
+use crate::error::AppError;
+
+/// The limits of the listener, from `[server]`.
+#[derive(Debug, Clone)]
+pub struct Limits {
+    pub max_connections: usize,
+    /// 0: no per-address cap (behind a load balancer every client has its address).
+    pub max_connections_per_client: usize,
+    pub header_read_timeout: Duration,
+    pub request_timeout: Duration,
+    pub base_url: String,
+}
+
+impl Limits {
+    /// The configured limits, with `max_connections` kept below the process's file-descriptor limit (raised
+    /// to its hard limit first) so that accepting can never exhaust the descriptors the server needs itself.
+    pub fn from_config(server: &ServerConfig) -> Self {
+        let mut max_connections = server.max_connections.max(1);
+        if let Some(fds) = raise_fd_limit() {
+            let usable = fds.saturating_sub(RESERVED_FDS).max(1) as usize;
+            if max_connections > usable {
+                tracing::warn!(
+                    configured = max_connections,
+                    fd_limit = fds,
+                    "server.max_connections lowered to stay under the file-descriptor limit"
+                );
+                max_connections = usable;
+            }
+        }
+        Self {
+            max_connections,
+            max_connections_per_client: server.max_connections_per_client,
+            header_read_timeout: Duration::from_secs(server.header_read_timeout_secs.max(1)),
+            request_timeout: Duration::from_secs(server.request_timeout_secs.max(1)),
+            base_url: server.base_url.clone(),
+        }
+    }
+}
+
+/// Descriptors kept for the server's own use (database and Redis pools, plugin files, logs, the engine).
+const RESERVED_FDS: u64 = 128;
+
+/// Raises the soft open-files limit to the hard limit; returns the limit in effect.
+fn raise_fd_limit() -> Option<u64> {
+    let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: getrlimit/setrlimit only read and write the struct passed by pointer.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) != 0 {
+            return None;
+        }
+        if limit.rlim_cur < limit.rlim_max {
+            let raised = libc::rlimit { rlim_cur: limit.rlim_max, rlim_max: limit.rlim_max };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &raised) == 0 {
+                limit = raised;
+            }
+        }
+    }
+    Some(limit.rlim_cur)
+}
+
+/// Open connections per client address.
+#[derive(Default)]
+struct PerClient(Mutex<HashMap<IpAddr, usize>>);
+
+impl PerClient {
+    fn try_take(&self, ip: IpAddr, cap: usize) -> bool {
+        let mut map = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let n = map.entry(ip).or_insert(0);
+        if cap > 0 && *n >= cap {
+            return false;
+        }
+        *n += 1;
+        true
+    }
+
+    fn give_back(&self, ip: IpAddr) {
+        let mut map = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(n) = map.get_mut(&ip) {
+            *n -= 1;
+            if *n == 0 {
+                map.remove(&ip);
+            }
+        }
+    }
+}
+
+/// What one connection holds while open; released when dropped.
+struct Slot {
+    _permit: OwnedSemaphorePermit,
+    ip: IpAddr,
+    per_client: Arc<PerClient>,
+    open: Arc<AtomicUsize>,
+    all_closed: Arc<Notify>,
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        self.per_client.give_back(self.ip);
+        metrics::gauge!("datahost_http_connections_open").decrement(1.0);
+        if self.open.fetch_sub(1, Ordering::SeqCst) == 1 {
+            self.all_closed.notify_waiters();
+        }
+    }
+}
+
+/// Serves `router` on `listener` until `shutdown` resolves, then closes idle and half-sent connections at
+/// once and lets in-flight requests finish for up to `grace`. Returns whether every connection closed in time.
+pub async fn serve(
+    listener: TcpListener,
+    router: Router,
+    limits: Limits,
+    shutdown: impl Future<Output = ()>,
+    grace: Duration,
+) -> bool {
+    let limits = Arc::new(limits);
+    let permits = Arc::new(Semaphore::new(limits.max_connections));
+    let per_client = Arc::new(PerClient::default());
+    let open = Arc::new(AtomicUsize::new(0));
+    let all_closed = Arc::new(Notify::new());
+    let (stop_tx, stop_rx) = watch::channel(false);
+    tokio::pin!(shutdown);
+    loop {
+        let (stream, peer) = tokio::select! {
+            _ = &mut shutdown => break,
+            accepted = listener.accept() => match accepted {
+                Ok(accepted) => accepted,
+                Err(e) => {
+                    // Out of descriptors or a connection reset before accept: wait a little rather than spin.
+                    tracing::warn!(error = %e, "accept failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+        };
+        let Ok(permit) = permits.clone().try_acquire_owned() else {
+            refuse(stream, &limits, "refused", "the server is at its connection limit; retry shortly");
+            continue;
+        };
+        if !per_client.try_take(peer.ip(), limits.max_connections_per_client) {
+            refuse(stream, &limits, "per_client", "too many open connections from this address; close some first");
+            continue;
+        }
+        open.fetch_add(1, Ordering::SeqCst);
+        metrics::gauge!("datahost_http_connections_open").increment(1.0);
+        let slot = Slot {
+            _permit: permit,
+            ip: peer.ip(),
+            per_client: per_client.clone(),
+            open: open.clone(),
+            all_closed: all_closed.clone(),
+        };
+        tokio::spawn(connection(stream, peer, router.clone(), limits.clone(), stop_rx.clone(), slot));
+    }
+    drop(listener);
+    let _ = stop_tx.send(true);
+    let drained = async {
+        loop {
+            let notified = all_closed.notified();
+            if open.load(Ordering::SeqCst) == 0 {
+                return;
+            }
+            notified.await;
+        }
+    };
+    tokio::time::timeout(grace, drained).await.is_ok()
+}
+
+/// Answers a connection that is not taken with a 503 envelope (best effort, never waiting) and closes it.
+fn refuse(stream: TcpStream, limits: &Limits, reason: &'static str, message: &str) {
+    metrics::counter!("datahost_http_connections_refused_total", "reason" => reason).increment(1);
+    let body = AppError::new(&limits.base_url, 503, message).body().to_string();
+    let head = format!(
+        "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\ncontent-length: {}\r\nretry-after: 1\r\n\
+         connection: close\r\n\r\n",
+        body.len()
+    );
+    let _ = stream.try_write(format!("{head}{body}").as_bytes());
+}
+
+/// Requests of one connection that have been read and not yet answered.
+#[derive(Default)]
+struct InFlight(AtomicUsize);
+
+async fn connection(
+    stream: TcpStream,
+    peer: SocketAddr,
+    router: Router,
+    limits: Arc<Limits>,
+    mut stop: watch::Receiver<bool>,
+    _slot: Slot,
+) {
+    let in_flight = Arc::new(InFlight::default());
+    let service = {
+        let in_flight = in_flight.clone();
+        let limits = limits.clone();
+        hyper::service::service_fn(move |req: hyper::Request<Incoming>| {
+            let router = router.clone();
+            let in_flight = in_flight.clone();
+            let limits = limits.clone();
+            async move {
+                in_flight.0.fetch_add(1, Ordering::SeqCst);
+                let mut req = req.map(axum::body::Body::new);
+                req.extensions_mut().insert(ConnectInfo(peer));
+                let response = match tokio::time::timeout(limits.request_timeout, router.oneshot(req)).await {
+                    Ok(Ok(response)) => response,
+                    Ok(Err(never)) => match never {},
+                    Err(_) => deadline_passed(&limits),
+                };
+                in_flight.0.fetch_sub(1, Ordering::SeqCst);
+                Ok::<Response, Infallible>(response)
+            }
+        })
+    };
+    let mut builder = http1::Builder::new();
+    builder.timer(TokioTimer::new()).header_read_timeout(limits.header_read_timeout).keep_alive(true);
+    let conn = builder.serve_connection(TokioIo::new(stream), service);
+    tokio::pin!(conn);
+    let mut closing = false;
+    loop {
+        tokio::select! {
+            result = conn.as_mut() => {
+                if let Err(e) = result {
+                    tracing::debug!(error = %e, %peer, "connection ended with an error");
+                }
+                return;
+            }
+            changed = stop.changed(), if !closing => {
+                closing = true;
+                if changed.is_err() || in_flight.0.load(Ordering::SeqCst) == 0 {
+                    // Idle, or a request not yet read in full: nothing to finish. Dropping closes the socket.
+                    return;
+                }
+                // Finish the request being served; its response says `Connection: close`.
+                conn.as_mut().graceful_shutdown();
+            }
+        }
+    }
+}
+
+/// The answer when a request takes longer than `server.request_timeout_secs`.
+fn deadline_passed(limits: &Limits) -> Response {
+    AppError::new(
+        &limits.base_url,
+        503,
+        format!("the request took longer than {} s and was abandoned; retry shortly", limits.request_timeout.as_secs()),
+    )
+    .into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn per_client_slots_are_capped_and_given_back() {
+        let slots = PerClient::default();
+        let ip: IpAddr = "10.0.0.7".parse().unwrap();
+        assert!(slots.try_take(ip, 2) && slots.try_take(ip, 2));
+        assert!(!slots.try_take(ip, 2), "the third connection from one address is refused");
+        assert!(slots.try_take("10.0.0.8".parse().unwrap(), 2), "another address is not affected");
+        slots.give_back(ip);
+        assert!(slots.try_take(ip, 2));
+        assert!(slots.try_take(ip, 0) && slots.try_take(ip, 0), "0 means no cap");
+    }
+
+    #[test]
+    fn the_fd_limit_is_read_and_never_lowered() {
+        let before = {
+            let mut l = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+            // SAFETY: reads into the struct.
+            unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut l) };
+            l.rlim_cur
+        };
+        let after = raise_fd_limit().expect("getrlimit works on Linux");
+        assert!(after >= before);
+    }
+}

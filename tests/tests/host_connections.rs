@@ -1,0 +1,136 @@
+//! Connection hygiene of the real server (issue: slow clients, floods, shutdown): slow-header clients are cut
+//! off by the header-read timeout, one address cannot take more than its share of connections, a crowd of
+//! half-sent requests does not keep a normal client out, SIGTERM closes idle and half-sent connections at once
+//! (exit 0, long before the grace period) while an in-flight request finishes with `Connection: close`, and a
+//! request over the deadline is a 503 envelope.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::Duration;
+
+use datahost_tests::{fixture, plugin_dir_with, Server, ServerOptions};
+use serde_json::Value;
+
+/// `[server]` settings as environment overrides (`DATAHOST_SERVER__<KEY>`), beside the harness's own `[server]`.
+fn server_env(settings: &[(&str, &str)]) -> Vec<(String, String)> {
+    settings.iter().map(|(k, v)| (format!("DATAHOST_SERVER__{}", k.to_ascii_uppercase()), v.to_string())).collect()
+}
+
+fn server_with(settings: &[(&str, &str)]) -> Server {
+    Server::start_with(ServerOptions { env: server_env(settings), ..Default::default() })
+}
+
+/// A connection that has sent part of a request line and stops there.
+fn half_sent(server: &Server) -> TcpStream {
+    let mut stream = TcpStream::connect(server.api).unwrap();
+    stream.write_all(b"GET /health HT").unwrap();
+    stream
+}
+
+/// Everything the server sends until it closes the connection (or `wait` passes).
+fn read_until_closed(stream: &mut TcpStream, wait: Duration) -> (String, bool) {
+    stream.set_read_timeout(Some(wait)).unwrap();
+    let mut answer = Vec::new();
+    let closed = stream.read_to_end(&mut answer).is_ok();
+    (String::from_utf8_lossy(&answer).into_owned(), closed)
+}
+
+fn body_of(answer: &str) -> Value {
+    let body = answer.split("\r\n\r\n").nth(1).unwrap_or("");
+    serde_json::from_str(body).unwrap_or(Value::Null)
+}
+
+#[test]
+fn slow_header_clients_are_cut_off_and_one_address_gets_its_share() {
+    let server = server_with(&[("header_read_timeout_secs", "1"), ("max_connections_per_client", "20")]);
+    let mut slow: Vec<TcpStream> = (0..20).map(|_| half_sent(&server)).collect();
+    // The 21st connection from this address is answered 503 with the envelope and closed.
+    let mut extra = TcpStream::connect(server.api).unwrap();
+    let (answer, closed) = read_until_closed(&mut extra, Duration::from_secs(10));
+    assert!(closed, "refused connections are closed");
+    assert!(answer.starts_with("HTTP/1.1 503"), "{answer}");
+    let body = body_of(&answer);
+    assert_eq!(body["code"], 503, "{answer}");
+    assert!(body["error"].as_str().unwrap().contains("too many open connections from this address"), "{body}");
+    // The half-sent requests are closed by the server once the header-read timeout passes.
+    for stream in &mut slow {
+        let (_, closed) = read_until_closed(stream, Duration::from_secs(10));
+        assert!(closed, "a slow-header connection is closed by the server");
+    }
+    drop(slow);
+    // Their slots are given back: this address is served again.
+    let (status, _) = server.get_with("/health", &[]);
+    assert_eq!(status, 200);
+    let metrics = server.metrics_text();
+    assert!(metrics.contains("datahost_http_connections_refused_total{reason=\"per_client\"} 1"), "{metrics}");
+}
+
+#[test]
+fn a_crowd_of_half_sent_requests_does_not_keep_a_normal_client_out() {
+    let server = server_with(&[("max_connections_per_client", "0")]);
+    let crowd: Vec<TcpStream> = (0..300).map(|_| half_sent(&server)).collect();
+    let (status, body) = server.get_with("/health", &[]);
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(crowd.len(), 300);
+}
+
+#[test]
+fn the_connection_cap_answers_503_with_the_envelope() {
+    let server = server_with(&[("max_connections", "3"), ("max_connections_per_client", "0")]);
+    let _held: Vec<TcpStream> = (0..3).map(|_| half_sent(&server)).collect();
+    let mut extra = TcpStream::connect(server.api).unwrap();
+    let (answer, _) = read_until_closed(&mut extra, Duration::from_secs(10));
+    assert!(answer.starts_with("HTTP/1.1 503"), "{answer}");
+    assert!(body_of(&answer)["error"].as_str().unwrap().contains("connection limit"), "{answer}");
+}
+
+#[test]
+fn sigterm_closes_idle_and_half_sent_connections_at_once_and_exits_0() {
+    // A 60 s grace: waiting on either connection would outlast Server::terminate's 20 s patience.
+    let server = server_with(&[("shutdown_grace_secs", "60")]);
+    let mut idle = TcpStream::connect(server.api).unwrap();
+    idle.write_all(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+    let mut first = [0u8; 12];
+    idle.read_exact(&mut first).unwrap();
+    assert_eq!(&first, b"HTTP/1.1 200", "a keep-alive connection, now idle");
+    let mut half = half_sent(&server);
+    assert_eq!(server.terminate(), Some(0), "exits 0 without waiting for the idle or half-sent connection");
+    let (_, closed) = read_until_closed(&mut half, Duration::from_secs(5));
+    assert!(closed);
+}
+
+#[test]
+fn an_in_flight_request_finishes_on_sigterm_with_connection_close() {
+    let dir = plugin_dir_with(&[fixture("panics")]);
+    let server = Server::start_with(ServerOptions {
+        plugins_dir: Some(dir.path().to_path_buf()),
+        env: server_env(&[("shutdown_grace_secs", "60")]),
+        ..Default::default()
+    });
+    let mut stream = TcpStream::connect(server.api).unwrap();
+    let request =
+        format!("GET /v1/fixture-panics?mode=sleep HTTP/1.1\r\nHost: x\r\nX-API-Key: {}\r\n\r\n", server.owner_key);
+    stream.write_all(request.as_bytes()).unwrap();
+    // The plugin takes one second; SIGTERM arrives while it works.
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(server.terminate(), Some(0));
+    let (answer, closed) = read_until_closed(&mut stream, Duration::from_secs(10));
+    assert!(closed, "the server closes the connection after the last response");
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(answer.to_ascii_lowercase().contains("connection: close"), "{answer}");
+    assert_eq!(body_of(&answer)["slept"], true, "{answer}");
+}
+
+#[test]
+fn a_request_over_the_deadline_is_a_503_envelope() {
+    let dir = plugin_dir_with(&[fixture("panics")]);
+    let server = Server::start_with(ServerOptions {
+        plugins_dir: Some(dir.path().to_path_buf()),
+        env: server_env(&[("request_timeout_secs", "1")]),
+        ..Default::default()
+    });
+    // `mode=slow` takes four seconds; the deadline is one.
+    let (status, body) = server.get("/v1/fixture-panics?mode=slow");
+    assert_eq!(status, 503, "{body}");
+    assert!(body["error"].as_str().unwrap().contains("took longer than 1 s"), "{body}");
+}
