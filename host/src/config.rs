@@ -43,8 +43,6 @@ pub struct ServerConfig {
     pub max_header_bytes: usize,
     /// Seconds a client has to send a request's headers; also how long an idle keep-alive connection stays.
     pub header_read_timeout_secs: u64,
-    /// Seconds a request may take before it is answered 503 and abandoned.
-    pub request_timeout_secs: u64,
     /// Open connections in all (kept under the file-descriptor limit).
     pub max_connections: usize,
     /// Open connections per client address; 0 for no cap (behind a load balancer).

@@ -1,7 +1,6 @@
 //! The API listener's connection layer: the accept loop, caps on open connections (in all and per client
-//! address), the header-read timeout that also bounds idle keep-alive connections, a per-request deadline,
-//! and a shutdown that closes idle and half-sent connections at once while in-flight requests finish with
-//! `Connection: close`.
+//! address), the header-read timeout that also bounds idle keep-alive connections, and a shutdown that
+//! closes idle and half-sent connections at once while in-flight requests finish with `Connection: close`.
 //!
 //! hyper answers what it cannot parse itself (an over-long request line or header block beyond its buffer,
 //! a malformed request line) with a bodiless status; everything it does parse reaches the router, whose
@@ -11,12 +10,13 @@ use std::collections::HashMap;
 use std::convert::Infallible;
 use std::future::Future;
 use std::net::{IpAddr, SocketAddr};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::extract::ConnectInfo;
-use axum::response::{IntoResponse, Response};
+use axum::http::{header, HeaderValue};
+use axum::response::Response;
 use axum::Router;
 use hyper::body::Incoming;
 use hyper::server::conn::http1;
@@ -35,7 +35,6 @@ pub struct Limits {
     /// 0: no per-address cap (behind a load balancer every client has its address).
     pub max_connections_per_client: usize,
     pub header_read_timeout: Duration,
-    pub request_timeout: Duration,
     pub base_url: String,
 }
 
@@ -59,8 +58,24 @@ impl Limits {
             max_connections,
             max_connections_per_client: server.max_connections_per_client,
             header_read_timeout: Duration::from_secs(server.header_read_timeout_secs.max(1)),
-            request_timeout: Duration::from_secs(server.request_timeout_secs.max(1)),
             base_url: server.base_url.clone(),
+        }
+    }
+}
+
+/// Set from inside the SIGTERM / SIGINT handler (see [`watch_stop_signals`]).
+static STOP_SIGNALLED: AtomicBool = AtomicBool::new(false);
+
+/// Registers an action on SIGTERM and SIGINT, beside tokio's, that sets [`STOP_SIGNALLED`]. tokio delivers a
+/// signal to its task through the I/O driver, which a worker busy in a synchronous plugin call may hold back;
+/// the flag is set at once, so a response produced meanwhile still says `Connection: close`.
+pub fn watch_stop_signals() {
+    for signal in [libc::SIGTERM, libc::SIGINT] {
+        // SAFETY: the action only stores to an atomic, which is async-signal-safe.
+        let registered =
+            unsafe { signal_hook_registry::register(signal, || STOP_SIGNALLED.store(true, Ordering::SeqCst)) };
+        if let Err(e) = registered {
+            tracing::warn!(error = %e, signal, "cannot watch the stop signal directly");
         }
     }
 }
@@ -209,6 +224,9 @@ fn refuse(stream: TcpStream, limits: &Limits, reason: &'static str, message: &st
 #[derive(Default)]
 struct InFlight(AtomicUsize);
 
+/// How long a connection that is not serving a request may take to finish writing once shutdown begins.
+const CLOSE_WAIT: Duration = Duration::from_secs(1);
+
 async fn connection(
     stream: TcpStream,
     peer: SocketAddr,
@@ -220,20 +238,20 @@ async fn connection(
     let in_flight = Arc::new(InFlight::default());
     let service = {
         let in_flight = in_flight.clone();
-        let limits = limits.clone();
+        let stop = stop.clone();
         hyper::service::service_fn(move |req: hyper::Request<Incoming>| {
             let router = router.clone();
             let in_flight = in_flight.clone();
-            let limits = limits.clone();
+            let stop = stop.clone();
             async move {
                 in_flight.0.fetch_add(1, Ordering::SeqCst);
                 let mut req = req.map(axum::body::Body::new);
                 req.extensions_mut().insert(ConnectInfo(peer));
-                let response = match tokio::time::timeout(limits.request_timeout, router.oneshot(req)).await {
-                    Ok(Ok(response)) => response,
-                    Ok(Err(never)) => match never {},
-                    Err(_) => deadline_passed(&limits),
-                };
+                let Ok(mut response) = router.oneshot(req).await;
+                // Shutting down: this is the connection's last response, and it says so.
+                if STOP_SIGNALLED.load(Ordering::SeqCst) || *stop.borrow() {
+                    response.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
+                }
                 in_flight.0.fetch_sub(1, Ordering::SeqCst);
                 Ok::<Response, Infallible>(response)
             }
@@ -243,36 +261,25 @@ async fn connection(
     builder.timer(TokioTimer::new()).header_read_timeout(limits.header_read_timeout).keep_alive(true);
     let conn = builder.serve_connection(TokioIo::new(stream), service);
     tokio::pin!(conn);
-    let mut closing = false;
-    loop {
-        tokio::select! {
-            result = conn.as_mut() => {
-                if let Err(e) = result {
-                    tracing::debug!(error = %e, %peer, "connection ended with an error");
-                }
-                return;
+    tokio::select! {
+        biased;
+        result = conn.as_mut() => {
+            if let Err(e) = result {
+                tracing::debug!(error = %e, %peer, "connection ended with an error");
             }
-            changed = stop.changed(), if !closing => {
-                closing = true;
-                if changed.is_err() || in_flight.0.load(Ordering::SeqCst) == 0 {
-                    // Idle, or a request not yet read in full: nothing to finish. Dropping closes the socket.
-                    return;
-                }
-                // Finish the request being served; its response says `Connection: close`.
-                conn.as_mut().graceful_shutdown();
-            }
+            return;
         }
+        _ = stop.changed() => {}
     }
-}
-
-/// The answer when a request takes longer than `server.request_timeout_secs`.
-fn deadline_passed(limits: &Limits) -> Response {
-    AppError::new(
-        &limits.base_url,
-        503,
-        format!("the request took longer than {} s and was abandoned; retry shortly", limits.request_timeout.as_secs()),
-    )
-    .into_response()
+    // Shutdown: no new request on this connection. A request being served finishes (its response says
+    // `Connection: close`); an idle connection closes now; one whose request is still arriving, or whose last
+    // response is still being written, gets a moment and is then dropped.
+    conn.as_mut().graceful_shutdown();
+    if in_flight.0.load(Ordering::SeqCst) > 0 {
+        let _ = conn.as_mut().await;
+    } else {
+        let _ = tokio::time::timeout(CLOSE_WAIT, conn.as_mut()).await;
+    }
 }
 
 #[cfg(test)]

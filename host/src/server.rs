@@ -129,6 +129,7 @@ pub async fn serve(config: Config) -> Result<(), String> {
     });
 
     let limits = crate::conn::Limits::from_config(&state.config.server);
+    crate::conn::watch_stop_signals();
     tracing::info!(
         max_connections = limits.max_connections,
         per_client = limits.max_connections_per_client,
