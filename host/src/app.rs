@@ -5,17 +5,21 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use axum::body::Bytes;
-use axum::extract::{MatchedPath, RawQuery, Request, State};
+use std::net::SocketAddr;
+
+use axum::extract::{ConnectInfo, MatchedPath, RawQuery, Request, State};
 use axum::http::{header, HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
+use axum::Extension;
 use axum::Router;
 use datahost_plugin_api::{RequestEnvelope, Tier};
 use serde_json::json;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 
 use crate::auth::{presented, resolved, AuthError, Caller, Presented, ProxySecret};
+use crate::auth_guard::{FailedAuth, IpRange};
 use crate::config::Config;
 use crate::engine::Engine;
 use crate::error::AppError;
@@ -35,6 +39,8 @@ pub struct AppState {
     pub openapi: Bytes,
     /// Each dataset's last successful `datahost sync`, refreshed from the engine (`sync/schedule.rs`).
     pub sync_freshness: Arc<crate::sync::schedule::Freshness>,
+    /// Failed credentials per client address (`auth_guard.rs`).
+    pub failed_auth: Arc<FailedAuth>,
 }
 
 impl AppState {
@@ -48,7 +54,20 @@ impl AppState {
         let doc = crate::openapi::assemble(&registry, config.base_url());
         let openapi = Bytes::from(serde_json::to_vec(&doc).unwrap_or_default());
         let proxy_secret = config.proxy_secret().map(ProxySecret::new);
-        Self { config, registry, engine, keys, limiter, proxy_secret, openapi, sync_freshness: Arc::default() }
+        // The ranges were checked when the configuration loaded.
+        let trusted = config.server.trusted_proxies.iter().filter_map(|p| IpRange::parse(p).ok()).collect();
+        let failed_auth = Arc::new(FailedAuth::new(config.auth.failed_per_minute, trusted));
+        Self {
+            config,
+            registry,
+            engine,
+            keys,
+            limiter,
+            proxy_secret,
+            openapi,
+            sync_freshness: Arc::default(),
+            failed_auth,
+        }
     }
 
     fn error(&self, status: u16, message: impl Into<String>) -> AppError {
@@ -84,10 +103,16 @@ pub fn app(state: Arc<AppState>) -> Router {
             });
             router = router.route(
                 &route.path,
-                get(move |State(s): State<Arc<AppState>>, headers: HeaderMap, RawQuery(q): RawQuery| {
-                    let ctx = ctx.clone();
-                    async move { plugin_route(s, ctx, headers, q).await }
-                }),
+                get(
+                    move |State(s): State<Arc<AppState>>,
+                          peer: Option<Extension<ConnectInfo<SocketAddr>>>,
+                          headers: HeaderMap,
+                          RawQuery(q): RawQuery| {
+                        let ctx = ctx.clone();
+                        let peer = peer.map(|Extension(ConnectInfo(addr))| addr);
+                        async move { plugin_route(s, ctx, peer, headers, q).await }
+                    },
+                ),
             );
         }
     }
@@ -134,6 +159,7 @@ fn repeated(query: &[(String, String)]) -> Option<&str> {
 async fn plugin_route(
     state: Arc<AppState>,
     ctx: Arc<RouteCtx>,
+    peer: Option<SocketAddr>,
     headers: HeaderMap,
     raw_query: Option<String>,
 ) -> Response {
@@ -149,17 +175,26 @@ async fn plugin_route(
     }
 
     let query_key = query.iter().find(|(k, _)| k == "api_key").map(|(_, v)| v.clone());
-    let caller = match presented(&headers, query_key.as_deref(), state.proxy_secret.as_ref()) {
+    let presentation = presented(&headers, query_key.as_deref(), state.proxy_secret.as_ref());
+    // An address past its failed-credential budget is not answered on any credential, valid or not.
+    let client = state.failed_auth.client_ip(peer, &headers);
+    if !matches!(presentation, Err(AuthError::Missing)) {
+        if let Some(secs) = client.and_then(|ip| state.failed_auth.blocked_for(ip)) {
+            return throttled(&state, secs);
+        }
+    }
+    let failed = |e: AuthError| auth_failed(&state, client, e);
+    let caller = match presentation {
         Ok(Presented::Marketplace(c, None)) => c,
         Ok(Presented::Marketplace(c, Some(key))) => match resolved(state.keys.resolve(key).await) {
             Ok(_) => c,
-            Err(e) => return unauthorized(&state, e),
+            Err(e) => return failed(e).await,
         },
         Ok(Presented::Key(key)) => match resolved(state.keys.resolve(key).await) {
             Ok(c) => c,
-            Err(e) => return unauthorized(&state, e),
+            Err(e) => return failed(e).await,
         },
-        Err(e) => return unauthorized(&state, e),
+        Err(e) => return failed(e).await,
     };
     // The key never reaches a plugin.
     query.retain(|(k, _)| k != "api_key");
@@ -238,6 +273,28 @@ async fn limit(state: &AppState, caller: &Caller) -> Result<Option<Decision>, Re
             Err(state.error(503, "the rate limiter is unavailable; retry shortly").into_response())
         }
     }
+}
+
+/// A failed credential: 401, or 429 once the client address has failed too often this minute. A request
+/// that presents no credential at all is not counted.
+async fn auth_failed(state: &AppState, client: Option<std::net::IpAddr>, e: AuthError) -> Response {
+    if !matches!(e, AuthError::Missing) {
+        if let Some(ip) = client {
+            if let Some(secs) = state.failed_auth.record_failure(&state.limiter, ip).await {
+                metrics::counter!("datahost_auth_failures_total", "outcome" => "throttled").increment(1);
+                return throttled(state, secs);
+            }
+        }
+        metrics::counter!("datahost_auth_failures_total", "outcome" => "unauthorized").increment(1);
+    }
+    unauthorized(state, e)
+}
+
+fn throttled(state: &AppState, secs: u64) -> Response {
+    let mut e =
+        state.error(429, format!("too many failed authentication attempts from this address; retry in {secs} s"));
+    e.retry_after = Some(secs);
+    e.with_header(header::RETRY_AFTER, secs.to_string()).into_response()
 }
 
 fn unauthorized(state: &AppState, e: AuthError) -> Response {

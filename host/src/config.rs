@@ -47,6 +47,8 @@ pub struct ServerConfig {
     pub max_connections: usize,
     /// Open connections per client address; 0 for no cap (behind a load balancer).
     pub max_connections_per_client: usize,
+    /// Proxies (addresses or ranges such as `10.0.0.0/8`) whose `X-Forwarded-For` names the client.
+    pub trusted_proxies: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -112,6 +114,8 @@ pub struct RateLimitConfig {
 #[serde(deny_unknown_fields)]
 pub struct AuthConfig {
     pub proxy_secret: String,
+    /// Failed credentials one client address may present per UTC minute before it is answered 429; 0: off.
+    pub failed_per_minute: u64,
 }
 
 /// `[sync]`: `datahost sync` and its schedule in `serve`.
@@ -264,6 +268,9 @@ impl Config {
             .map_err(|e| format!("server.base_url `{}` is not a URL: {e}", self.server.base_url))?;
         if !matches!(base.scheme(), "http" | "https") {
             return Err(format!("server.base_url `{}` must be http or https", self.server.base_url));
+        }
+        for proxy in &self.server.trusted_proxies {
+            crate::auth_guard::IpRange::parse(proxy).map_err(|e| format!("server.trusted_proxies: {e}"))?;
         }
         if self.engine.url != "embedded"
             && !self.engine.url.starts_with("postgres://")

@@ -13,7 +13,11 @@ pub const ERROR_CODES: &[(u16, &str, &str)] = &[
     (404, "not-found", "No such path, or the requested entity does not exist"),
     (405, "method-not-allowed", "Only GET (and HEAD) are supported"),
     (414, "uri-too-long", "The request target (path and query string) is longer than the server accepts"),
-    (429, "rate-limited", "The key's per-minute rate limit is exceeded"),
+    (
+        429,
+        "rate-limited",
+        "A per-minute limit is exceeded: the key's rate limit, or failed credentials from the address",
+    ),
     (431, "headers-too-large", "The request's headers are larger than the server accepts"),
     (500, "internal", "An unexpected fault; quote the request id when reporting it"),
     (503, "unavailable", "A dependency (records engine, rate-limit store, dataset) is unavailable"),

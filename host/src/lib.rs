@@ -3,6 +3,7 @@
 
 pub mod app;
 pub mod auth;
+pub mod auth_guard;
 pub mod companies;
 pub mod config;
 pub mod conn;

@@ -111,3 +111,57 @@ fn pro_endpoint_tiering_is_403_for_free() {
         assert_ne!(status, 403);
     }
 }
+
+/// `[auth] failed_per_minute` and `[server] trusted_proxies` as environment overrides.
+fn throttled_server(trusted: &str) -> Server {
+    let mut env = vec![("DATAHOST_AUTH__FAILED_PER_MINUTE".to_string(), "3".to_string())];
+    if !trusted.is_empty() {
+        env.push(("DATAHOST_SERVER__TRUSTED_PROXIES".into(), format!("[\"{trusted}\"]")));
+    }
+    Server::start_with(ServerOptions { env, ..Default::default() })
+}
+
+fn assert_throttled(resp: reqwest::blocking::Response) {
+    assert_eq!(resp.status().as_u16(), 429);
+    let retry: u64 = resp.headers()["retry-after"].to_str().unwrap().parse().unwrap();
+    assert!((1..=60).contains(&retry), "{retry}");
+    let body: serde_json::Value = resp.json().unwrap();
+    assert_envelope(429, &body, 429);
+    assert!(body["error"].as_str().unwrap().contains("too many failed authentication attempts"), "{body}");
+    assert_eq!(body["retryAfterSec"], retry);
+}
+
+#[test]
+fn failed_credentials_are_throttled_per_address_without_revealing_valid_keys() {
+    let server = throttled_server("");
+    let bad = "svc_live_00000000000000000000000000000000";
+    datahost_tests::wait_for_window_with(20);
+    for _ in 0..3 {
+        assert_401(&server, ROUTE, &[("X-API-Key", bad)], "invalid");
+    }
+    // The fourth failure this minute, and then every credentialed request from the address, valid or not.
+    assert_throttled(server.request(ROUTE, &[("X-API-Key", bad)]));
+    assert_throttled(server.request(ROUTE, &[("X-API-Key", &server.owner_key)]));
+    assert_throttled(server.request(ROUTE, &[("X-API-Key", "not-even-a-key")]));
+    // No credential at all is no guess: still the plain 401.
+    assert_401(&server, ROUTE, &[], "required");
+    let metrics = server.metrics_text();
+    assert!(metrics.contains("datahost_auth_failures_total{outcome=\"unauthorized\"} 3"), "{metrics}");
+    assert!(metrics.contains("datahost_auth_failures_total{outcome=\"throttled\"} 1"), "{metrics}");
+}
+
+#[test]
+fn behind_a_trusted_proxy_each_forwarded_client_has_its_own_budget() {
+    let server = throttled_server("127.0.0.1");
+    let bad = "svc_live_00000000000000000000000000000000";
+    datahost_tests::wait_for_window_with(20);
+    let from = |client: &'static str| [("X-API-Key", bad), ("X-Forwarded-For", client)];
+    for _ in 0..3 {
+        assert_401(&server, ROUTE, &from("198.51.100.7"), "invalid");
+    }
+    assert_throttled(server.request(ROUTE, &from("198.51.100.7")));
+    // Another client behind the same proxy is not affected, and its valid key works.
+    assert_401(&server, ROUTE, &from("198.51.100.8"), "invalid");
+    let ok = [("X-API-Key", server.owner_key.as_str()), ("X-Forwarded-For", "198.51.100.9")];
+    assert_eq!(server.get_with(ROUTE, &ok).0, 200);
+}
