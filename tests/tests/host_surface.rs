@@ -228,3 +228,13 @@ fn http11_without_host_and_oversized_targets_get_the_json_envelope() {
     assert!(answer.starts_with("HTTP/1.1 414"), "{answer}");
     assert!(answer.contains("\"code\":414") && answer.contains("#uri-too-long"), "{answer}");
 }
+
+#[test]
+fn logs_carry_no_colour_codes_when_stderr_is_not_a_terminal() {
+    let server = Server::start();
+    let (status, _) = server.get_with("/health", &[]);
+    assert_eq!(status, 200);
+    let log = server.stderr();
+    assert!(log.contains("datahost listening"), "{log}");
+    assert!(!log.contains('\u{1b}'), "ANSI escape codes in a piped log: {log}");
+}
