@@ -75,9 +75,9 @@ impl AppState {
     }
 }
 
-/// The tier label a response was served under, for metrics.
-#[derive(Clone, Copy)]
-struct TierLabel(&'static str);
+/// Who a response was served to: the tier (a metric label) and the key id (the access log; never the key).
+#[derive(Clone)]
+struct TierLabel(&'static str, Arc<str>);
 
 /// One plugin route.
 struct RouteCtx {
@@ -135,7 +135,7 @@ pub fn app(state: Arc<AppState>) -> Router {
     router
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
-        .layer(middleware::from_fn(observe))
+        .layer(middleware::from_fn_with_state(state.clone(), observe))
         .layer(middleware::from_fn_with_state(state.clone(), protocol_guard))
         .layer(PropagateRequestIdLayer::x_request_id())
         .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
@@ -198,7 +198,7 @@ async fn plugin_route(
     };
     // The key never reaches a plugin.
     query.retain(|(k, _)| k != "api_key");
-    let tier_label = TierLabel(caller.tier.as_str());
+    let tier_label = TierLabel(caller.tier.as_str(), caller.id.clone());
 
     let decision = match limit(&state, &caller).await {
         Ok(d) => d,
@@ -508,19 +508,33 @@ async fn protocol_guard(State(state): State<Arc<AppState>>, request: Request, ne
     next.run(request).await
 }
 
-async fn observe(request: Request, next: Next) -> Response {
+/// Per-request metrics and the access log line. Only bounded values become labels or fields: the route
+/// template (not the path or query, which may hold a key), the status, the tier, the key id and the request
+/// id the server set (or the caller's, which is at most 64 characters by then).
+async fn observe(State(state): State<Arc<AppState>>, request: Request, next: Next) -> Response {
     let started = Instant::now();
     let route = request
         .extensions()
         .get::<MatchedPath>()
         .map(|m| m.as_str().to_string())
         .unwrap_or_else(|| "unmatched".to_string());
+    let method = request.method().clone();
+    let request_id: String = request_id(request.headers()).unwrap_or("").chars().take(64).collect();
     let response = next.run(request).await;
-    let status = response.status().as_u16().to_string();
-    let tier = response.extensions().get::<TierLabel>().map(|t| t.0).unwrap_or("none");
-    let labels = [("route", route), ("status", status), ("tier", tier.to_string())];
+    let elapsed = started.elapsed();
+    let status = response.status().as_u16();
+    let (tier, key_id) = match response.extensions().get::<TierLabel>() {
+        Some(TierLabel(tier, id)) => (*tier, id.chars().take(64).collect::<String>()),
+        None => ("none", String::new()),
+    };
+    if state.config.server.access_log {
+        tracing::info!(target: "datahost::access", method = %method, route = %route, status,
+            latency_ms = (elapsed.as_secs_f64() * 1e6).round() / 1e3, request_id = %request_id, tier = %tier,
+            key_id = %key_id, "request");
+    }
+    let labels = [("route", route), ("status", status.to_string()), ("tier", tier.to_string())];
     metrics::counter!("datahost_http_requests_total", &labels).increment(1);
-    metrics::histogram!("datahost_http_request_duration_seconds", &labels).record(started.elapsed().as_secs_f64());
+    metrics::histogram!("datahost_http_request_duration_seconds", &labels).record(elapsed.as_secs_f64());
     response
 }
 

@@ -36,6 +36,8 @@ pub struct ServerConfig {
     pub base_url: String,
     pub shutdown_grace_secs: u64,
     pub log_format: LogFormat,
+    /// One log line per request (method, route template, status, latency, request id, tier, key id).
+    pub access_log: bool,
     pub bench_baseline_file: PathBuf,
     /// Longest request target (path and query) answered; longer is a 414 with the JSON envelope.
     pub max_request_target_bytes: usize,

@@ -238,3 +238,60 @@ fn logs_carry_no_colour_codes_when_stderr_is_not_a_terminal() {
     assert!(log.contains("datahost listening"), "{log}");
     assert!(!log.contains('\u{1b}'), "ANSI escape codes in a piped log: {log}");
 }
+
+/// The server's log once it holds `count` access lines (it is read from the process's stderr as it comes).
+fn access_lines(server: &Server, count: usize) -> Vec<String> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let lines: Vec<String> =
+            server.stderr().lines().filter(|l| l.contains("datahost::access")).map(str::to_string).collect();
+        if lines.len() >= count || std::time::Instant::now() > deadline {
+            return lines;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn one_access_line_per_request_names_route_status_tier_and_key_id_never_the_key() {
+    let server = Server::start();
+    let key = server.owner_key.clone();
+    let bad = "svc_live_00000000000000000000000000000000";
+    assert_eq!(server.get_with("/v1/congress-trades?limit=1", &[("X-API-Key", &key)]).0, 200);
+    assert_eq!(server.get_with(&format!("/v1/congress-trades?limit=1&api_key={key}"), &[]).0, 200);
+    assert_eq!(server.get_with("/v1/congress-trades?limit=1", &[("X-API-Key", bad)]).0, 401);
+    let lines = access_lines(&server, 3);
+    assert_eq!(lines.len(), 3, "{lines:#?}");
+    for line in &lines[..2] {
+        for part in
+            ["method=GET", "route=/v1/congress-trades", "status=200", "tier=owner", "key_id=key_", "request_id="]
+        {
+            assert!(line.contains(part), "`{part}` missing from {line}");
+        }
+    }
+    assert!(lines[2].contains("status=401") && lines[2].contains("tier=none"), "{}", lines[2]);
+    let log = server.stderr();
+    assert!(!log.contains("svc_live_"), "a key (valid or not) reached the log");
+    assert!(!log.contains("limit=1"), "query strings stay out of the log");
+}
+
+#[test]
+fn access_lines_are_json_objects_in_the_json_log_format() {
+    let server = Server::start_with(ServerOptions {
+        env: vec![("DATAHOST_SERVER__LOG_FORMAT".into(), "json".into())],
+        ..Default::default()
+    });
+    assert_eq!(server.get_with("/v1/congress-trades?limit=1", &[("X-API-Key", &server.owner_key)]).0, 200);
+    let lines = access_lines(&server, 1);
+    let line: Value = serde_json::from_str(lines.first().expect("an access line")).expect("a JSON object");
+    assert_eq!(line["target"], "datahost::access");
+    let fields = &line["fields"];
+    assert_eq!(
+        (fields["route"].as_str(), fields["status"].as_u64()),
+        (Some("/v1/congress-trades"), Some(200)),
+        "{line}"
+    );
+    assert_eq!(fields["tier"], "owner");
+    assert!(fields["key_id"].as_str().unwrap().starts_with("key_"), "{line}");
+    assert!(fields["latency_ms"].as_f64().is_some(), "{line}");
+}
