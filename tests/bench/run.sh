@@ -5,7 +5,7 @@
 #   3. the same through the Redis limiter (ratelimit.redis_url, Redis on 127.0.0.1:6379).
 # Each is run ROUNDS times, interleaved, and the medians are compared as ratios (these 2-core machines are
 # noisy; only same-run ratios mean anything). Needs `cargo build --release --workspace` and wrk.
-# Usage: tests/bench/run.sh [seconds per run, default 5] [rounds, default 3]
+# Usage: tests/bench/run.sh [seconds per run, default 5] [rounds, default 3]; BENCH_LOG=info to log every request.
 set -euo pipefail
 secs=${1:-5}
 rounds=${2:-3}
@@ -38,7 +38,7 @@ TOML
 }
 
 start() { # name
-  DATAHOST_CONFIG="$work/$1.toml" RUST_LOG=warn "$bin" serve > "$work/$1.out" 2> "$work/$1.err" &
+  DATAHOST_CONFIG="$work/$1.toml" RUST_LOG="${BENCH_LOG:-warn}" "$bin" serve > "$work/$1.out" 2> "$work/$1.err" &
   pids+=($!)
   for _ in $(seq 1 100); do grep -q listening "$work/$1.out" 2>/dev/null && return; sleep 0.1; done
   cat "$work/$1.err" >&2; exit 1
