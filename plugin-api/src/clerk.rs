@@ -204,13 +204,24 @@ pub fn parse(file: &SourceFile<'_>, mappings: &[ClerkMapping]) -> Result<IngestB
     };
     let mut batch = IngestBatch { format: format_name(&mapping.name, table), ..Default::default() };
     let records = &mut batch.records;
+    // One record per key within a file: a search word shared by two rows of one document (two grantors named
+    // SMITH, two parcels on one street) is one `terms` record, and a row repeated verbatim (same document, role
+    // and name, or same parcel) is the same fact once; the repeats are counted in a note.
+    let mut seen: HashSet<(String, String)> = HashSet::new();
+    let mut repeated_rows = 0usize;
     table_file.rows(&mut batch.problems, |header, row, line| {
         let cell = |field: &str| -> String {
             mapping.table(table).fields.get(field).map(|t| fill(t, |c| header.cell(row, c))).unwrap_or_default()
         };
         let (field, message) = match records_of(mapping, table, &cell) {
             Ok(read) => {
-                records.extend(read);
+                for record in read {
+                    if seen.insert((record.collection.clone(), record.key.clone())) {
+                        records.push(record);
+                    } else if record.collection != TERMS {
+                        repeated_rows += 1;
+                    }
+                }
                 return Ok(());
             }
             Err(problem) => problem,
@@ -222,6 +233,11 @@ pub fn parse(file: &SourceFile<'_>, mappings: &[ClerkMapping]) -> Result<IngestB
         return Err(Refusal::new(format!("{}: the file has a header and no rows", file.name)));
     }
     batch.notes.push(format!("read as the {table} table of `{}` ({})", mapping.name, mapping.title));
+    if repeated_rows > 0 {
+        batch
+            .notes
+            .push(format!("{repeated_rows} row(s) repeat an earlier row of the same document and were kept once"));
+    }
     Ok(batch)
 }
 

@@ -205,3 +205,28 @@ fn rows_of_one_document_join_into_one_deed() {
     let (_, body) = get(&plugin, ROUTE, &[("county", "new-york-ny"), ("query", "Emily Nobody")]);
     assert_eq!(body["count"], 0, "every word must match: {body}");
 }
+
+#[test]
+fn rows_of_one_document_sharing_words_or_repeated_verbatim_do_not_refuse_the_file() {
+    // Real parties rows: fitnr parties line 2 ("TAYLOR, EMILY") twice verbatim, so the two rows share every
+    // search word of the document (as two grantors named SMITH of one deed share one), and line 2 of the nycdb
+    // parties file re-keyed to the same document. Before one record per key, the host refused such a file whole.
+    let file = String::from_utf8(fixture("fitnr_real_property_parties.csv")).unwrap();
+    let mut lines = file.lines();
+    let header = lines.next().unwrap();
+    let taylor = lines.next().unwrap();
+    let abacus =
+        String::from_utf8(fixture("acris_real_property_parties.csv")).unwrap().lines().nth(1).unwrap().to_string();
+    let rekeyed = format!("2018073000132001{}", &abacus[abacus.find(',').unwrap()..]);
+    let text = format!("{header}\n{taylor}\n{taylor}\n{rekeyed}\n");
+    let batch = parse_bytes("parties.csv", text.as_bytes());
+    assert_eq!(batch.problems, vec![]);
+    assert_eq!(of(&batch, "parties").len(), 2, "the verbatim repeat is one party");
+    let terms: Vec<&str> = of(&batch, "terms").iter().map(|r| r.key.as_str()).collect();
+    let unique: std::collections::BTreeSet<&str> = terms.iter().copied().collect();
+    assert_eq!(terms.len(), unique.len(), "each search word of the document once");
+    assert!(
+        terms.contains(&"nyc-acris:TAYLOR:2018073000132001") && terms.contains(&"nyc-acris:ABACUS:2018073000132001")
+    );
+    assert!(batch.notes.iter().any(|n| n.contains("1 row(s) repeat an earlier row")), "{:?}", batch.notes);
+}
