@@ -518,16 +518,18 @@ async fn observe(State(state): State<Arc<AppState>>, request: Request, next: Nex
         .get::<MatchedPath>()
         .map(|m| m.as_str().to_string())
         .unwrap_or_else(|| "unmatched".to_string());
-    let method = request.method().clone();
-    let request_id: String = request_id(request.headers()).unwrap_or("").chars().take(64).collect();
+    // The access line's request fields, read only when it is written (this runs on every request).
+    let logged = state.config.server.access_log.then(|| {
+        let request_id: String = request_id(request.headers()).unwrap_or("").chars().take(64).collect();
+        (request.method().clone(), request_id)
+    });
     let response = next.run(request).await;
     let elapsed = started.elapsed();
     let status = response.status().as_u16();
-    let (tier, key_id) = match response.extensions().get::<TierLabel>() {
-        Some(TierLabel(tier, id)) => (*tier, id.chars().take(64).collect::<String>()),
-        None => ("none", String::new()),
-    };
-    if state.config.server.access_log {
+    let label = response.extensions().get::<TierLabel>();
+    let tier = label.map_or("none", |l| l.0);
+    if let Some((method, request_id)) = logged {
+        let key_id: String = label.map(|l| l.1.chars().take(64).collect()).unwrap_or_default();
         tracing::info!(target: "datahost::access", method = %method, route = %route, status,
             latency_ms = (elapsed.as_secs_f64() * 1e6).round() / 1e3, request_id = %request_id, tier = %tier,
             key_id = %key_id, "request");

@@ -220,10 +220,6 @@ fn refuse(stream: TcpStream, limits: &Limits, reason: &'static str, message: &st
     let _ = stream.try_write(format!("{head}{body}").as_bytes());
 }
 
-/// Requests of one connection that have been read and not yet answered.
-#[derive(Default)]
-struct InFlight(AtomicUsize);
-
 /// How long a connection that is not serving a request may take to finish writing once shutdown begins.
 const CLOSE_WAIT: Duration = Duration::from_secs(1);
 
@@ -235,7 +231,8 @@ async fn connection(
     mut stop: watch::Receiver<bool>,
     _slot: Slot,
 ) {
-    let in_flight = Arc::new(InFlight::default());
+    // Requests of this connection that have been read and not yet answered.
+    let in_flight = Arc::new(AtomicUsize::new(0));
     let service = {
         let in_flight = in_flight.clone();
         let stop = stop.clone();
@@ -244,7 +241,7 @@ async fn connection(
             let in_flight = in_flight.clone();
             let stop = stop.clone();
             async move {
-                in_flight.0.fetch_add(1, Ordering::SeqCst);
+                in_flight.fetch_add(1, Ordering::SeqCst);
                 let mut req = req.map(axum::body::Body::new);
                 req.extensions_mut().insert(ConnectInfo(peer));
                 let Ok(mut response) = router.oneshot(req).await;
@@ -252,7 +249,7 @@ async fn connection(
                 if STOP_SIGNALLED.load(Ordering::SeqCst) || *stop.borrow() {
                     response.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
                 }
-                in_flight.0.fetch_sub(1, Ordering::SeqCst);
+                in_flight.fetch_sub(1, Ordering::SeqCst);
                 Ok::<Response, Infallible>(response)
             }
         })
@@ -275,7 +272,7 @@ async fn connection(
     // `Connection: close`); an idle connection closes now; one whose request is still arriving, or whose last
     // response is still being written, gets a moment and is then dropped.
     conn.as_mut().graceful_shutdown();
-    if in_flight.0.load(Ordering::SeqCst) > 0 {
+    if in_flight.load(Ordering::SeqCst) > 0 {
         let _ = conn.as_mut().await;
     } else {
         let _ = tokio::time::timeout(CLOSE_WAIT, conn.as_mut()).await;

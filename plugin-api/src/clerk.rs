@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::address::{canonical_tokens, TokenQuery, TokenSet};
-use crate::county::parse_county_slug;
+use crate::county::{parse_county_slug, ClerkSearch};
 use crate::ingest::{IngestBatch, IngestRecord, Refusal, RowProblem, SourceFile};
 use crate::query::{RecordsQuery, MAX_QUERY_LIMIT};
 use crate::tabular::{fill, parse_date, parse_number, placeholders, Header, Table};
@@ -415,9 +415,11 @@ impl From<SearchError> for crate::ApiError {
     }
 }
 
-/// The answer to a search: the first `limit` documents newest first, and how many matched.
+/// The answer to a search: whether the county is onboarded, the first `limit` documents newest first, and how
+/// many matched.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Found {
+    pub onboarded: bool,
     pub total: usize,
     pub documents: Vec<ClerkDocument>,
 }
@@ -449,13 +451,12 @@ impl ClerkStore {
 
     /// The documents of `county` whose party names, addresses and numbers hold every query word and that
     /// `keep` accepts, newest recording first (equal dates by document id), the first `limit` of them.
-    pub fn search(
-        &self,
-        county: &str,
-        query: &TokenQuery,
-        limit: usize,
-        keep: impl Fn(&ClerkDocument) -> bool,
-    ) -> Result<Found, SearchError> {
+    /// A county that is not onboarded answers `onboarded: false` and nothing else.
+    pub fn search(&self, search: &ClerkSearch, keep: impl Fn(&ClerkDocument) -> bool) -> Result<Found, SearchError> {
+        let (county, query, limit) = (search.county.as_str(), &search.tokens, search.limit);
+        if !self.is_onboarded(county) {
+            return Ok(Found::default());
+        }
         let engine = SearchError::Engine;
         let mut documents = Vec::new();
         for mapping in self.coverage.get(county).into_iter().flatten() {
@@ -478,7 +479,7 @@ impl ClerkStore {
         documents.sort_by(|a, b| b.recorded_date.cmp(&a.recorded_date).then_with(|| a.document_id.cmp(&b.document_id)));
         let total = documents.len();
         documents.truncate(limit);
-        Ok(Found { total, documents })
+        Ok(Found { onboarded: true, total, documents })
     }
 
     /// The document keys holding every query word, from the word lists that fit one lookup (the words on

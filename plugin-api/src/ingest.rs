@@ -201,6 +201,18 @@ pub struct IngestedInfo {
     pub collections: std::collections::BTreeMap<String, u64>,
 }
 
+/// What the host says of `dataset`'s ingested records, or `None` while it serves its demo seed: how a plugin
+/// decides at `init` between its seed and its ingested records. Only the `ingested` block is read into memory
+/// (the rest of the document is skipped, not built).
+pub fn ingested_info(host: &crate::Host, dataset: &str) -> Result<Option<IngestedInfo>, String> {
+    #[derive(Deserialize)]
+    struct Probe {
+        #[serde(default)]
+        ingested: Option<IngestedInfo>,
+    }
+    Ok(host.load_dataset::<Probe>(dataset)?.ingested)
+}
+
 /// Builds the document the host would serve after ingesting `batches` in order (records keyed by collection
 /// and key, later ones replacing earlier ones; amendment lineage is the host's business and not applied
 /// here). For plugin unit tests that parse a corpus file and then query the plugin. The document keeps every

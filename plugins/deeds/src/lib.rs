@@ -20,7 +20,7 @@ mod tests;
 
 use datahost_plugin_api::clerk::{self, ClerkStore};
 use datahost_plugin_api::county::{self, CountyIndex};
-use datahost_plugin_api::ingest::INGESTED_KEY;
+use datahost_plugin_api::ingest::ingested_info;
 use datahost_plugin_api::sql::{load_store, Store};
 use datahost_plugin_api::{
     export_plugin, ApiError, IngestBatch, InitContext, Manifest, Maturity, Migration, Plugin, Refusal, RequestEnvelope,
@@ -65,11 +65,9 @@ impl Plugin for Deeds {
     }
 
     fn init(ctx: InitContext) -> Result<Self, String> {
-        let doc: serde_json::Value = ctx.host.load_dataset(SLUG)?;
-        if doc.get(INGESTED_KEY).is_some() {
+        if ingested_info(&ctx.host, SLUG)?.is_some() {
             return Ok(Self { source: Source::Stored(ClerkStore::load(ctx.host, SLUG)?) });
         }
-        drop(doc);
         let store = load_store(
             &ctx.host,
             SLUG,

@@ -57,14 +57,7 @@ pub fn handle(source: &crate::Source, request: &RequestEnvelope) -> Result<Respo
     let search = ClerkSearch::parse(&request.params(), DEFAULT_LIMIT, DEFAULT_MAX_LIMIT)?;
     let store = match source {
         crate::Source::Stored(clerk) => {
-            let onboarded = clerk.is_onboarded(&search.county);
-            let found = if onboarded {
-                clerk
-                    .search(&search.county, &search.tokens, search.limit, |d| d.kind == Kind::Deed)
-                    .map_err(ApiError::from)?
-            } else {
-                Default::default()
-            };
+            let found = clerk.search(&search, |d| d.kind == Kind::Deed)?;
             let deeds: Vec<Deed> = found.documents.into_iter().map(deed_of).collect();
             return Response::json(&Body {
                 county: &search.county,
@@ -72,7 +65,7 @@ pub fn handle(source: &crate::Source, request: &RequestEnvelope) -> Result<Respo
                 count: deeds.len(),
                 deeds,
                 total: found.total,
-                county_onboarded: onboarded,
+                county_onboarded: found.onboarded,
             });
         }
         crate::Source::Seed(store) => store,

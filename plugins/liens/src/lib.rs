@@ -15,7 +15,7 @@ mod tests;
 
 use datahost_plugin_api::clerk::ClerkStore;
 use datahost_plugin_api::county::{self, CountyIndex};
-use datahost_plugin_api::ingest::INGESTED_KEY;
+use datahost_plugin_api::ingest::ingested_info;
 use datahost_plugin_api::sql::{load_store, Store};
 use datahost_plugin_api::{
     export_plugin, ApiError, InitContext, Manifest, Maturity, Migration, Plugin, RequestEnvelope, Response, Seed,
@@ -63,8 +63,7 @@ impl Plugin for Liens {
 
     fn init(ctx: InitContext) -> Result<Self, String> {
         // The deeds dataset may be absent (its plugin disabled): then only the demo seed can be served.
-        let clerk: Option<serde_json::Value> = ctx.host.load_dataset(CLERK_DATASET).ok();
-        if clerk.is_some_and(|doc| doc.get(INGESTED_KEY).is_some()) {
+        if ingested_info(&ctx.host, CLERK_DATASET).ok().flatten().is_some() {
             return Ok(Self { source: Source::Stored(ClerkStore::load(ctx.host, CLERK_DATASET)?) });
         }
         let store = load_store(

@@ -85,18 +85,11 @@ pub fn handle(source: &crate::Source, request: &RequestEnvelope) -> Result<Respo
     let released = q.bool("released")?;
     let store = match source {
         crate::Source::Stored(clerk) => {
-            let onboarded = clerk.is_onboarded(&search.county);
-            let found = if onboarded {
-                clerk
-                    .search(&search.county, &search.tokens, search.limit, |d| {
-                        d.kind == Kind::Lien
-                            && kind.is_none_or(|k| d.lien_type.as_deref() == Some(k))
-                            && released.is_none_or(|r| !r)
-                    })
-                    .map_err(ApiError::from)?
-            } else {
-                Default::default()
-            };
+            let found = clerk.search(&search, |d| {
+                d.kind == Kind::Lien
+                    && kind.is_none_or(|k| d.lien_type.as_deref() == Some(k))
+                    && released.is_none_or(|r| !r)
+            })?;
             let liens: Vec<Lien> = found.documents.into_iter().map(lien_of).collect();
             return Response::json(&Body {
                 county: &search.county,
@@ -104,7 +97,7 @@ pub fn handle(source: &crate::Source, request: &RequestEnvelope) -> Result<Respo
                 count: liens.len(),
                 liens,
                 total: found.total,
-                county_onboarded: onboarded,
+                county_onboarded: found.onboarded,
             });
         }
         crate::Source::Seed(store) => store,

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 
 use datahost_plugin_api::address::{canonical_tokens, normalize_address, TokenSet};
 use datahost_plugin_api::county::{self, state_name, CountyCoverage};
-use datahost_plugin_api::ingest::{IngestedInfo, INGESTED_KEY};
+use datahost_plugin_api::ingest::{ingested_info, IngestedInfo};
 use datahost_plugin_api::query::RecordsQuery;
 use datahost_plugin_api::snapshot::SnapshotMeta;
 use datahost_plugin_api::sql::{load_store, SeedTable, Store, SEED_STATE_TABLE};
@@ -361,13 +361,9 @@ pub enum Parcels {
 
 impl Parcels {
     pub fn load(host: Host) -> Result<Self, String> {
-        let doc: Value = host.load_dataset(crate::SLUG)?;
-        if let Some(info) = doc.get(INGESTED_KEY) {
-            let info: IngestedInfo =
-                serde_json::from_value(info.clone()).map_err(|e| format!("the ingested block is not readable: {e}"))?;
+        if let Some(info) = ingested_info(&host, crate::SLUG)? {
             return Ok(Self::Stored(Stored::load(&info, host)?));
         }
-        drop(doc);
         let store = load_store(
             &host,
             crate::SLUG,
