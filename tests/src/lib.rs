@@ -100,6 +100,11 @@ pub struct Server {
     /// `engine.data_dir` of this server (its embedded database).
     pub data_dir: PathBuf,
     pub stderr_lines: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+    /// Every key issued through this server's harness (the owner key, `issue_key`, `cli(["keys", "issue"..])`):
+    /// no response read through the harness may carry one (checked as each is read).
+    issued_keys: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+    /// The readers of the server's stdout and stderr, joined on drop so every line is scanned for keys.
+    readers: Vec<std::thread::JoinHandle<()>>,
     _dir: tempfile::TempDir,
     _plugins: Option<tempfile::TempDir>,
     http: reqwest::blocking::Client,
@@ -153,19 +158,22 @@ impl Server {
         let stderr = child.stderr.take().unwrap();
         let stderr_lines = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
         let sink = stderr_lines.clone();
-        std::thread::spawn(move || {
+        let stderr_reader = std::thread::spawn(move || {
             for line in BufReader::new(stderr).lines().map_while(Result::ok) {
                 sink.lock().unwrap().push(line);
             }
         });
         let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
+        // stdout lines are kept with the stderr ones: both are scanned for keys when the server is dropped.
+        let sink = stderr_lines.clone();
+        let stdout_reader = std::thread::spawn(move || {
             for line in BufReader::new(stdout).lines().map_while(Result::ok) {
                 if let Ok(v) = serde_json::from_str::<Value>(&line) {
                     if v["event"] == "listening" {
                         let _ = tx.send(v);
                     }
                 }
+                sink.lock().unwrap().push(line);
             }
         });
         let ready = match rx.recv_timeout(Duration::from_secs(60)) {
@@ -177,6 +185,9 @@ impl Server {
         };
         let api = ready["api"].as_str().unwrap().parse().unwrap();
         let metrics = ready["metrics"].as_str().unwrap().parse().unwrap();
+        let issued_keys = std::sync::Arc::new(std::sync::Mutex::new(
+            Some(owner_key.clone()).filter(|k| !k.is_empty()).into_iter().collect(),
+        ));
         Server {
             child,
             api,
@@ -186,6 +197,8 @@ impl Server {
             config_file,
             data_dir,
             stderr_lines,
+            issued_keys,
+            readers: vec![stderr_reader, stdout_reader],
             _dir: dir,
             _plugins: plugins_guard,
             http: reqwest::blocking::Client::builder().timeout(Duration::from_secs(30)).build().unwrap(),
@@ -206,16 +219,37 @@ impl Server {
     pub fn get_with(&self, path_and_query: &str, headers: &[(&str, &str)]) -> (u16, Value) {
         let resp = self.request(path_and_query, headers);
         let status = resp.status().as_u16();
-        (status, resp.json().unwrap_or(Value::Null))
+        let text = resp.text().unwrap_or_default();
+        self.assert_no_issued_key(&text, path_and_query);
+        (status, serde_json::from_str(&text).unwrap_or(Value::Null))
     }
 
-    /// GET returning the raw response, for header assertions.
+    /// GET returning the raw response, for header assertions. Its headers are checked for issued keys here;
+    /// its body, by the caller's reading (`get_with` does).
     pub fn request(&self, path_and_query: &str, headers: &[(&str, &str)]) -> reqwest::blocking::Response {
         let mut req = self.http.get(self.url(path_and_query));
         for (k, v) in headers {
             req = req.header(*k, *v);
         }
-        req.send().expect("request")
+        let resp = req.send().expect("request");
+        for (name, value) in resp.headers() {
+            self.assert_no_issued_key(
+                &format!("{name}: {}", String::from_utf8_lossy(value.as_bytes())),
+                path_and_query,
+            );
+        }
+        resp
+    }
+
+    /// Fails the test when `text` (a response produced for `context`) contains a key issued for this server.
+    pub fn assert_no_issued_key(&self, text: &str, context: &str) {
+        for key in self.issued_keys.lock().unwrap().iter() {
+            assert!(!text.contains(key.as_str()), "an issued API key appeared in the response to {context}: {text}");
+        }
+    }
+
+    fn remember_key(&self, key: &str) {
+        self.issued_keys.lock().unwrap().push(key.to_string());
     }
 
     /// The Prometheus text from the metrics listener.
@@ -225,12 +259,18 @@ impl Server {
 
     /// Issues a key of `tier` through the CLI against this server's key store.
     pub fn issue_key(&self, tier: &str) -> String {
-        run_cli(&self.config_file, &["keys", "issue", "--tier", tier], &[]).trim().to_string()
+        let key = run_cli(&self.config_file, &["keys", "issue", "--tier", tier], &[]).trim().to_string();
+        self.remember_key(&key);
+        key
     }
 
     /// Runs a `datahost` CLI command against this server's config.
     pub fn cli(&self, args: &[&str]) -> String {
-        run_cli(&self.config_file, args, &[])
+        let out = run_cli(&self.config_file, args, &[]);
+        if args.starts_with(&["keys", "issue"]) {
+            self.remember_key(out.trim());
+        }
+        out
     }
 
     /// Runs `datahost ingest <dataset> <paths...>` (plus `extra` arguments such as `--json`) against this
@@ -302,9 +342,45 @@ fn unsafe_sigterm(pid: u32) {
 }
 
 impl Drop for Server {
+    /// Stops the server, then reads everything it printed: no line may hold an API key, valid or not (the
+    /// `svc_live_` form followed by key characters), so every black-box test also proves the logs keep keys out.
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+        // The pipes are closed once the process is gone, so the readers finish.
+        for reader in self.readers.drain(..) {
+            let _ = reader.join();
+        }
+        if std::thread::panicking() {
+            return;
+        }
+        let lines = self.stderr_lines.lock().unwrap();
+        if let Some(line) = lines.iter().find(|l| holds_key(l)) {
+            panic!("an API key reached the server's output: {line}");
+        }
+        let issued = self.issued_keys.lock().unwrap();
+        if let Some(line) = lines.iter().find(|l| issued.iter().any(|k| l.contains(k.as_str()))) {
+            panic!("an issued API key reached the server's output: {line}");
+        }
+    }
+}
+
+/// Whether `text` holds something shaped like an API key: `svc_live_` and at least 8 key characters.
+pub fn holds_key(text: &str) -> bool {
+    const PREFIX: &str = "svc_live_";
+    text.match_indices(PREFIX)
+        .any(|(at, _)| text[at + PREFIX.len()..].bytes().take_while(u8::is_ascii_hexdigit).count() >= 8)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn key_shapes_are_recognised_in_log_lines() {
+        assert!(super::holds_key("auth failed key=svc_live_0123456789abcdef0123456789abcdef tier=free"));
+        assert!(super::holds_key("svc_live_00000000"));
+        assert!(!super::holds_key("keys look like svc_live_<32 hex>"));
+        assert!(!super::holds_key("svc_live_123"));
+        assert!(!super::holds_key("no key here"));
     }
 }
 
