@@ -1,5 +1,5 @@
 //! The HTTP surface: `fn app(state) -> Router`, the plugin route handler (auth → rate limit → tier → plugin),
-//! `/health`, `/openapi.json`, the 404/405 fallbacks, request ids and per-request metrics.
+//! `/health`, `/openapi.json`, `/docs` (`docs.rs`), the 404/405 fallbacks, request ids and per-request metrics.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -92,6 +92,11 @@ struct RouteCtx {
 pub fn app(state: Arc<AppState>) -> Router {
     let mut router: Router<Arc<AppState>> =
         Router::new().route("/health", get(health)).route("/openapi.json", get(openapi));
+    // The documentation page and its scripts (no key, like /health and /openapi.json).
+    router = router
+        .route("/docs", get(crate::docs::page))
+        .route(crate::docs::REDOC_PATH.as_str(), get(crate::docs::redoc_js))
+        .route("/docs/docs.js", get(crate::docs::docs_js));
     for plugin in &state.registry.plugins {
         // Internal routes are for other plugins (`route.get`) only: never mounted over HTTP.
         for route in plugin.manifest.routes.iter().filter(|r| !r.is_internal()) {

@@ -219,15 +219,21 @@ pub fn assemble(registry: &PluginRegistry, base_url: &str) -> Value {
             paths.insert(route.path.clone(), item);
         }
     }
+    let pro_paths: Vec<&str> = registry
+        .plugins
+        .iter()
+        .flat_map(|p| p.manifest.routes.iter())
+        .filter(|r| r.min_tier == Tier::Pro && !r.is_internal())
+        .map(|r| r.path.as_str())
+        .collect();
     json!({
         "openapi": "3.1.0",
         "info": {
             "title": "datahost",
             "version": API_VERSION,
             "summary": "Public-records and market-intelligence data API.",
-            "description": "A read-only JSON API over public-records and market-intelligence data. One API key gives \
-                access to every dataset; each endpoint carries a maturity label (`x-maturity`: stable, beta or pro). \
-                Rate limits per key and minute: free 60, pro 1200, rapidapi 6000, owner unlimited.",
+            // The guide that heads the /docs page: authentication, tiers, one section per error code.
+            "description": crate::docs::guide_markdown(base_url, &pro_paths),
         },
         "servers": [{"url": base_url}],
         "security": [{"ApiKeyHeader": []}, {"ApiKeyQuery": []}, {"BearerAuth": []}, {"MarketplaceProxy": []}],
