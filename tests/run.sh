@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite, as the README's second command: builds the workspace, runs every unit, in-process
 # and black-box test (the real binary with the real plugins; PostgreSQL and Redis tests against the real
-# services), validates the assembled OpenAPI document, and runs schemathesis against a live server.
+# services), validates the assembled OpenAPI document, runs schemathesis against a live server, and opens /docs in
+# headless Chromium.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -19,6 +20,9 @@ cargo test --workspace --locked --no-fail-fast
 
 step "OpenAPI document validates as OpenAPI 3.1; schemathesis against a live server"
 bash tests/tools/contract.sh "$root/target/debug"
+
+step "/docs in headless Chromium: every operation and error anchor renders; screenshots in target/test-artifacts"
+bash tests/tools/docs-page.sh "$root/target/debug"
 
 echo
 echo "all test stages passed"

@@ -17,24 +17,11 @@ if [ ! -x "$venv/bin/schemathesis" ]; then
   "$venv/bin/pip" install --quiet --disable-pip-version-check "schemathesis>=4,<5" "openapi-spec-validator>=0.7,<0.8"
 fi
 
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-cat > "$work/datahost.toml" <<TOML
-[server]
-listen = "127.0.0.1:$port"
-base_url = "http://127.0.0.1:$port"
-[metrics]
-listen = "127.0.0.1:0"
-[plugins]
-dir = "$bin_dir"
-[keys]
-file = "$work/keys.json"
-TOML
-export DATAHOST_CONFIG="$work/datahost.toml"
+# shellcheck source=tests/tools/live-server.sh
+source "$root/tests/tools/live-server.sh"
+live_server_config
 key=$("$bin_dir/datahost" keys issue --tier owner --label contract-tests 2>/dev/null)
-"$bin_dir/datahost" serve > "$work/stdout" 2> "$work/stderr" &
-server_pid=$!
-for _ in $(seq 1 100); do grep -q listening "$work/stdout" 2>/dev/null && break; sleep 0.2; done
-grep -q listening "$work/stdout" || { cat "$work/stderr"; echo "server did not start" >&2; exit 1; }
+live_server_start
 
 curl -fsS "http://127.0.0.1:$port/openapi.json" > "$work/openapi.json"
 "$venv/bin/python" - "$work/openapi.json" <<'PY'
