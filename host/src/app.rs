@@ -41,6 +41,8 @@ pub struct AppState {
     pub sync_freshness: Arc<crate::sync::schedule::Freshness>,
     /// Failed credentials per client address (`auth_guard.rs`).
     pub failed_auth: Arc<FailedAuth>,
+    /// Cross-origin policy (`cors.rs`); `None` while `server.cors_allowed_origins` is empty.
+    pub cors: Option<crate::cors::Cors>,
 }
 
 impl AppState {
@@ -57,6 +59,7 @@ impl AppState {
         // The ranges were checked when the configuration loaded.
         let trusted = config.server.trusted_proxies.iter().filter_map(|p| IpRange::parse(p).ok()).collect();
         let failed_auth = Arc::new(FailedAuth::new(config.auth.failed_per_minute, trusted));
+        let cors = crate::cors::Cors::from_config(&config.server.cors_allowed_origins);
         Self {
             config,
             registry,
@@ -67,10 +70,11 @@ impl AppState {
             openapi,
             sync_freshness: Arc::default(),
             failed_auth,
+            cors,
         }
     }
 
-    fn error(&self, status: u16, message: impl Into<String>) -> AppError {
+    pub(crate) fn error(&self, status: u16, message: impl Into<String>) -> AppError {
         AppError::new(self.config.base_url(), status, message)
     }
 }
@@ -142,6 +146,8 @@ pub fn app(state: Arc<AppState>) -> Router {
         .method_not_allowed_fallback(method_not_allowed)
         .layer(middleware::from_fn_with_state(state.clone(), observe))
         .layer(middleware::from_fn_with_state(state.clone(), protocol_guard))
+        // Outside the protocol guard, so that its 414/431 envelopes carry the CORS headers too.
+        .layer(middleware::from_fn_with_state(state.clone(), crate::cors::middleware))
         .layer(PropagateRequestIdLayer::x_request_id())
         .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
         .with_state(state)

@@ -51,6 +51,8 @@ pub struct ServerConfig {
     pub max_connections_per_client: usize,
     /// Proxies (addresses or ranges such as `10.0.0.0/8`) whose `X-Forwarded-For` names the client.
     pub trusted_proxies: Vec<String>,
+    /// Web origins whose pages may call the API from a browser (CORS); empty: CORS off; `["*"]`: any origin.
+    pub cors_allowed_origins: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -274,6 +276,7 @@ impl Config {
         for proxy in &self.server.trusted_proxies {
             crate::auth_guard::IpRange::parse(proxy).map_err(|e| format!("server.trusted_proxies: {e}"))?;
         }
+        crate::cors::check_origins(&self.server.cors_allowed_origins)?;
         if self.engine.url != "embedded"
             && !self.engine.url.starts_with("postgres://")
             && !self.engine.url.starts_with("postgresql://")

@@ -7,6 +7,7 @@ pub mod auth_guard;
 pub mod companies;
 pub mod config;
 pub mod conn;
+pub mod cors;
 pub mod docs;
 pub mod engine;
 pub mod error;
