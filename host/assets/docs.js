@@ -10,6 +10,8 @@
     if (!target) return false;
     // The anchor sits just under its heading: show the whole section (Redoc marks each with data-section-id).
     (target.closest("[data-section-id]") || target).scrollIntoView({ block: "start" });
+    // A pixel further, so that Redoc's menu (and the address it writes) marks this section, not the one above.
+    window.scrollBy(0, 1);
     return true;
   }
   Redoc.init(
