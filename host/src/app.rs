@@ -119,7 +119,7 @@ pub fn app(state: Arc<AppState>) -> Router {
                           RawQuery(q): RawQuery| {
                         let ctx = ctx.clone();
                         let peer = peer.map(|Extension(ConnectInfo(addr))| addr);
-                        async move { plugin_route(s, ctx, peer, headers, q).await }
+                        async move { vary_by_credentials(plugin_route(s, ctx, peer, headers, q).await) }
                     },
                 ),
             );
@@ -313,6 +313,14 @@ fn unauthorized(state: &AppState, e: AuthError) -> Response {
         .error(401, e.message())
         .with_header(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer realm=\"datahost\""))
         .into_response()
+}
+
+/// A data route's answer depends on the credential headers (the key's tier, limit and remaining count, or a
+/// 401/403/429), so a cache must not hand one caller's answer to another. (`api_key` is in the URL already.)
+fn vary_by_credentials(mut resp: Response) -> Response {
+    resp.headers_mut()
+        .append(header::VARY, HeaderValue::from_static("authorization, x-api-key, x-marketplace-proxy-secret"));
+    resp
 }
 
 fn with_tier(mut resp: Response, tier: TierLabel) -> Response {

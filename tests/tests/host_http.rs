@@ -16,6 +16,11 @@ fn header<'a>(headers: &'a HeaderMap, name: &str) -> &'a str {
     headers.get(name).map_or("", |v| v.to_str().unwrap_or(""))
 }
 
+/// Every `Vary` value, lower case, joined.
+fn vary(headers: &HeaderMap) -> String {
+    headers.get_all("vary").iter().map(|v| v.to_str().unwrap().to_ascii_lowercase()).collect::<Vec<_>>().join(", ")
+}
+
 fn send(server: &Server, method: Method, path: &str, headers: &[(&str, &str)]) -> Response {
     let mut req = Client::new().request(method, server.url(path));
     for (k, v) in headers {
@@ -154,7 +159,10 @@ fn cors_is_off_by_default_and_options_stays_a_405() {
     let resp = send(&server, Method::GET, "/v1/insiders", &[("Origin", APP), ("X-API-Key", &owner)]);
     assert_eq!(resp.status(), 200);
     assert!(resp.headers().get("access-control-allow-origin").is_none());
-    assert!(resp.headers().get("vary").is_none(), "nothing varies by origin while CORS is off");
+    let varies = vary(resp.headers());
+    assert_eq!(varies, "authorization, x-api-key, x-marketplace-proxy-secret", "only by credential while CORS is off");
+    let (health, docs) = (send(&server, Method::GET, "/health", &[]), send(&server, Method::GET, "/docs", &[]));
+    assert!(health.headers().get("vary").is_none() && docs.headers().get("vary").is_none(), "they vary by nothing");
     let preflight =
         send(&server, Method::OPTIONS, "/v1/insiders", &[("Origin", APP), ("Access-Control-Request-Method", "GET")]);
     assert_eq!(preflight.status(), 405);
@@ -186,14 +194,15 @@ fn cors_answers_allowed_origins_only() {
     ] {
         assert!(exposed.contains(name), "{name} not exposed: {exposed}");
     }
-    assert!(header(h, "vary").to_ascii_lowercase().contains("origin"), "{h:?}");
+    let varies = vary(h);
+    assert!(varies.contains("origin") && varies.contains("x-api-key"), "both reasons to vary are kept: {varies}");
 
     // The same request from another origin is served (CORS is enforced by browsers) but not allowed, and
     // says it varies by origin so no cache hands one origin's answer to the other.
     let resp = send(&server, Method::GET, "/v1/insiders", &[("Origin", OTHER), ("X-API-Key", &owner)]);
     assert_eq!(resp.status(), 200);
     assert!(resp.headers().get("access-control-allow-origin").is_none());
-    assert!(header(resp.headers(), "vary").to_ascii_lowercase().contains("origin"));
+    assert!(vary(resp.headers()).contains("origin"));
 
     // Errors carry the headers too, so a page can read the envelope.
     let resp = send(&server, Method::GET, "/v1/insiders", &[("Origin", APP)]);
@@ -214,7 +223,7 @@ fn cors_answers_allowed_origins_only() {
     assert_eq!(methods, "GET,HEAD");
     assert!(header(&h, "access-control-allow-headers").to_ascii_lowercase().contains("x-api-key"));
     assert_eq!(header(&h, "access-control-max-age"), "3600");
-    assert!(header(&h, "vary").to_ascii_lowercase().contains("origin"));
+    assert!(vary(&h).contains("origin"));
     assert!(preflight.bytes().unwrap().is_empty());
 
     // Preflight from a disallowed origin: a 403 envelope without any allowance.
@@ -222,7 +231,7 @@ fn cors_answers_allowed_origins_only() {
         send(&server, Method::OPTIONS, "/v1/insiders", &[("Origin", OTHER), ("Access-Control-Request-Method", "GET")]);
     assert_eq!(preflight.status(), 403);
     assert!(preflight.headers().get("access-control-allow-origin").is_none());
-    assert!(header(preflight.headers(), "vary").to_ascii_lowercase().contains("origin"));
+    assert!(vary(preflight.headers()).contains("origin"));
     let body: Value = preflight.json().unwrap();
     assert_envelope(403, &body, 403);
     assert!(body["error"].as_str().unwrap().contains(OTHER), "{body}");
