@@ -1,5 +1,6 @@
 //! The HTTP surface: `fn app(state) -> Router`, the plugin route handler (auth → rate limit → tier → plugin),
-//! `/health`, `/openapi.json`, `/docs` (`docs.rs`), the 404/405 fallbacks, request ids and per-request metrics.
+//! `/health`, `/ready` (`readiness.rs`), `/openapi.json`, `/docs` (`docs.rs`), the 404/405 fallbacks, request ids and
+//! per-request metrics.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -43,6 +44,8 @@ pub struct AppState {
     pub failed_auth: Arc<FailedAuth>,
     /// Cross-origin policy (`cors.rs`); `None` while `server.cors_allowed_origins` is empty.
     pub cors: Option<crate::cors::Cors>,
+    /// Plugins whose last reload failed (`readiness.rs`, written by `watch.rs`).
+    pub plugin_health: Arc<crate::readiness::PluginHealth>,
 }
 
 impl AppState {
@@ -71,6 +74,7 @@ impl AppState {
             sync_freshness: Arc::default(),
             failed_auth,
             cors,
+            plugin_health: Arc::default(),
         }
     }
 
@@ -94,8 +98,10 @@ struct RouteCtx {
 
 /// Builds the router. In-process tests call this directly.
 pub fn app(state: Arc<AppState>) -> Router {
-    let mut router: Router<Arc<AppState>> =
-        Router::new().route("/health", get(health)).route("/openapi.json", get(openapi));
+    let mut router: Router<Arc<AppState>> = Router::new()
+        .route("/health", get(health))
+        .route("/ready", get(crate::readiness::ready))
+        .route("/openapi.json", get(openapi));
     // The documentation page and its scripts (no key, like /health and /openapi.json).
     router = router
         .route("/docs", get(crate::docs::page))
@@ -421,7 +427,7 @@ fn call_plugin(state: &AppState, plugin: &LoadedPlugin, envelope_json: &str, rid
 
 /// Per dataset: `demo` (serving its shipped seed) or `ingested`, with row count and last ingest time, as the
 /// owning plugin's current instance serves it (not merely as the engine holds it).
-fn dataset_status(state: &AppState) -> serde_json::Map<String, serde_json::Value> {
+pub(crate) fn dataset_status(state: &AppState) -> serde_json::Map<String, serde_json::Value> {
     let mut owned: Vec<(&str, &LoadedPlugin)> = state
         .registry
         .plugins

@@ -19,6 +19,7 @@ pub mod pg;
 pub mod pg_records;
 pub mod plugins;
 pub mod ratelimit;
+pub mod readiness;
 pub mod records;
 pub mod redis_limiter;
 pub mod server;

@@ -1,5 +1,5 @@
 //! Assembles `/openapi.json` (OpenAPI 3.1): the host's own part (info, servers, security schemes, the error
-//! schema, shared error responses and rate-limit headers, /health and /openapi.json) plus every loaded
+//! schema, shared error responses and rate-limit headers, /health, /ready and /openapi.json) plus every loaded
 //! plugin's fragment. The host stamps each plugin operation with its maturity (`x-maturity`), tag, security
 //! and the shared error responses, so plugins cannot forget them.
 
@@ -10,7 +10,7 @@ use crate::error::ERROR_CODES;
 use crate::plugins::PluginRegistry;
 
 /// Component schema names the host defines; plugins may not reuse them.
-pub const HOST_SCHEMAS: &[&str] = &["Error", "Health", "PluginStatus", "DataStatus"];
+pub const HOST_SCHEMAS: &[&str] = &["Error", "Health", "Ready", "PluginStatus", "DataStatus"];
 
 pub const API_VERSION: &str = "1.0.0";
 
@@ -106,6 +106,11 @@ fn components() -> Value {
                     "stage": {"type": "string"}, "error": {"type": "string"},
                 },
             },
+            "Ready": {
+                "type": "object",
+                "required": ["ready"],
+                "properties": {"ready": {"type": "boolean", "const": true}},
+            },
             "Health": {
                 "type": "object",
                 "required": ["ok", "service", "datasets", "recordsEngine"],
@@ -172,6 +177,20 @@ fn meta_paths() -> Value {
             "security": [],
             "responses": {"200": {"description": "OK", "content": {"application/json": {
                 "schema": {"$ref": "#/components/schemas/Health"}}}}},
+        }},
+        "/ready": {"get": {
+            "operationId": "getReady",
+            "summary": "Readiness for load balancers and orchestrators",
+            "description": "Unauthenticated, never cached. 200 while this replica can serve: the records engine \
+                answers and no plugin is degraded (failed to load, initialise or reload). Otherwise 503 with the \
+                error envelope naming each reason. Use it for readiness probes; `/health` (always 200) for liveness.",
+            "tags": ["meta"],
+            "security": [],
+            "responses": {
+                "200": {"description": "Ready", "content": {"application/json": {
+                    "schema": {"$ref": "#/components/schemas/Ready"}}}},
+                "503": resp_ref(503),
+            },
         }},
         "/openapi.json": {"get": {
             "operationId": "getOpenApi",

@@ -63,6 +63,7 @@ pub async fn load_plugins(config: &Config, engine: &Arc<Engine>) -> Result<Arc<P
     for f in &registry.failures {
         metrics::gauge!("datahost_plugin_loaded", "plugin" => f.plugin.clone()).set(0.0);
     }
+    crate::metrics::register_plugins(registry.plugins.iter().map(|p| p.slug()));
     Ok(Arc::new(registry))
 }
 
@@ -121,7 +122,7 @@ pub async fn serve(config: Config) -> Result<(), String> {
         serde_json::json!({"event": "listening", "api": api_addr.to_string(), "metrics": metrics_addr.to_string()})
     );
 
-    let metrics_app = crate::metrics::router(metrics_handle);
+    let metrics_app = crate::metrics::router(metrics_handle, state.clone());
     tokio::spawn(async move {
         if let Err(e) = axum::serve(metrics_listener, metrics_app).await {
             tracing::error!(error = %e, "metrics listener stopped");

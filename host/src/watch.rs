@@ -69,8 +69,7 @@ async fn recover_from_degraded_start(state: &Arc<AppState>, pg: &PgEngine) {
     }
     tracing::info!(engine = pg.address(), "records engine reachable: leaving degraded mode");
     state.engine.set_healthy(true);
-    metrics::gauge!("datahost_records_engine_up").set(1.0);
-    reinit(state.registry.plugins.clone(), "recovery").await;
+    reinit(state, state.registry.plugins.clone(), "recovery").await;
     if let Err(e) = state.keys.refresh_if_due(Duration::ZERO).await {
         tracing::warn!(error = %e, "cannot load API keys after recovery");
     }
@@ -89,7 +88,6 @@ pub async fn check_engine(state: &Arc<AppState>) {
                 tracing::error!(error = %e, "records engine lost; serving the datasets already loaded");
             }
             state.engine.set_healthy(false);
-            metrics::gauge!("datahost_records_engine_up").set(0.0);
             return;
         }
     };
@@ -97,7 +95,6 @@ pub async fn check_engine(state: &Arc<AppState>) {
         tracing::info!(engine = state.engine.address(), "records engine reachable again");
     }
     state.engine.set_healthy(true);
-    metrics::gauge!("datahost_records_engine_up").set(1.0);
     if changed.is_empty() {
         return;
     }
@@ -111,19 +108,29 @@ pub async fn check_engine(state: &Arc<AppState>) {
         .filter(|p| everyone || p.reads().any(|d| changed.iter().any(|c| c == d)))
         .cloned()
         .collect();
-    reinit(plugins, "a dataset change").await;
+    reinit(state, plugins, "a dataset change").await;
 }
 
 /// Re-initialises `plugins` one by one: those that own a dataset first, then the derived ones (owning none),
-/// which read the owners' routes on their next request and must see the owners' new instances.
-async fn reinit(mut plugins: Vec<Arc<crate::plugins::LoadedPlugin>>, why: &str) {
+/// which read the owners' routes on their next request and must see the owners' new instances. A failed
+/// reload marks the plugin degraded (`/ready` 503) until one succeeds.
+async fn reinit(state: &AppState, mut plugins: Vec<Arc<crate::plugins::LoadedPlugin>>, why: &str) {
     plugins.sort_by_key(|p| p.manifest.datasets.is_empty());
     for plugin in plugins {
         let slug = plugin.slug().to_string();
         match tokio::task::spawn_blocking(move || plugin.reinit()).await {
-            Ok(Ok(())) => tracing::info!(plugin = %slug, "reloaded after {why}"),
-            Ok(Err(e)) => tracing::error!(plugin = %slug, error = %e, "reload failed; still serving the previous data"),
-            Err(e) => tracing::error!(plugin = %slug, error = %e, "reload crashed; still serving the previous data"),
+            Ok(Ok(())) => {
+                tracing::info!(plugin = %slug, "reloaded after {why}");
+                state.plugin_health.reloaded(&slug);
+            }
+            Ok(Err(e)) => {
+                tracing::error!(plugin = %slug, error = %e, "reload failed; still serving the previous data");
+                state.plugin_health.reload_failed(&slug);
+            }
+            Err(e) => {
+                tracing::error!(plugin = %slug, error = %e, "reload crashed; still serving the previous data");
+                state.plugin_health.reload_failed(&slug);
+            }
         }
     }
 }

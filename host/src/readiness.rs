@@ -1,0 +1,84 @@
+//! Readiness for orchestrators and load balancers: `GET /ready` answers 200 while this replica can serve every
+//! dataset it should, and 503 with the JSON error envelope naming each reason while the records engine is
+//! unreachable or a plugin is degraded. `/health` stays 200 whatever happens (SPEC); liveness probes use it,
+//! readiness probes and load-balancer checks use `/ready`.
+//!
+//! "Degraded" is decided in one place, [`degraded_plugins`], so every source of plugin trouble (load and init
+//! failures, failed reloads, and any later per-plugin state such as a circuit breaker) reaches `/ready`, the
+//! `datahost_plugin_degraded` metric and `datahost_ready` together.
+
+use std::collections::BTreeSet;
+use std::sync::{Arc, Mutex};
+
+use axum::extract::State;
+use axum::http::{header, HeaderValue};
+use axum::response::{IntoResponse, Response};
+
+use crate::app::AppState;
+use crate::error::AppError;
+
+/// Plugins whose last reload (re-init after a dataset change or engine recovery) failed: they keep serving their
+/// previous data, which may be stale, until a reload succeeds. Written by `watch.rs`.
+#[derive(Default)]
+pub struct PluginHealth {
+    reload_failures: Mutex<BTreeSet<String>>,
+}
+
+impl PluginHealth {
+    /// Marks `slug` degraded (the error itself is logged by the caller).
+    pub fn reload_failed(&self, slug: &str) {
+        self.lock().insert(slug.to_string());
+    }
+
+    pub fn reloaded(&self, slug: &str) {
+        self.lock().remove(slug);
+    }
+
+    /// Slugs whose last reload failed.
+    pub fn failed_reloads(&self) -> Vec<String> {
+        self.lock().iter().cloned().collect()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, BTreeSet<String>> {
+        self.reload_failures.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// Every plugin that is degraded now, sorted and without repeats: those that failed to load or initialise at
+/// start (`/health` `pluginFailures`), and those whose last reload failed.
+pub fn degraded_plugins(state: &AppState) -> Vec<String> {
+    let mut degraded: Vec<String> = state.registry.failures.iter().map(|f| f.plugin.clone()).collect();
+    degraded.extend(state.plugin_health.failed_reloads());
+    degraded.sort_unstable();
+    degraded.dedup();
+    degraded
+}
+
+/// Why this replica should not receive traffic; empty when it is ready.
+pub fn not_ready_reasons(state: &AppState) -> Vec<String> {
+    let mut reasons = Vec::new();
+    if !state.engine.is_healthy() {
+        reasons.push(format!("the records engine at {} is unreachable", state.engine.address()));
+    }
+    let degraded = degraded_plugins(state);
+    if !degraded.is_empty() {
+        reasons.push(format!(
+            "degraded plugin{}: {} (load, init or reload failed; /health lists start-up failures)",
+            if degraded.len() == 1 { "" } else { "s" },
+            degraded.join(", ")
+        ));
+    }
+    reasons
+}
+
+/// `GET /ready`: unauthenticated, never cached.
+pub async fn ready(State(state): State<Arc<AppState>>) -> Response {
+    let reasons = not_ready_reasons(&state);
+    let mut resp = if reasons.is_empty() {
+        axum::Json(serde_json::json!({"ready": true})).into_response()
+    } else {
+        AppError::new(state.config.base_url(), 503, format!("not ready: {}", reasons.join("; "))).into_response()
+    };
+    resp.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    resp
+}
