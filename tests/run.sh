@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite, as the README's second command: builds the workspace, runs every unit, in-process
 # and black-box test (the real binary with the real plugins; PostgreSQL and Redis tests against the real
-# services), validates the assembled OpenAPI document, runs schemathesis against a live server, and opens /docs in
-# headless Chromium.
+# services), validates the assembled OpenAPI document, runs schemathesis against a live server, opens /docs in
+# headless Chromium, and checks the deployment artefacts in deploy/ with their own tools.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -23,6 +23,9 @@ bash tests/tools/contract.sh "$root/target/debug"
 
 step "/docs in headless Chromium: every operation and error anchor renders; screenshots in target/test-artifacts"
 bash tests/tools/docs-page.sh "$root/target/debug"
+
+step "deployment artefacts (deploy/): container file, compose, HAProxy, Prometheus rules, Kubernetes, systemd, Grafana; /metrics of a live server"
+bash tests/tools/deploy-check.sh "$root/target/debug"
 
 echo
 echo "all test stages passed"
