@@ -1,4 +1,4 @@
-//! Build facts for the `datahost_build_info` metric: the git commit (from `DATAHOST_GIT_COMMIT` when set, as in a
+//! Build facts for the `datahost_build_info` metric: the git commit (from `GIT_COMMIT` when set, as in a
 //! container build without `.git`, else from `git`) and the rustc version. Missing facts become "unknown".
 
 use std::path::PathBuf;
@@ -15,8 +15,8 @@ fn git(args: &[&str]) -> Option<String> {
 }
 
 fn main() {
-    println!("cargo:rerun-if-env-changed=DATAHOST_GIT_COMMIT");
-    let commit = std::env::var("DATAHOST_GIT_COMMIT").ok().filter(|c| !c.is_empty()).or_else(|| {
+    println!("cargo:rerun-if-env-changed=GIT_COMMIT");
+    let commit = std::env::var("GIT_COMMIT").ok().filter(|c| !c.is_empty()).or_else(|| {
         // Rebuild when HEAD moves: HEAD itself (a checkout) and the branch it names (a commit).
         // (A missing file would make cargo rerun this script on every build, so only existing ones are named.)
         let branch = git(&["symbolic-ref", "-q", "HEAD"]);
@@ -27,12 +27,12 @@ fn main() {
         }
         git(&["rev-parse", "--short=12", "HEAD"])
     });
-    println!("cargo:rustc-env=DATAHOST_GIT_COMMIT={}", commit.as_deref().unwrap_or("unknown"));
+    println!("cargo:rustc-env=BUILD_GIT_COMMIT={}", commit.as_deref().unwrap_or("unknown"));
 
     let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
     // "rustc 1.95.0 (abcdef 2026-01-01)" -> "1.95.0"
     let version = output(Command::new(rustc).arg("--version"))
         .and_then(|v| v.split_whitespace().nth(1).map(str::to_string))
         .unwrap_or_else(|| "unknown".into());
-    println!("cargo:rustc-env=DATAHOST_RUSTC_VERSION={version}");
+    println!("cargo:rustc-env=BUILD_RUSTC_VERSION={version}");
 }

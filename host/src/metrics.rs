@@ -161,8 +161,8 @@ fn scrape_time_families(state: &AppState, out: &mut Exposition) {
         "datahost_build_info",
         &[
             ("version", env!("CARGO_PKG_VERSION")),
-            ("git_commit", env!("DATAHOST_GIT_COMMIT")),
-            ("rustc", env!("DATAHOST_RUSTC_VERSION")),
+            ("git_commit", env!("BUILD_GIT_COMMIT")),
+            ("rustc", env!("BUILD_RUSTC_VERSION")),
         ],
         1.0,
     );
