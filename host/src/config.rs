@@ -90,6 +90,8 @@ pub struct EngineConfig {
     pub reload_interval_secs: u64,
     /// Where the embedded engine keeps its database file (and later raw files and indexes).
     pub data_dir: PathBuf,
+    /// PEM file of the CA that signed the PostgreSQL server's certificate; empty: the system's trust store.
+    pub tls_ca_file: PathBuf,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -112,6 +114,8 @@ pub struct RateLimitConfig {
     pub redis_prefix: String,
     pub redis_timeout_ms: u64,
     pub fail_mode: FailMode,
+    /// PEM file of the CA that signed the Redis server's certificate (rediss:// only); empty: the system's.
+    pub redis_tls_ca_file: PathBuf,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -286,11 +290,15 @@ impl Config {
                 redact_url(&self.engine.url)
             ));
         }
-        if !self.ratelimit.redis_url.is_empty() && !self.ratelimit.redis_url.starts_with("redis://") {
+        let redis = &self.ratelimit.redis_url;
+        if !redis.is_empty() && !redis.starts_with("redis://") && !redis.starts_with("rediss://") {
             return Err(format!(
-                "ratelimit.redis_url must be a redis:// URL, got `{}`",
-                redact_url(&self.ratelimit.redis_url)
+                "ratelimit.redis_url must be a redis:// or rediss:// (TLS) URL, got `{}`",
+                redact_url(redis)
             ));
+        }
+        if !self.ratelimit.redis_tls_ca_file.as_os_str().is_empty() && !redis.starts_with("rediss://") {
+            return Err("ratelimit.redis_tls_ca_file is set but ratelimit.redis_url is not a rediss:// URL".into());
         }
         if self.engine.pool_size == 0 {
             return Err("engine.pool_size must be at least 1".into());

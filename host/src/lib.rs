@@ -25,6 +25,7 @@ pub mod redis_limiter;
 pub mod server;
 pub mod sqlite;
 pub mod sync;
+pub mod tls;
 pub mod watch;
 
 pub use app::{app, AppState};

@@ -13,7 +13,7 @@ use std::time::Duration;
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
 use serde_json::{json, Value};
 use tokio_postgres::types::{ToSql, Type};
-use tokio_postgres::NoTls;
+use tokio_postgres_rustls::MakeRustlsConnect;
 
 use crate::config::{redact_url, Config};
 use crate::engine::Engine;
@@ -75,6 +75,8 @@ const HOST_MIGRATIONS: &[(i32, &str, &str)] = &[
 pub struct PgEngine {
     pool: Pool,
     pg_config: tokio_postgres::Config,
+    /// TLS as `sslmode` in `engine.url` says (`tls.rs`), for the pool and the LISTEN connection.
+    tls: MakeRustlsConnect,
     address: String,
     query_timeout: Duration,
     connect_timeout: Duration,
@@ -92,12 +94,19 @@ impl PgEngine {
     pub async fn connect(config: &Config) -> Result<Self, String> {
         let address = redact_url(&config.engine.url);
         let connect_timeout = Duration::from_secs(config.engine.connect_timeout_secs.max(1));
-        let mut pg_config = tokio_postgres::Config::from_str(&config.engine.url)
+        let tls = crate::tls::PgTls::from_url(&config.engine.url).map_err(|e| format!("engine.url {address}: {e}"))?;
+        let mut pg_config = tokio_postgres::Config::from_str(&tls.url)
             .map_err(|e| format!("engine.url {address} is not a valid PostgreSQL URL: {e}"))?;
+        pg_config.ssl_mode(tls.tokio_mode());
+        let ca_file = Some(config.engine.tls_ca_file.as_path()).filter(|p| !p.as_os_str().is_empty());
+        let connector = tls.connector(ca_file).map_err(|e| format!("engine TLS: {e}"))?;
         pg_config.connect_timeout(connect_timeout);
         pg_config.application_name("datahost");
-        let manager =
-            Manager::from_config(pg_config.clone(), NoTls, ManagerConfig { recycling_method: RecyclingMethod::Fast });
+        let manager = Manager::from_config(
+            pg_config.clone(),
+            connector.clone(),
+            ManagerConfig { recycling_method: RecyclingMethod::Fast },
+        );
         let pool = Pool::builder(manager)
             .max_size(config.engine.pool_size)
             .runtime(Runtime::Tokio1)
@@ -109,6 +118,7 @@ impl PgEngine {
         let engine = Self {
             pool,
             pg_config,
+            tls: connector,
             address: address.clone(),
             query_timeout: Duration::from_secs(config.engine.query_timeout_secs.max(1)),
             connect_timeout,
@@ -121,7 +131,7 @@ impl PgEngine {
     }
 
     pub(crate) async fn client(&self) -> Result<deadpool_postgres::Object, String> {
-        self.pool.get().await.map_err(|e| format!("records engine at {} is unreachable: {e}", self.address))
+        pooled(&self.pool, &self.address).await
     }
 
     /// Runs a future under the query timeout.
@@ -347,8 +357,11 @@ impl PgEngine {
 
     /// Opens a dedicated connection that LISTENs for dataset changes and wakes `notify` on each one.
     pub async fn listen(&self, notify: Arc<tokio::sync::Notify>) -> Result<(), String> {
-        let (client, mut connection) =
-            self.pg_config.connect(NoTls).await.map_err(|e| format!("LISTEN connection to {}: {e}", self.address))?;
+        let (client, mut connection) = self
+            .pg_config
+            .connect(self.tls.clone())
+            .await
+            .map_err(|e| format!("LISTEN connection to {}: {e}", self.address))?;
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
         let driver = tokio::spawn(async move {
             let mut stream = futures_util::stream::poll_fn(move |cx| connection.poll_message(cx));
@@ -448,6 +461,30 @@ fn row_to_json(row: &tokio_postgres::Row) -> Result<Value, String> {
     Ok(Value::Object(obj))
 }
 
+/// A connection from the pool, or why there is none. PostgreSQL answers a plain connection that pg_hba.conf allows
+/// only over TLS (`hostssl`) with "... no encryption"; that is said in the engine's terms.
+async fn pooled(pool: &Pool, address: &str) -> Result<deadpool_postgres::Object, String> {
+    pool.get().await.map_err(|e| {
+        // The server's own words ("FATAL: ... no encryption") are in the error's sources, not its top line.
+        let mut text = e.to_string();
+        let mut source = std::error::Error::source(&e);
+        while let Some(s) = source {
+            let line = s.to_string();
+            if !text.contains(&line) {
+                text = format!("{text}: {line}");
+            }
+            source = s.source();
+        }
+        let e = text;
+        let hint = if e.contains("no encryption") {
+            "; the server accepts only TLS connections: set sslmode=require or sslmode=verify-full in engine.url"
+        } else {
+            ""
+        };
+        format!("records engine at {address} is unreachable: {e}{hint}")
+    })
+}
+
 /// API keys in PostgreSQL (engine mode): hashes only.
 pub struct PgKeys {
     pool: Pool,
@@ -456,7 +493,7 @@ pub struct PgKeys {
 
 impl PgKeys {
     async fn client(&self) -> Result<deadpool_postgres::Object, String> {
-        self.pool.get().await.map_err(|e| format!("records engine at {} is unreachable: {e}", self.address))
+        pooled(&self.pool, &self.address).await
     }
 
     pub async fn load(&self) -> Result<Vec<KeyRecord>, String> {

@@ -1,7 +1,8 @@
 //! Rate-limit state in Redis, shared by every replica. One round trip per request: a Lua script increments
 //! the counter of the current window (keyed by window start and the key id, never the key), sets its expiry on
 //! the first hit, and reads the window from Redis' own clock so replicas with skewed clocks still agree.
-//! A slow or lost Redis is bounded by a short timeout and decided by the fail mode.
+//! A slow or lost Redis is bounded by a short timeout and decided by the fail mode. `rediss://` URLs connect over
+//! TLS (managed services require it), verified against `ratelimit.redis_tls_ca_file` or the system's roots.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -26,8 +27,11 @@ return {count, window + tonumber(ARGV[1]) - now_ms}
 "#;
 
 pub struct RedisLimiter {
-    client: redis::Client,
+    /// Boxed: with TLS support the client is several hundred bytes, and `Limiter` holds this inline.
+    client: Box<redis::Client>,
     address: String,
+    /// Said after a failed connection over plain `redis://`: a TLS-only server just drops it.
+    tls_hint: &'static str,
     prefix: String,
     timeout: Duration,
     fail_mode: FailMode,
@@ -43,11 +47,31 @@ fn now_ms() -> u64 {
 }
 
 impl RedisLimiter {
-    pub fn new(url: &str, prefix: &str, timeout_ms: u64, fail_mode: FailMode) -> Result<Self, String> {
-        let client = redis::Client::open(url).map_err(|e| format!("ratelimit.redis_url {}: {e}", redact_url(url)))?;
+    pub fn new(
+        url: &str,
+        prefix: &str,
+        timeout_ms: u64,
+        fail_mode: FailMode,
+        ca_file: Option<&std::path::Path>,
+    ) -> Result<Self, String> {
+        crate::tls::install_crypto_provider();
+        let client = match ca_file {
+            None => redis::Client::open(url),
+            Some(path) => {
+                let pem =
+                    std::fs::read(path).map_err(|e| format!("ratelimit.redis_tls_ca_file {}: {e}", path.display()))?;
+                redis::Client::build_with_tls(url, redis::TlsCertificates { client_tls: None, root_cert: Some(pem) })
+            }
+        }
+        .map_err(|e| format!("ratelimit.redis_url {}: {e}", redact_url(url)))?;
         Ok(Self {
-            client,
+            client: Box::new(client),
             address: redact_url(url),
+            tls_hint: if url.starts_with("redis://") {
+                " (a server that accepts only TLS needs a rediss:// URL)"
+            } else {
+                ""
+            },
             prefix: prefix.to_string(),
             timeout: Duration::from_millis(timeout_ms),
             fail_mode,
@@ -84,11 +108,11 @@ impl RedisLimiter {
             }
             Ok(Err(e)) => {
                 self.retry_after_ms.store(now_ms() + 1_000, Ordering::Relaxed);
-                Err(format!("cannot connect to redis at {}: {e}", self.address))
+                Err(format!("cannot connect to redis at {}: {e}{}", self.address, self.tls_hint))
             }
             Err(_) => {
                 self.retry_after_ms.store(now_ms() + 1_000, Ordering::Relaxed);
-                Err(format!("connecting to redis at {} timed out", self.address))
+                Err(format!("connecting to redis at {} timed out{}", self.address, self.tls_hint))
             }
         }
     }

@@ -75,6 +75,7 @@ pub fn limiter(config: &Config) -> Result<Limiter, String> {
             &config.ratelimit.redis_prefix,
             config.ratelimit.redis_timeout_ms,
             config.ratelimit.fail_mode,
+            Some(config.ratelimit.redis_tls_ca_file.as_path()).filter(|p| !p.as_os_str().is_empty()),
         )?),
     })
 }

@@ -503,3 +503,205 @@ pub mod pg {
         std::path::PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
     }
 }
+
+/// A port nothing listens on (bound, read, released).
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+/// PostgreSQL and Redis servers a test starts, owns and kills, with or without TLS.
+pub mod private {
+    use std::path::PathBuf;
+    use std::process::{Child, Command, Stdio};
+    use std::time::{Duration, Instant};
+
+    use super::free_port;
+    use super::pg::bin_dir;
+
+    /// A test certificate authority and a server certificate it signed for `localhost` and `127.0.0.1`, made with
+    /// the openssl command line in a temporary folder.
+    pub struct TestCerts {
+        pub dir: tempfile::TempDir,
+    }
+
+    impl TestCerts {
+        pub fn new() -> TestCerts {
+            let dir = tempfile::Builder::new().prefix("dh-tls-").tempdir_in("/tmp").unwrap();
+            let d = dir.path().display();
+            let script = format!(
+                "set -e; cd {d}
+                 openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=datahost-test-ca \
+                   -keyout ca.key -out ca.pem 2>/dev/null
+                 openssl req -newkey rsa:2048 -nodes -subj /CN=localhost -keyout server.key -out server.csr 2>/dev/null
+                 printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\\nbasicConstraints=CA:FALSE\\n' > ext.cnf
+                 openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 \
+                   -extfile ext.cnf -out server.pem 2>/dev/null
+                 chmod 644 ca.pem server.pem server.key"
+            );
+            let status = Command::new("sh").arg("-c").arg(script).status().expect("openssl");
+            assert!(status.success(), "openssl could not make the test certificates");
+            TestCerts { dir }
+        }
+
+        pub fn ca(&self) -> PathBuf {
+            self.dir.path().join("ca.pem")
+        }
+
+        pub fn cert(&self) -> PathBuf {
+            self.dir.path().join("server.pem")
+        }
+
+        pub fn key(&self) -> PathBuf {
+            self.dir.path().join("server.key")
+        }
+    }
+
+    impl Default for TestCerts {
+        fn default() -> Self {
+            Self::new()
+        }
+    }
+
+    /// A private PostgreSQL cluster on a free port, owned by the `postgres` system user (initdb refuses root).
+    pub struct PrivateCluster {
+        dir: tempfile::TempDir,
+        pub port: u16,
+        /// Extra `-c name=value` server options (TLS).
+        options: String,
+    }
+
+    impl PrivateCluster {
+        pub fn start() -> PrivateCluster {
+            Self::init(None)
+        }
+
+        /// A cluster that accepts only TLS connections over TCP (`hostssl` in pg_hba.conf), with `certs`' server
+        /// certificate.
+        pub fn start_tls_only(certs: &TestCerts) -> PrivateCluster {
+            Self::init(Some(certs))
+        }
+
+        fn init(certs: Option<&TestCerts>) -> PrivateCluster {
+            let mut options = String::new();
+            let dir = tempfile::Builder::new().prefix("dh-pg-").tempdir_in("/tmp").unwrap();
+            let d = dir.path().display();
+            as_postgres(&format!("chown postgres {d} && chmod 700 {d}"), true);
+            as_postgres(&format!("{}/initdb -D {d}/data -U postgres -A trust >/dev/null", bin_dir().display()), false);
+            if let Some(certs) = certs {
+                // The key must belong to the server's user and be private to it.
+                as_postgres(
+                    &format!(
+                        "cp {} {d}/server.pem && cp {} {d}/server.key && chown postgres {d}/server.pem {d}/server.key \
+                         && chmod 600 {d}/server.key",
+                        certs.cert().display(),
+                        certs.key().display()
+                    ),
+                    true,
+                );
+                as_postgres(
+                    &format!(
+                        "printf 'local all all trust\\nhostssl all all 127.0.0.1/32 trust\\nhostnossl all all 127.0.0.1/32 reject\\n' \
+                         > {d}/data/pg_hba.conf"
+                    ),
+                    false,
+                );
+                options = format!("-c ssl=on -c ssl_cert_file={d}/server.pem -c ssl_key_file={d}/server.key");
+            }
+            let port = free_port();
+            let c = PrivateCluster { dir, port, options };
+            c.pg_ctl("start");
+            c
+        }
+
+        pub fn pg_ctl(&self, action: &str) {
+            let d = self.dir.path().display();
+            let opts = format!("-p {} -k {d} -c listen_addresses=127.0.0.1 -c fsync=off {}", self.port, self.options);
+            let cmd = match action {
+                "start" => {
+                    format!("{}/pg_ctl -D {d}/data -o '{opts}' -l {d}/log -w start >/dev/null", bin_dir().display())
+                }
+                _ => format!("{}/pg_ctl -D {d}/data -m immediate -w stop >/dev/null", bin_dir().display()),
+            };
+            as_postgres(&cmd, false);
+        }
+
+        pub fn url(&self) -> String {
+            format!("postgres://postgres@127.0.0.1:{}/postgres", self.port)
+        }
+
+        /// The folder of the cluster's Unix socket (always trusted, no TLS): for the test's own checks.
+        pub fn socket_url(&self) -> String {
+            format!("host={} port={} user=postgres dbname=postgres", self.dir.path().display(), self.port)
+        }
+    }
+
+    impl Drop for PrivateCluster {
+        fn drop(&mut self) {
+            self.pg_ctl("stop");
+        }
+    }
+
+    fn as_postgres(cmd: &str, as_root: bool) {
+        let status = if as_root {
+            Command::new("sh").arg("-c").arg(cmd).status().unwrap()
+        } else {
+            Command::new("runuser").args(["-u", "postgres", "--", "sh", "-c", cmd]).status().unwrap()
+        };
+        assert!(status.success(), "`{cmd}` failed");
+    }
+
+    /// A private redis-server on `port`, killed on drop.
+    pub struct PrivateRedis {
+        child: Child,
+        pub port: u16,
+    }
+
+    impl PrivateRedis {
+        pub fn start(port: u16) -> PrivateRedis {
+            Self::spawn(port, &["--port", &port.to_string()])
+        }
+
+        /// TLS only: no plain port, `certs`' server certificate on `port`, no client certificates asked.
+        pub fn start_tls_only(port: u16, certs: &TestCerts) -> PrivateRedis {
+            let (cert, key, ca) = (certs.cert(), certs.key(), certs.ca());
+            let port_arg = port.to_string();
+            let args = [
+                "--port",
+                "0",
+                "--tls-port",
+                &port_arg,
+                "--tls-cert-file",
+                cert.to_str().unwrap(),
+                "--tls-key-file",
+                key.to_str().unwrap(),
+                "--tls-ca-cert-file",
+                ca.to_str().unwrap(),
+                "--tls-auth-clients",
+                "no",
+            ];
+            Self::spawn(port, &args)
+        }
+
+        fn spawn(port: u16, args: &[&str]) -> PrivateRedis {
+            let child = Command::new("redis-server")
+                .args(args)
+                .args(["--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
+                .stdout(Stdio::null())
+                .spawn()
+                .expect("redis-server");
+            let deadline = Instant::now() + Duration::from_secs(10);
+            while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+                assert!(Instant::now() < deadline, "private redis did not start");
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            PrivateRedis { child, port }
+        }
+    }
+
+    impl Drop for PrivateRedis {
+        fn drop(&mut self) {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}

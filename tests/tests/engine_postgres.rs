@@ -2,11 +2,11 @@
 //! database per test) and, for the kill test, a private cluster this test starts itself.
 
 use std::path::Path;
-use std::process::Command;
 use std::time::{Duration, Instant};
 
-use datahost_tests::pg::{bin_dir, TestDb};
-use datahost_tests::{run_cli, run_cli_raw, Server, ServerOptions};
+use datahost_tests::pg::TestDb;
+use datahost_tests::private::PrivateCluster;
+use datahost_tests::{free_port, run_cli, run_cli_raw, Server, ServerOptions};
 use serde_json::Value;
 
 fn engine_server(db: &TestDb) -> Server {
@@ -214,60 +214,6 @@ fn unreachable_engine_at_start_is_a_clear_error_or_a_degraded_start() {
     let (_, health) = degraded.get_with("/health", &[]);
     assert_eq!(health["ok"], false);
     assert_eq!(health["recordsEngine"], format!("postgres://127.0.0.1:{port}/nothing"));
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
-}
-
-/// A private PostgreSQL cluster on a free port, owned by the `postgres` system user (initdb refuses root).
-struct PrivateCluster {
-    dir: tempfile::TempDir,
-    port: u16,
-}
-
-impl PrivateCluster {
-    fn start() -> PrivateCluster {
-        let dir = tempfile::Builder::new().prefix("dh-pg-").tempdir_in("/tmp").unwrap();
-        let port = free_port();
-        as_postgres(&format!("chown postgres {0} && chmod 700 {0}", dir.path().display()), true);
-        as_postgres(
-            &format!("{}/initdb -D {}/data -U postgres -A trust >/dev/null", bin_dir().display(), dir.path().display()),
-            false,
-        );
-        let c = PrivateCluster { dir, port };
-        c.pg_ctl("start");
-        c
-    }
-
-    fn pg_ctl(&self, action: &str) {
-        let d = self.dir.path().display();
-        let opts = format!("-p {} -k {d} -c listen_addresses=127.0.0.1 -c fsync=off", self.port);
-        let cmd = match action {
-            "start" => format!("{}/pg_ctl -D {d}/data -o '{opts}' -l {d}/log -w start >/dev/null", bin_dir().display()),
-            _ => format!("{}/pg_ctl -D {d}/data -m immediate -w stop >/dev/null", bin_dir().display()),
-        };
-        as_postgres(&cmd, false);
-    }
-
-    fn url(&self) -> String {
-        format!("postgres://postgres@127.0.0.1:{}/postgres", self.port)
-    }
-}
-
-impl Drop for PrivateCluster {
-    fn drop(&mut self) {
-        self.pg_ctl("stop");
-    }
-}
-
-fn as_postgres(cmd: &str, as_root: bool) {
-    let status = if as_root {
-        Command::new("sh").arg("-c").arg(cmd).status().unwrap()
-    } else {
-        Command::new("runuser").args(["-u", "postgres", "--", "sh", "-c", cmd]).status().unwrap()
-    };
-    assert!(status.success(), "`{cmd}` failed");
 }
 
 #[test]

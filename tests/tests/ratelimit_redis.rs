@@ -2,11 +2,11 @@
 //! key prefix per test), Redis at a dead port (fail open and fail closed), and recovery with a private
 //! redis-server the test starts and kills.
 
-use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use datahost_tests::{assert_envelope, wait_for_window_with, Server, ServerOptions};
+use datahost_tests::private::PrivateRedis;
+use datahost_tests::{assert_envelope, free_port, wait_for_window_with, Server, ServerOptions};
 
 const ROUTE: &str = "/v1/congress-trades?limit=1";
 
@@ -70,13 +70,9 @@ fn concurrent_load_on_two_replicas_gives_exactly_the_limit() {
     assert_eq!(statuses.iter().filter(|s| **s == 429).count(), 100);
 }
 
-fn dead_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
-}
-
 #[test]
 fn dead_redis_fails_open_by_default_and_closed_when_configured() {
-    let port = dead_port();
+    let port = free_port();
     let open = replica(&redis_toml(&format!("redis://127.0.0.1:{port}"), &prefix(), ""), None);
     let key = open.issue_key("free");
     let started = Instant::now();
@@ -98,37 +94,9 @@ fn dead_redis_fails_open_by_default_and_closed_when_configured() {
     assert_eq!(closed.get(ROUTE).0, 200);
 }
 
-struct PrivateRedis {
-    child: Child,
-    port: u16,
-}
-
-impl PrivateRedis {
-    fn start(port: u16) -> PrivateRedis {
-        let child = Command::new("redis-server")
-            .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
-            .stdout(Stdio::null())
-            .spawn()
-            .expect("redis-server");
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(Instant::now() < deadline, "private redis did not start");
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        PrivateRedis { child, port }
-    }
-}
-
-impl Drop for PrivateRedis {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 #[test]
 fn limiting_recovers_by_itself_when_redis_returns() {
-    let port = dead_port();
+    let port = free_port();
     let redis = PrivateRedis::start(port);
     let server =
         replica(&redis_toml(&format!("redis://127.0.0.1:{}", redis.port), &prefix(), "redis_timeout_ms = 200"), None);
