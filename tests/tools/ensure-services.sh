@@ -27,3 +27,9 @@ if ! redis_up; then
   redis_up || { echo "Redis is not available on 127.0.0.1:6379" >&2; exit 1; }
 fi
 echo "Redis: up"
+
+# The TLS tests (tests/tests/tls.rs) make their certificates with the openssl command line.
+if ! command -v openssl >/dev/null 2>&1; then
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends openssl >/dev/null
+fi
+echo "openssl: $(openssl version)"
