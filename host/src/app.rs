@@ -263,7 +263,29 @@ async fn plugin_route(
     };
     let envelope_json = serde_json::to_string(&envelope).unwrap_or_default();
     let resp = call_plugin(&state, &ctx.plugin, &envelope_json, rid.as_deref());
+    let resp = link_next(state.config.base_url(), &ctx.path, &envelope.query, resp);
     with_tier(finish(resp, decision), tier_label)
+}
+
+/// A paged list's `Link: <next page>; rel="next"`: the plugin names the next page's cursor in `X-Next-Cursor`
+/// (kept for clients that read it) and the host, which alone knows `server.base_url`, builds the absolute URL
+/// from the route and this request's own parameters with `cursor` replaced. `query` no longer holds `api_key`
+/// (removed before any plugin runs), so the key is never echoed.
+fn link_next(base_url: &str, path: &str, query: &[(String, String)], mut resp: Response) -> Response {
+    let cursor = datahost_plugin_api::paging::PARAM;
+    let Some(next) = resp.headers().get(datahost_plugin_api::paging::NEXT_HEADER).and_then(|v| v.to_str().ok()) else {
+        return resp;
+    };
+    let mut pairs = url::form_urlencoded::Serializer::new(String::new());
+    for (k, v) in query.iter().filter(|(k, _)| k != cursor) {
+        pairs.append_pair(k, v);
+    }
+    pairs.append_pair(cursor, next);
+    let link = format!("<{base_url}{path}?{}>; rel=\"next\"", pairs.finish());
+    if let Ok(value) = HeaderValue::try_from(link) {
+        resp.headers_mut().insert(header::LINK, value);
+    }
+    resp
 }
 
 /// Counts the request against the caller's limit. `Ok(None)`: unlimited tier, or the limiter is down and

@@ -415,13 +415,14 @@ impl From<SearchError> for crate::ApiError {
     }
 }
 
-/// The answer to a search: whether the county is onboarded, the first `limit` documents newest first, and how
-/// many matched.
+/// The answer to a search: whether the county is onboarded, one page of documents newest first, how many
+/// matched, and the cursor of the next page.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Found {
     pub onboarded: bool,
     pub total: usize,
     pub documents: Vec<ClerkDocument>,
+    pub next: Option<String>,
 }
 
 /// The ingested clerk records of one dataset, searched in the records engine.
@@ -450,10 +451,11 @@ impl ClerkStore {
     }
 
     /// The documents of `county` whose party names, addresses and numbers hold every query word and that
-    /// `keep` accepts, newest recording first (equal dates by document id), the first `limit` of them.
+    /// `keep` accepts, newest recording first (equal dates by document id), one page of them (the matches
+    /// are read whole for the query, then paged: the word index narrows them to the query's documents).
     /// A county that is not onboarded answers `onboarded: false` and nothing else.
     pub fn search(&self, search: &ClerkSearch, keep: impl Fn(&ClerkDocument) -> bool) -> Result<Found, SearchError> {
-        let (county, query, limit) = (search.county.as_str(), &search.tokens, search.limit);
+        let (county, query) = (search.county.as_str(), &search.tokens);
         if !self.is_onboarded(county) {
             return Ok(Found::default());
         }
@@ -478,8 +480,8 @@ impl ClerkStore {
         }
         documents.sort_by(|a, b| b.recorded_date.cmp(&a.recorded_date).then_with(|| a.document_id.cmp(&b.document_id)));
         let total = documents.len();
-        documents.truncate(limit);
-        Ok(Found { onboarded: true, total, documents })
+        let page = search.page.page(documents, |d| crate::county::clerk_key(&d.recorded_date, &d.document_id));
+        Ok(Found { onboarded: true, total, documents: page.items, next: page.next })
     }
 
     /// The document keys holding every query word, from the word lists that fit one lookup (the words on

@@ -1,12 +1,14 @@
-//! The shared shape of per-company datasets (SPEC: insiders, donors, contracts, lobbying, patents): one
-//! optional `ticker` parameter where "omitted = every covered company", and the response envelope
-//! `{meta, count, companies}`. A plugin supplies only its records, its `meta` and how one company renders.
+//! The shared shape of per-company datasets (SPEC: insiders, donors, contracts, lobbying, patents, execs): one
+//! optional `ticker` parameter where "omitted = every covered company", paged by `limit` and `cursor` in ticker
+//! order (see [`crate::paging`]), and the response envelope `{meta, count, companies, next}`. A plugin supplies
+//! only its records, its `meta` and how one company renders.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::openapi::{schema, Operation};
-use crate::params::normalize_ticker;
+use crate::paging::{self, Page, PageRequest};
+use crate::params::{normalize_ticker, TickerFilter, DEFAULT_MAX_LIMIT};
 use crate::{ApiError, ParamSpec, Plugin, RequestEnvelope, Response, RouteSpec};
 
 /// The `meta` fields SPEC gives every company dataset. `source` is additive: it names where the snapshot
@@ -79,10 +81,28 @@ impl<T> Companies<T> {
         self.items.iter().map(|(_, t)| t)
     }
 
-    /// The companies a request's `ticker` parameter selects (all of them when it is omitted).
-    pub fn select(&self, request: &RequestEnvelope) -> Result<Vec<&T>, ApiError> {
+    /// The companies a request's `ticker` parameter selects (all of them when it is omitted), one page of
+    /// them: `limit` is only a page size here (SPEC serves every covered company when it is omitted).
+    pub fn select(&self, request: &RequestEnvelope) -> Result<Page<&T>, ApiError> {
         let filter = request.params().ticker()?;
-        Ok(self.items.iter().filter(|(t, _)| filter.matches(t)).map(|(_, item)| item).collect())
+        self.page(&filter, &PageRequest::parse_or_all(request, DEFAULT_MAX_LIMIT)?)
+    }
+
+    /// The page of the companies `filter` selects, in ticker order. The sort key is the normalised ticker and,
+    /// for the rare ticker two records share, the record's rank among them, so the order is total.
+    pub fn page(&self, filter: &TickerFilter, page: &PageRequest) -> Result<Page<&T>, ApiError> {
+        let mut rank = 0;
+        let keyed = self
+            .items
+            .iter()
+            .enumerate()
+            .map(|(i, (ticker, item))| {
+                rank = if i > 0 && self.items[i - 1].0 == *ticker { rank + 1 } else { 0 };
+                ((ticker.as_str(), rank), item)
+            })
+            .filter(|((ticker, _), _)| filter.matches(ticker));
+        let page = page.page(keyed, |((ticker, rank), _)| (ticker.to_string(), *rank))?;
+        Ok(Page { items: page.items.into_iter().map(|(_, item)| item).collect(), next: page.next })
     }
 }
 
@@ -90,29 +110,62 @@ impl<T> Companies<T> {
 #[derive(Debug, Serialize)]
 pub struct Envelope<'a, M: Serialize, C: Serialize> {
     pub meta: &'a M,
+    /// The number of companies in this response (this page).
     pub count: usize,
     pub companies: Vec<C>,
+    /// The cursor of the next page; null on the last.
+    pub next: Option<String>,
 }
 
-/// Answers a company-dataset request: applies the `ticker` filter, renders each selected company and wraps
-/// them in `{meta, count, companies}`.
+impl<'a, M: Serialize, C: Serialize> Envelope<'a, M, C> {
+    /// `{meta, count, companies, next}` for one page of rendered companies.
+    pub fn new(meta: &'a M, companies: Vec<C>, next: Option<String>) -> Self {
+        Self { meta, count: companies.len(), companies, next }
+    }
+
+    /// The 200 response, with the next-page header when there is a next page.
+    pub fn respond(&self) -> Result<Response, ApiError> {
+        paging::respond(self, self.next.as_deref())
+    }
+}
+
+/// Answers a company-dataset request: applies the `ticker` filter and the page, renders each selected company
+/// and wraps them in `{meta, count, companies, next}`.
 pub fn respond<'a, T, M: Serialize, C: Serialize>(
     companies: &'a Companies<T>,
     meta: &M,
     request: &RequestEnvelope,
     render: impl Fn(&'a T) -> C,
 ) -> Result<Response, ApiError> {
-    let rendered: Vec<C> = companies.select(request)?.into_iter().map(render).collect();
-    Response::json(&Envelope { meta, count: rendered.len(), companies: rendered })
+    let page = companies.select(request)?;
+    Envelope::new(meta, page.items.into_iter().map(render).collect(), page.next).respond()
 }
 
-/// The route of a company dataset: its only parameter is SPEC's optional `ticker`.
+/// The `limit` of a company dataset: SPEC returns every covered company when it is omitted, so here it is only
+/// a page size (see [`crate::paging`]).
+pub fn limit_param() -> ParamSpec {
+    ParamSpec::integer(
+        "limit",
+        &format!(
+            "Page size: caps the number of companies returned, the rest following through `next`. When omitted, \
+             every covered company is returned; values above {DEFAULT_MAX_LIMIT} are clamped to {DEFAULT_MAX_LIMIT}."
+        ),
+    )
+    .schema(serde_json::json!({ "maximum": DEFAULT_MAX_LIMIT }))
+}
+
+/// The route of a company dataset: SPEC's optional `ticker`, and the page parameters `limit` and `cursor`.
 pub fn route_spec(path: &str) -> RouteSpec {
+    paged_route_spec(path, limit_param())
+}
+
+/// [`route_spec`] with a `limit` of the dataset's own (execs: SPEC gives it a default).
+pub fn paged_route_spec(path: &str, limit: ParamSpec) -> RouteSpec {
     let mut ticker = ParamSpec::ticker();
     ticker.description = "Stock ticker, case-insensitive (for example `AAPL` or `aapl`). When omitted, all covered \
                           companies are returned."
         .into();
-    RouteSpec::new(path, vec![ticker])
+    RouteSpec::new(path, vec![ticker, limit, paging::cursor_param()])
 }
 
 /// The schema of one company whose first fields are `name` and `ticker`, followed by `fields`; all required.
@@ -164,6 +217,7 @@ impl CompaniesDoc<'_> {
             ("meta", reference(&meta_name)),
             ("count", describe(integer(), "Number of companies returned.")),
             ("companies", describe(array(reference(&company_name)), "Covered companies, sorted by ticker.")),
+            ("next", paging::next_schema()),
         ]);
         let op = Operation {
             route: self.route,
@@ -221,6 +275,22 @@ pub fn check_endpoint<P: Plugin>(route: &str, ticker: &str) -> Value {
     assert_eq!(upper["companies"][0]["ticker"].as_str().map(normalize_ticker), Some(normalize_ticker(ticker)));
     assert_eq!(upper["meta"], all["meta"]);
 
+    assert_eq!(all["next"], Value::Null, "without limit every company is one page");
+    let mut walked: Vec<Value> = Vec::new();
+    let mut cursor: Option<String> = None;
+    loop {
+        let mut q = vec![("limit", "1")];
+        q.extend(cursor.as_deref().map(|c| ("cursor", c)));
+        let (status, page) = get(&plugin, route, &q);
+        assert_eq!((status, &page["count"]), (200, &Value::from(1)), "{page}");
+        walked.extend(page["companies"].as_array().unwrap().iter().cloned());
+        match page["next"].as_str() {
+            Some(next) => cursor = Some(next.to_string()),
+            None => break,
+        }
+    }
+    assert_eq!(&walked, companies, "pages of one company walk the whole list in order");
+
     let (status, none) = get(&plugin, route, &[("ticker", "ZZZZZ")]);
     assert_eq!((status, &none["count"], &none["companies"]), (200, &Value::from(0), &Value::Array(vec![])));
     let (status, blank) = get(&plugin, route, &[("ticker", " ")]);
@@ -244,11 +314,29 @@ mod tests {
         let c = Companies::new(vec!["MSFT", "brk-b", "AAPL"], |t| t);
         assert_eq!(c.iter().copied().collect::<Vec<_>>(), vec!["AAPL", "brk-b", "MSFT"]);
         let all = c.select(&RequestEnvelope::new("/v1/x", &[])).unwrap();
-        assert_eq!(all.len(), 3);
+        assert_eq!((all.items.len(), all.next), (3, None));
         let one = c.select(&RequestEnvelope::new("/v1/x", &[("ticker", "BRK.B")])).unwrap();
-        assert_eq!(one, vec![&"brk-b"]);
+        assert_eq!(one.items, vec![&"brk-b"]);
         let err = c.select(&RequestEnvelope::new("/v1/x", &[("ticker", "a b")])).unwrap_err();
         assert_eq!(err.status, 400);
+    }
+
+    #[test]
+    fn a_ticker_two_records_share_pages_like_any_other() {
+        let c = Companies::new(vec![("AAPL", 1), ("MSFT", 2), ("AAPL", 3), ("ZM", 4)], |t| t.0);
+        let mut seen = Vec::new();
+        let mut cursor: Option<String> = None;
+        loop {
+            let mut q = vec![("limit", "1")];
+            q.extend(cursor.as_deref().map(|c| ("cursor", c)));
+            let page = c.select(&RequestEnvelope::new("/v1/x", &q)).unwrap();
+            seen.extend(page.items.iter().map(|i| i.1));
+            match page.next {
+                Some(next) => cursor = Some(next),
+                None => break,
+            }
+        }
+        assert_eq!(seen, vec![1, 3, 2, 4]);
     }
 
     #[test]

@@ -9,15 +9,29 @@
 //! in-memory index without changing the rule: in engine mode (PostgreSQL) the onboarded counties are a
 //! table ([`COUNTIES`]), each record stores its county-qualified tokens ([`record_tokens`]) under a GIN
 //! index, and [`clerk_search_engine`] answers the same search with one query ([`clerk_search_sql`]).
+//!
+//! Every way of answering a clerk search pages the same way (see [`crate::paging`]): newest date first, equal
+//! dates by record key in byte order, the key of the last record served in the cursor ([`ClerkKey`]).
 
+use std::cmp::Reverse;
 use std::collections::{BTreeSet, HashMap};
 
 use serde::{Deserialize, Serialize};
 
 use crate::address::{canonical_tokens, token_query_param, TokenQuery, TokenSet};
+use crate::paging::{self, KeyedPage, Page, PageRequest};
 use crate::params::Query;
 use crate::sql::SeedTable;
-use crate::{ApiError, ParamSpec};
+use crate::{ApiError, ParamSpec, RequestEnvelope};
+
+/// The sort key of a clerk record in a search result: its date (`YYYY-MM-DD`, newest first), then its record
+/// key (instrument or document number) ascending in byte order.
+pub type ClerkKey = (Reverse<String>, String);
+
+/// The [`ClerkKey`] of a record with this date and key.
+pub fn clerk_key(date: &str, key: &str) -> ClerkKey {
+    (Reverse(date.to_string()), key.to_string())
+}
 
 /// USPS codes and names of the states, the District of Columbia and the territories with county equivalents.
 #[rustfmt::skip]
@@ -91,14 +105,15 @@ pub struct CountyCoverage {
 }
 
 /// The request of a county-scoped clerk-index search: `county` and `query` required (in that order, the
-/// first missing one named), `query` at most 200 characters with a letter or digit, and `limit`.
+/// first missing one named), `query` at most 200 characters with a letter or digit, `limit` and `cursor`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ClerkSearch {
     pub county: String,
     /// The query as given (trimmed), echoed in the response.
     pub query: String,
     pub tokens: TokenQuery,
-    pub limit: usize,
+    /// `limit` (the page size) and `cursor`.
+    pub page: KeyedPage<ClerkKey>,
 }
 
 /// Longest accepted `query`, so a client cannot make the server tokenise a megabyte.
@@ -137,14 +152,16 @@ impl ClerkSearch {
             .example(query_example)
             .schema(serde_json::json!({ "maxLength": MAX_QUERY_CHARS })),
             ParamSpec::limit(default_limit, max_limit, what),
+            paging::cursor_param(),
         ]
     }
 
-    pub fn parse(q: &Query<'_>, default_limit: usize, max_limit: usize) -> Result<Self, ApiError> {
-        let county = county_param(q, "county")?.ok_or_else(|| ApiError::missing("county"))?;
-        let (query, tokens) = token_query_param(q, "query", MAX_QUERY_CHARS)?;
-        let limit = q.limit(default_limit, max_limit)?;
-        Ok(Self { county, query, tokens, limit })
+    pub fn parse(request: &RequestEnvelope, default_limit: usize, max_limit: usize) -> Result<Self, ApiError> {
+        let q = request.params();
+        let county = county_param(&q, "county")?.ok_or_else(|| ApiError::missing("county"))?;
+        let (query, tokens) = token_query_param(&q, "query", MAX_QUERY_CHARS)?;
+        let page = PageRequest::parse(request, default_limit, max_limit)?.keyed()?;
+        Ok(Self { county, query, tokens, page })
     }
 }
 
@@ -154,12 +171,14 @@ pub struct CountyIndex<T> {
     by_county: HashMap<String, Vec<(T, TokenSet)>>,
 }
 
-/// The answer to one search: the first `limit` matches, newest first, and how many matched in all.
+/// The answer to one search: one page of matches, newest first, and how many matched in all.
 #[derive(Debug)]
 pub struct SearchResult<'a, T> {
     pub onboarded: bool,
     pub total: usize,
     pub records: Vec<&'a T>,
+    /// The cursor of the next page; `None` on the last.
+    pub next: Option<String>,
 }
 
 impl<T> CountyIndex<T> {
@@ -192,34 +211,34 @@ impl<T> CountyIndex<T> {
         self.onboarded.iter().map(String::as_str)
     }
 
-    /// Every record of `county` whose tokens hold all query tokens, newest first, capped at `limit`.
-    /// A county that is not onboarded yields nothing (records outside the coverage list are ignored).
-    pub fn search(&self, county: &str, query: &TokenQuery, limit: usize) -> SearchResult<'_, T> {
-        self.search_where(county, query, limit, |_| true)
+    /// One page of the records of `search.county` whose tokens hold all query tokens, newest first (`key`
+    /// gives each record's [`ClerkKey`], whose order the index's must agree with). A county that is not
+    /// onboarded yields nothing (records outside the coverage list are ignored).
+    pub fn search(&self, search: &ClerkSearch, key: impl Fn(&T) -> ClerkKey) -> SearchResult<'_, T> {
+        self.search_where(search, key, |_| true)
     }
 
     /// [`Self::search`] restricted to the records `keep` accepts (a dataset's own filters).
     pub fn search_where(
         &self,
-        county: &str,
-        query: &TokenQuery,
-        limit: usize,
+        search: &ClerkSearch,
+        key: impl Fn(&T) -> ClerkKey,
         keep: impl Fn(&T) -> bool,
     ) -> SearchResult<'_, T> {
-        if !self.is_onboarded(county) {
-            return SearchResult { onboarded: false, total: 0, records: Vec::new() };
+        if !self.is_onboarded(&search.county) {
+            return SearchResult { onboarded: false, total: 0, records: Vec::new(), next: None };
         }
-        let mut total = 0;
-        let mut records = Vec::new();
-        for (record, tokens) in self.by_county.get(county).into_iter().flatten() {
-            if query.matches(tokens) && keep(record) {
-                total += 1;
-                if records.len() < limit {
-                    records.push(record);
-                }
-            }
-        }
-        SearchResult { onboarded: true, total, records }
+        let matches: Vec<&T> = self
+            .by_county
+            .get(&search.county)
+            .into_iter()
+            .flatten()
+            .filter(|(record, tokens)| search.tokens.matches(tokens) && keep(record))
+            .map(|(record, _)| record)
+            .collect();
+        let total = matches.len();
+        let Page { items, next } = search.page.page(matches, |r| key(r));
+        SearchResult { onboarded: true, total, records: items, next }
     }
 }
 
@@ -277,15 +296,16 @@ pub struct ClerkTable<'a> {
 }
 
 /// One query answering a clerk-index search: whether the county is onboarded, the number of matches, and
-/// the first `limit` matches newest first (date descending, then key ascending in byte order). `$1` is the
-/// county slug, `$2` the query's [`county_tokens`] as a [`crate::sql::text_array`], `$3` the limit;
+/// the first `$3` matches newest first (date descending, then key ascending in byte order) that come `after`
+/// a page's position (a condition on `match_date` and `match_key`, or none for the first page). `$1` is the
+/// county slug, `$2` the query's [`county_tokens`] as a [`crate::sql::text_array`], `$3` the row cap;
 /// `extra` conditions (a dataset's own filters) may use `$4` onwards. The answer always has at least one
 /// row: with no match, the record columns are null.
 ///
 /// The matches are read from the table once: their row ids and sort keys are materialised, counted, and the
 /// top `limit` fetched again by row id. (Counting and sorting in two separate scans visits every matching
 /// heap page twice: a third slower at 10M rows.)
-pub fn clerk_search_sql(t: &ClerkTable<'_>, extra: &[&str]) -> String {
+pub fn clerk_search_sql(t: &ClerkTable<'_>, extra: &[&str], after: Option<&str>) -> String {
     // No `county = $1`: the county-qualified tokens already imply it, and a second condition tempts the
     // planner into intersecting with a whole county's index entries (measured: 20x slower at 10M rows).
     let mut filter = String::from("c.onboarded AND search_tokens @> $2::text[]");
@@ -297,7 +317,7 @@ pub fn clerk_search_sql(t: &ClerkTable<'_>, extra: &[&str]) -> String {
         "WITH c AS (SELECT EXISTS (SELECT 1 FROM {{schema}}.counties WHERE slug = $1) AS onboarded), \
          m AS MATERIALIZED (SELECT x.ctid AS match_id, x.{date} AS match_date, x.{key} AS match_key \
          FROM {{schema}}.{table} AS x, c WHERE {filter}), \
-         top AS (SELECT * FROM m ORDER BY match_date DESC, match_key COLLATE \"C\" LIMIT $3) \
+         top AS (SELECT * FROM m{after} ORDER BY match_date DESC, match_key COLLATE \"C\" LIMIT $3) \
          SELECT c.onboarded, (SELECT count(*) FROM m) AS total, r.* FROM c LEFT JOIN LATERAL \
          (SELECT {select}, top.match_date, top.match_key FROM top \
          JOIN {{schema}}.{table} ON {table}.ctid = top.match_id) AS r ON true \
@@ -306,6 +326,7 @@ pub fn clerk_search_sql(t: &ClerkTable<'_>, extra: &[&str]) -> String {
         select = t.select,
         date = t.date_column,
         key = t.key_column,
+        after = after.map(|a| format!(" WHERE {a}")).unwrap_or_default(),
     )
 }
 
@@ -319,26 +340,43 @@ pub fn clerk_rows(rows: Vec<serde_json::Value>, marker: &str) -> (bool, usize, V
 }
 
 /// The SQL and parameters of one engine-mode clerk search ([`clerk_search_sql`]); `filters` are the
-/// dataset's own equality conditions (`column = value`), numbered from `$4`.
+/// dataset's own equality conditions (`column = value`), numbered from `$4`, and the page's position (a
+/// [`ClerkKey`]: an earlier date, or the same date and a later key) follows them. The row cap is one more than
+/// the page size, so the answer tells whether a next page exists.
 pub fn clerk_search_query(
     table: &ClerkTable<'_>,
     search: &ClerkSearch,
     filters: &[(&str, serde_json::Value)],
 ) -> (String, Vec<serde_json::Value>) {
     let tokens = county_tokens(&search.county, search.tokens.tokens());
-    let mut params =
-        vec![search.county.as_str().into(), crate::sql::text_array(&tokens).into(), (search.limit as i64).into()];
+    let cap = search.page.request.limit.saturating_add(1).min(i64::MAX as usize) as i64;
+    let mut params = vec![search.county.as_str().into(), crate::sql::text_array(&tokens).into(), cap.into()];
     let mut conditions = Vec::with_capacity(filters.len());
     for (column, value) in filters {
         params.push(value.clone());
         conditions.push(format!("{column} = ${}", params.len()));
     }
     let conditions: Vec<&str> = conditions.iter().map(String::as_str).collect();
-    (clerk_search_sql(table, &conditions), params)
+    let after = search.page.after.as_ref().map(|(Reverse(date), key)| {
+        params.push(date.as_str().into());
+        params.push(key.as_str().into());
+        let (d, k) = (params.len() - 1, params.len());
+        format!("(match_date < ${d}::date OR (match_date = ${d}::date AND match_key COLLATE \"C\" > ${k}))")
+    });
+    (clerk_search_sql(table, &conditions, after.as_deref()), params)
 }
 
-/// Runs an engine-mode clerk search: the same [`SearchResult`] fields as the in-memory
-/// [`CountyIndex::search_where`], with owned records. `marker` is a record field that is never null.
+/// What an engine-mode clerk search answers: the [`SearchResult`] fields, with owned records.
+#[derive(Debug)]
+pub struct EngineFound<T> {
+    pub onboarded: bool,
+    pub total: usize,
+    pub records: Vec<T>,
+    pub next: Option<String>,
+}
+
+/// Runs an engine-mode clerk search: the same answer as the in-memory [`CountyIndex::search_where`], with
+/// owned records. `marker` is a record field that is never null.
 pub fn clerk_search_engine<T: serde::de::DeserializeOwned>(
     host: &crate::Host,
     dataset: &str,
@@ -346,11 +384,16 @@ pub fn clerk_search_engine<T: serde::de::DeserializeOwned>(
     marker: &str,
     search: &ClerkSearch,
     filters: &[(&str, serde_json::Value)],
-) -> Result<(bool, usize, Vec<T>), ApiError> {
+) -> Result<EngineFound<T>, ApiError> {
     let (sql, params) = clerk_search_query(table, search, filters);
     let rows = crate::sql::query(host, dataset, &sql, &params)?;
     let (onboarded, total, rows) = clerk_rows(rows, marker);
-    Ok((onboarded, total, crate::sql::rows_as(dataset, &rows)?))
+    // The query already starts after the cursor; paging again only cuts the extra row and names the next page.
+    let key = |r: &serde_json::Value| {
+        clerk_key(r["match_date"].as_str().unwrap_or_default(), r["match_key"].as_str().unwrap_or_default())
+    };
+    let Page { items, next } = search.page.page(rows, key);
+    Ok(EngineFound { onboarded, total, records: crate::sql::rows_as(dataset, &items)?, next })
 }
 
 #[cfg(test)]
@@ -359,6 +402,20 @@ mod tests {
 
     fn q(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
         pairs.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect()
+    }
+
+    fn pairs_of(p: &[(String, String)]) -> Vec<(&str, &str)> {
+        p.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect()
+    }
+
+    fn search(query: &str, limit: usize) -> ClerkSearch {
+        let limit = limit.to_string();
+        ClerkSearch::parse(
+            &RequestEnvelope::new("/v1/x", &[("county", "king-wa"), ("query", query), ("limit", &limit)]),
+            100,
+            1000,
+        )
+        .unwrap()
     }
 
     #[test]
@@ -385,11 +442,11 @@ mod tests {
     #[test]
     fn clerk_search_parameters() {
         let p = q(&[("county", "Cook-IL"), ("query", " Maura O'Brien "), ("limit", "5000")]);
-        let s = ClerkSearch::parse(&Query::new(&p), 100, 1000).unwrap();
+        let s = ClerkSearch::parse(&RequestEnvelope::new("/v1/x", &pairs_of(&p)), 100, 1000).unwrap();
         assert_eq!(s.county, "cook-il");
         assert_eq!(s.query, "Maura O'Brien");
         assert_eq!(s.tokens.tokens(), ["MAURA", "OBRIEN"]);
-        assert_eq!(s.limit, 1000);
+        assert_eq!(s.page.request.limit, 1000);
         for (pairs, message) in [
             (q(&[("query", "x")]), "the county query parameter is required"),
             (q(&[]), "the county query parameter is required"),
@@ -399,14 +456,14 @@ mod tests {
             (q(&[("county", "king"), ("query", "x")]), ""),
             (q(&[("county", "king-wa"), ("query", "x"), ("limit", "0")]), "limit must be a positive integer, got `0`"),
         ] {
-            let err = ClerkSearch::parse(&Query::new(&pairs), 100, 1000).unwrap_err();
+            let err = ClerkSearch::parse(&RequestEnvelope::new("/v1/x", &pairs_of(&pairs)), 100, 1000).unwrap_err();
             assert_eq!(err.status, 400);
             assert!(err.message.starts_with(message), "{pairs:?}: {}", err.message);
         }
         let long = "a ".repeat(101);
         let p = q(&[("county", "king-wa"), ("query", &long)]);
         assert_eq!(
-            ClerkSearch::parse(&Query::new(&p), 100, 1000).unwrap_err().message,
+            ClerkSearch::parse(&RequestEnvelope::new("/v1/x", &pairs_of(&p)), 100, 1000).unwrap_err().message,
             "query must be at most 200 characters"
         );
     }
@@ -427,17 +484,25 @@ mod tests {
             Row("cook-il", "2025-01-01", "Wren Halvorsen"),
         ];
         let index = CountyIndex::new(&coverage, rows, |r| r.0, |r| r.1, |r| vec![r.2]);
-        let hit = index.search("king-wa", &TokenQuery::new("halvorsen wren"), 10);
+        let key = |r: &Row| clerk_key(r.1, r.2);
+        let hit = index.search(&search("halvorsen wren", 10), key);
         assert!(hit.onboarded);
         assert_eq!(hit.total, 2);
         assert_eq!(hit.records.iter().map(|r| r.1).collect::<Vec<_>>(), ["2024-05-01", "2020-01-01"]);
-        let capped = index.search("king-wa", &TokenQuery::new("halvorsen"), 1);
+        assert_eq!(hit.next, None);
+        let capped = index.search(&search("halvorsen", 1), key);
         assert_eq!((capped.total, capped.records.len()), (2, 1));
-        let other = index.search("cook-il", &TokenQuery::new("halvorsen"), 10);
+        let next = capped.next.expect("a second page");
+        let q = [("county", "king-wa"), ("query", "halvorsen"), ("limit", "1"), ("cursor", next.as_str())];
+        let second = index.search(&ClerkSearch::parse(&RequestEnvelope::new("/v1/x", &q), 100, 1000).unwrap(), key);
+        assert_eq!((second.total, second.records[0].1, second.next), (2, "2020-01-01", None));
+        let mut other = search("halvorsen", 10);
+        other.county = "cook-il".into();
+        let other = index.search(&other, key);
         assert!(!other.onboarded, "records of a county missing from the coverage list are not served");
         assert_eq!(other.total, 0);
         assert_eq!(index.onboarded().collect::<Vec<_>>(), ["king-wa"]);
-        let filtered = index.search_where("king-wa", &TokenQuery::new("halvorsen"), 10, |r| r.1 < "2021");
+        let filtered = index.search_where(&search("halvorsen", 10), key, |r| r.1 < "2021");
         assert_eq!(filtered.records.iter().map(|r| r.1).collect::<Vec<_>>(), ["2020-01-01"]);
     }
 
@@ -468,6 +533,7 @@ mod tests {
         let sql = clerk_search_sql(
             &ClerkTable { table: "liens", select: "number AS \"n\"", date_column: "filed", key_column: "number" },
             &["kind = $4"],
+            None,
         );
         assert!(
             sql.contains(
@@ -477,7 +543,7 @@ mod tests {
         );
         assert!(sql.contains("ORDER BY match_date DESC, match_key COLLATE \"C\" LIMIT $3)"), "{sql}");
         let pairs = q(&[("county", "Travis-TX"), ("query", "O'Brien maura")]);
-        let search = ClerkSearch::parse(&Query::new(&pairs), 100, 1000).unwrap();
+        let search = ClerkSearch::parse(&RequestEnvelope::new("/v1/x", &pairs_of(&pairs)), 100, 1000).unwrap();
         let table = ClerkTable { table: "liens", select: "number", date_column: "filed", key_column: "number" };
         let (sql, params) = clerk_search_query(&table, &search, &[("kind", "tax".into()), ("released", false.into())]);
         assert_eq!(
@@ -485,12 +551,26 @@ mod tests {
             [
                 serde_json::json!("travis-tx"),
                 serde_json::json!(r#"{"travis-tx:MAURA","travis-tx:OBRIEN"}"#),
-                serde_json::json!(100),
+                serde_json::json!(101),
                 serde_json::json!("tax"),
                 serde_json::json!(false)
             ]
         );
         assert!(sql.contains("@> $2::text[] AND kind = $4 AND released = $5)"), "{sql}");
+        assert!(sql.contains("FROM m ORDER BY"), "the first page has no position condition: {sql}");
+        // A later page starts after the cursor's (date, key), given as the parameters after the filters.
+        let cursor = search.page.request.cursor_after(&clerk_key("2024-05-01", "DOC-7"));
+        let pairs = q(&[("county", "Travis-TX"), ("query", "O'Brien maura"), ("cursor", &cursor)]);
+        let later = ClerkSearch::parse(&RequestEnvelope::new("/v1/x", &pairs_of(&pairs)), 100, 1000).unwrap();
+        let (sql, params) = clerk_search_query(&table, &later, &[("kind", "tax".into())]);
+        assert_eq!(params[4..], [serde_json::json!("2024-05-01"), serde_json::json!("DOC-7")]);
+        assert!(
+            sql.contains(
+                "FROM m WHERE (match_date < $5::date OR (match_date = $5::date AND match_key COLLATE \"C\" > $6)) \
+                 ORDER BY"
+            ),
+            "{sql}"
+        );
         let rows = vec![serde_json::json!({"onboarded": true, "total": 0, "n": null})];
         assert_eq!(clerk_rows(rows, "n"), (true, 0, vec![]));
     }

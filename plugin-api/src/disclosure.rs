@@ -5,19 +5,22 @@
 //! each request with [`DisclosureQuery::parse`] and maps the [`Selected`] filings to its own response type.
 //! The rules live here once: `member` is a case-insensitive substring of the member's name; `ticker` keeps only
 //! filings with a trade in that ticker and, inside each, only those trades; filings come newest first
-//! (`filedDate`, then `docId`, descending); `limit` caps the number of filings.
+//! (`filedDate`, then `docId`, descending); `limit` caps the number of filings on a page and `cursor` continues
+//! after the last filing served (see [`crate::paging`]; the sort key is `(filedDate, docId)`).
 
 use std::borrow::Cow;
+use std::cmp::Reverse;
 use std::collections::{HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::openapi::schema::{date, datetime, describe, nullable, number, string, uri};
-use crate::params::{normalize_ticker, ticker_spellings, Query, TickerFilter};
+use crate::paging::{self, KeyedPage, Page, PageRequest};
+use crate::params::{normalize_ticker, ticker_spellings, TickerFilter};
 use crate::query::RecordsQuery;
 use crate::text::amount_range_bounds;
-use crate::{ApiError, Host, ParamSpec};
+use crate::{ApiError, Host, ParamSpec, RequestEnvelope};
 
 /// Longest `member` pattern accepted, so a client cannot make the server scan with a huge needle.
 pub const MEMBER_MAX_CHARS: usize = 100;
@@ -45,7 +48,7 @@ pub trait Disclosure {
     fn trade_ticker(trade: &Self::Trade) -> &str;
 }
 
-/// The query parameters shared by the disclosure routes: `ticker`, `member`, `limit`.
+/// The query parameters shared by the disclosure routes: `ticker`, `member`, `limit`, `cursor`.
 pub fn params(default_limit: usize, max_limit: usize, member_example: &str) -> Vec<ParamSpec> {
     vec![
         ParamSpec::ticker(),
@@ -53,7 +56,15 @@ pub fn params(default_limit: usize, max_limit: usize, member_example: &str) -> V
             .example(member_example)
             .schema(serde_json::json!({ "maxLength": MEMBER_MAX_CHARS })),
         ParamSpec::limit(default_limit, max_limit, "filings"),
+        paging::cursor_param(),
     ]
+}
+
+/// The sort key of a filing in the list: newest `filedDate` first, then `docId` descending.
+pub type FilingKey = (Reverse<String>, Reverse<String>);
+
+fn filing_key<F: Disclosure>(f: &F) -> FilingKey {
+    (Reverse(f.filed_date().to_string()), Reverse(f.doc_id().to_string()))
 }
 
 /// A parsed disclosure request.
@@ -62,16 +73,18 @@ pub struct DisclosureQuery {
     pub ticker: TickerFilter,
     /// Lower-cased member pattern.
     pub member: Option<String>,
-    pub limit: usize,
+    /// `limit` (the page size) and `cursor`.
+    pub page: KeyedPage<FilingKey>,
 }
 
 impl DisclosureQuery {
-    /// Parses `ticker`, `member` and `limit` with SPEC's rules (400 naming the parameter on bad input).
-    pub fn parse(q: &Query<'_>, default_limit: usize, max_limit: usize) -> Result<Self, ApiError> {
+    /// Parses `ticker`, `member`, `limit` and `cursor` with SPEC's rules (400 naming the parameter on bad input).
+    pub fn parse(request: &RequestEnvelope, default_limit: usize, max_limit: usize) -> Result<Self, ApiError> {
+        let q = request.params();
         Ok(Self {
             ticker: q.ticker()?,
             member: q.str_max("member", MEMBER_MAX_CHARS)?.map(str::to_lowercase),
-            limit: q.limit(default_limit, max_limit)?,
+            page: PageRequest::parse(request, default_limit, max_limit)?.keyed()?,
         })
     }
 }
@@ -128,8 +141,8 @@ impl<F: Disclosure> DisclosureIndex<F> {
         self.entries.iter().filter(|e| !e.filing.trades().is_empty()).count()
     }
 
-    /// The filings a request asks for, newest first, at most `query.limit` of them.
-    pub fn select(&self, query: &DisclosureQuery) -> Vec<Selected<'_, F>> {
+    /// The page of filings a request asks for, newest first.
+    pub fn select(&self, query: &DisclosureQuery) -> Page<Selected<'_, F>> {
         self.select_with(query, |_| false)
     }
 
@@ -137,13 +150,17 @@ impl<F: Disclosure> DisclosureIndex<F> {
     /// the rows stay in the records engine): a filing also matches the ticker filter when `trades_elsewhere`
     /// says its stored trades include the ticker. Such a filing's in-memory trades are empty, so the plugin
     /// reads its trades for the selected filings only.
-    pub fn select_with(&self, query: &DisclosureQuery, trades_elsewhere: impl Fn(&F) -> bool) -> Vec<Selected<'_, F>> {
+    pub fn select_with(&self, query: &DisclosureQuery, trades_elsewhere: impl Fn(&F) -> bool) -> Page<Selected<'_, F>> {
         let want = query.ticker.value();
-        self.entries
+        let matching = self
+            .entries
             .iter()
             .filter(|e| query.member.as_deref().is_none_or(|m| e.member_lower.contains(m)))
-            .filter(|e| want.is_none_or(|w| e.tickers.iter().any(|t| t == w) || trades_elsewhere(&e.filing)))
-            .take(query.limit)
+            .filter(|e| want.is_none_or(|w| e.tickers.iter().any(|t| t == w) || trades_elsewhere(&e.filing)));
+        let page = query.page.page(matching, |e| filing_key(&e.filing));
+        let items = page
+            .items
+            .into_iter()
             .map(|e| Selected {
                 filing: &e.filing,
                 trades: e
@@ -155,7 +172,8 @@ impl<F: Disclosure> DisclosureIndex<F> {
                     .map(|(trade, _)| trade)
                     .collect(),
             })
-            .collect()
+            .collect();
+        Page { items, next: page.next }
     }
 }
 
@@ -191,7 +209,7 @@ where
         &self,
         query: &DisclosureQuery,
         store: Option<&S>,
-    ) -> Result<Vec<Served<'_, F>>, String> {
+    ) -> Result<Page<Served<'_, F>>, String> {
         let trading = match (store, query.ticker.value()) {
             (Some(store), Some(ticker)) => Some(store.trading(ticker)?),
             _ => None,
@@ -201,7 +219,8 @@ where
         let mut stored = match (store, trading) {
             (Some(_), Some(trading)) => trading,
             (Some(store), None) => {
-                let ids: Vec<&str> = selected.iter().filter(|s| held(s.filing)).map(|s| s.filing.doc_id()).collect();
+                let ids: Vec<&str> =
+                    selected.items.iter().filter(|s| held(s.filing)).map(|s| s.filing.doc_id()).collect();
                 if ids.is_empty() {
                     HashMap::new()
                 } else {
@@ -210,7 +229,8 @@ where
             }
             (None, _) => HashMap::new(),
         };
-        Ok(selected
+        let items = selected
+            .items
             .into_iter()
             .map(|s| Served {
                 trades: match held(s.filing) {
@@ -219,7 +239,8 @@ where
                 },
                 filing: s.filing,
             })
-            .collect())
+            .collect();
+        Ok(Page { items, next: selected.next })
     }
 }
 
@@ -350,10 +371,10 @@ mod tests {
     }
 
     fn run(pairs: &[(&str, &str)]) -> Vec<(String, Vec<&'static str>)> {
-        let pairs: Vec<(String, String)> = pairs.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect();
-        let query = DisclosureQuery::parse(&Query::new(&pairs), 10, 1000).unwrap();
+        let query = DisclosureQuery::parse(&RequestEnvelope::new("/v1/x", pairs), 10, 1000).unwrap();
         index()
             .select(&query)
+            .items
             .into_iter()
             .map(|s| (s.filing.1.to_string(), s.trades.into_iter().copied().collect()))
             .collect()
@@ -374,11 +395,24 @@ mod tests {
 
     #[test]
     fn trades_held_elsewhere_match_the_ticker_filter() {
-        let pairs = vec![("ticker".to_string(), "nvda".to_string())];
-        let query = DisclosureQuery::parse(&Query::new(&pairs), 10, 1000).unwrap();
+        let query = DisclosureQuery::parse(&RequestEnvelope::new("/v1/x", &[("ticker", "nvda")]), 10, 1000).unwrap();
         let index = index();
-        let ids: Vec<&str> = index.select_with(&query, |f| f.1 == "4").iter().map(|s| s.filing.1).collect();
+        let ids: Vec<&str> = index.select_with(&query, |f| f.1 == "4").items.iter().map(|s| s.filing.1).collect();
         assert_eq!(ids, ["4"], "no in-memory trade is NVDA; filing 4's stored trades are");
+    }
+
+    #[test]
+    fn pages_continue_after_the_last_filing_served() {
+        let index = index();
+        let first = DisclosureQuery::parse(&RequestEnvelope::new("/v1/x", &[("limit", "2")]), 10, 1000).unwrap();
+        let page = index.select(&first);
+        assert_eq!(page.items.iter().map(|s| s.filing.1).collect::<Vec<_>>(), ["3", "2"]);
+        let next = page.next.expect("two more filings");
+        let q = [("limit", "2"), ("cursor", next.as_str())];
+        let second = DisclosureQuery::parse(&RequestEnvelope::new("/v1/x", &q), 10, 1000).unwrap();
+        let page = index.select(&second);
+        assert_eq!(page.items.iter().map(|s| s.filing.1).collect::<Vec<_>>(), ["1", "4"]);
+        assert_eq!(page.next, None);
     }
 
     #[test]
@@ -386,8 +420,8 @@ mod tests {
         assert_eq!(run(&[("member", "LEE")]).len(), 2);
         assert_eq!(run(&[("member", "ray"), ("ticker", "MSFT")]), vec![("3".into(), vec!["MSFT"])]);
         assert_eq!(run(&[("limit", "1")]).len(), 1);
-        let pairs = vec![("member".to_string(), "x".repeat(101))];
-        let err = DisclosureQuery::parse(&Query::new(&pairs), 10, 1000).unwrap_err();
+        let long = "x".repeat(101);
+        let err = DisclosureQuery::parse(&RequestEnvelope::new("/v1/x", &[("member", &long)]), 10, 1000).unwrap_err();
         assert_eq!(err.message, "member must be at most 100 characters");
     }
 

@@ -22,6 +22,7 @@ pub mod ingest;
 pub mod manifest;
 pub mod market;
 pub mod openapi;
+pub mod paging;
 pub mod params;
 pub mod query;
 pub mod reference;

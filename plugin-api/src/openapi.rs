@@ -146,8 +146,15 @@ impl Operation<'_> {
             "description": "OK",
             "content": {"application/json": {"schema": self.response}},
         });
+        // A paged list (one that takes `cursor`) documents the headers that point at its next page, and its
+        // example shows `next` (null: the example is a last page) unless the plugin wrote one.
+        let paged = self.route.params.iter().any(|p| p.name == crate::paging::PARAM);
         if let Some(e) = &self.example {
-            ok["content"]["application/json"]["example"] = e.clone();
+            let e = if paged { crate::paging::example_with_next(e.clone()) } else { e.clone() };
+            ok["content"]["application/json"]["example"] = e;
+        }
+        if paged {
+            ok["headers"] = crate::paging::response_headers();
         }
         let mut responses = Map::new();
         responses.insert("200".into(), ok);

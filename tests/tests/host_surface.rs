@@ -90,12 +90,15 @@ fn unknown_and_repeated_parameters_are_400s_naming_them() {
 
     let (s, body) = server.get_with("/v1/insiders?tickr=NVDA", &k);
     assert_envelope(s, &body, 400);
-    assert_eq!(body["error"], "/v1/insiders does not know the query parameter `tickr`; it accepts ticker");
+    assert_eq!(
+        body["error"],
+        "/v1/insiders does not know the query parameter `tickr`; it accepts ticker, limit, cursor"
+    );
     let (s, body) = server.get_with("/v1/edgar-search?q=revenue&form=10-K", &k);
     assert_envelope(s, &body, 400);
     assert_eq!(
         body["error"],
-        "/v1/edgar-search does not know the query parameter `form`; it accepts q, forms, from, to, limit"
+        "/v1/edgar-search does not know the query parameter `form`; it accepts q, forms, from, to, limit, cursor"
     );
 
     for query in ["ticker=ORCH&ticker=BLFN", "limit=1&limit=2"] {

@@ -3,6 +3,7 @@
 //! response adds `filingsWithTrades` to the snapshot's meta.
 
 use datahost_plugin_api::disclosure::{self, DisclosureQuery, WithAmountBounds};
+use datahost_plugin_api::paging;
 use datahost_plugin_api::params::DEFAULT_MAX_LIMIT;
 use datahost_plugin_api::{ApiError, RequestEnvelope, Response, RouteSpec};
 use serde::Serialize;
@@ -37,24 +38,29 @@ struct Body<'a> {
     meta: ResponseMeta<'a>,
     count: usize,
     filings: Vec<FilingOut<'a>>,
+    next: Option<&'a str>,
 }
 
 pub fn handle(plugin: &CongressTrades, request: &RequestEnvelope) -> Result<Response, ApiError> {
-    let query = DisclosureQuery::parse(&request.params(), DEFAULT_LIMIT, DEFAULT_MAX_LIMIT)?;
+    let query = DisclosureQuery::parse(request, DEFAULT_LIMIT, DEFAULT_MAX_LIMIT)?;
     let served = plugin
         .index
         .select_served(&query, plugin.pdf_trades.as_ref())
         .map_err(|e| ApiError::unavailable(format!("the PTR trades could not be read: {e}")))?;
     let filings: Vec<FilingOut> = served
+        .items
         .iter()
         .map(|s| FilingOut {
             head: &s.filing.head,
             trades: s.trades.iter().map(|t| WithAmountBounds::new(t.as_ref(), &t.base.amount_range)).collect(),
         })
         .collect();
-    Response::json(&Body {
+    let next = served.next.as_deref();
+    let body = Body {
         meta: ResponseMeta { meta: &plugin.meta, filings_with_trades: plugin.filings_with_trades },
         count: filings.len(),
         filings,
-    })
+        next,
+    };
+    paging::respond(&body, next)
 }

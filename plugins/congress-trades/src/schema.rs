@@ -36,6 +36,7 @@ pub fn fragment() -> Value {
         ("meta", reference("CongressTradesMeta")),
         ("count", describe(integer(), "Number of filings returned.")),
         ("filings", array(reference("CongressFiling"))),
+        ("next", datahost_plugin_api::paging::next_schema()),
     ]);
     let route = route_spec();
     let op = Operation {

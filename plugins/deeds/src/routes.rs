@@ -1,8 +1,9 @@
 //! `GET /v1/deeds`: token search of one county's grantor/grantee index, newest recording first, from
-//! memory or (engine mode) with one indexed query.
+//! memory or (engine mode) with one indexed query; paged by `limit` and `cursor` in that order.
 
 use datahost_plugin_api::clerk::{ClerkDocument, Kind};
-use datahost_plugin_api::county::{clerk_search_engine, ClerkSearch};
+use datahost_plugin_api::county::{clerk_key, clerk_search_engine, ClerkSearch, EngineFound};
+use datahost_plugin_api::paging;
 use datahost_plugin_api::params::DEFAULT_MAX_LIMIT;
 use datahost_plugin_api::sql::Store;
 use datahost_plugin_api::{ApiError, RequestEnvelope, Response, RouteSpec, Tier};
@@ -34,8 +35,15 @@ struct Body<'a, D> {
     query: &'a str,
     count: usize,
     deeds: Vec<D>,
+    next: Option<String>,
     total: usize,
     county_onboarded: bool,
+}
+
+impl<D: Serialize> Body<'_, D> {
+    fn respond(&self) -> Result<Response, ApiError> {
+        paging::respond(self, self.next.as_deref())
+    }
 }
 
 /// A clerk document as a deed: party 1 grantors, party 2 grantees, its parcels as the legal description.
@@ -54,44 +62,50 @@ pub fn deed_of(doc: ClerkDocument) -> Deed {
 }
 
 pub fn handle(source: &crate::Source, request: &RequestEnvelope) -> Result<Response, ApiError> {
-    let search = ClerkSearch::parse(&request.params(), DEFAULT_LIMIT, DEFAULT_MAX_LIMIT)?;
+    let search = ClerkSearch::parse(request, DEFAULT_LIMIT, DEFAULT_MAX_LIMIT)?;
     let store = match source {
         crate::Source::Stored(clerk) => {
             let found = clerk.search(&search, |d| d.kind == Kind::Deed)?;
             let deeds: Vec<Deed> = found.documents.into_iter().map(deed_of).collect();
-            return Response::json(&Body {
+            return Body {
                 county: &search.county,
                 query: &search.query,
                 count: deeds.len(),
                 deeds,
+                next: found.next,
                 total: found.total,
                 county_onboarded: found.onboarded,
-            });
+            }
+            .respond();
         }
         crate::Source::Seed(store) => store,
     };
     let index = match store {
         Store::Memory(index) => index,
         Store::Engine(host) => {
-            let (onboarded, total, deeds): (bool, usize, Vec<Deed>) =
+            let found: EngineFound<Deed> =
                 clerk_search_engine(host, crate::SLUG, &crate::data::SEARCH, "instrumentNumber", &search, &[])?;
-            return Response::json(&Body {
+            return Body {
                 county: &search.county,
                 query: &search.query,
-                count: deeds.len(),
-                deeds,
-                total,
-                county_onboarded: onboarded,
-            });
+                count: found.records.len(),
+                deeds: found.records,
+                next: found.next,
+                total: found.total,
+                county_onboarded: found.onboarded,
+            }
+            .respond();
         }
     };
-    let found = index.search(&search.county, &search.tokens, search.limit);
-    Response::json(&Body {
+    let found = index.search(&search, |d| clerk_key(&d.recorded_date, &d.instrument_number));
+    Body {
         county: &search.county,
         query: &search.query,
         count: found.records.len(),
         deeds: found.records,
+        next: found.next,
         total: found.total,
         county_onboarded: found.onboarded,
-    })
+    }
+    .respond()
 }

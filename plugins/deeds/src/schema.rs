@@ -31,9 +31,10 @@ pub fn fragment() -> Value {
                     "Matching deeds, newest recording first (equal dates by instrument number).",
                 ),
             ),
+            ("next", datahost_plugin_api::paging::next_schema()),
         ],
         &[
-            ("total", describe(integer(), "Number of deeds that matched before `limit`.")),
+            ("total", describe(integer(), "Number of deeds that matched, over every page.")),
             (
                 "countyOnboarded",
                 describe(boolean(), "False when the county is not yet onboarded (the result is then empty)."),

@@ -162,6 +162,7 @@ fn main() {
                 from: kind.from.and_then(date),
                 to: kind.to.and_then(date),
                 limit: 10,
+                after: None,
                 snippets: true,
             };
             let t = Instant::now();

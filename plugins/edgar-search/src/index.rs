@@ -2,12 +2,17 @@
 //! tantivy query (user query AND forms AND date range) so that `total` counts every match and the top hits come
 //! out in BM25 order.
 //!
+//! Equal scores rank by the filing's place in the index (newest filing first, then accession descending),
+//! stored as the fast field `order`, so the ranking is a total order the same on every replica that indexed the
+//! same filings: a page of hits resumes after the (score, order) of the last hit served ([`HitKey`]).
+//!
 //! The index holds everything a hit returns (stored fields: the filing's form as filed, entity, CIK, accession,
 //! address, filed date and text for the snippet), so nothing else is kept in memory. The demo seed is indexed
 //! in RAM; ingested filings are indexed on disk ([`SearchIndex::build_in`], [`SearchIndex::open`]) under the
 //! plugin's own directory, so at national scale the index is memory-mapped rather than held, and a restart
 //! opens it instead of rebuilding it.
 
+use std::cmp::Reverse;
 use std::ops::Bound;
 
 use chrono::NaiveDate;
@@ -17,7 +22,7 @@ use tantivy::schema::{
     Field, IndexRecordOption, OwnedValue, Schema, TextFieldIndexing, TextOptions, FAST, INDEXED, STORED, STRING,
 };
 use tantivy::snippet::SnippetGenerator;
-use tantivy::{doc, Index, IndexReader, ReloadPolicy, Searcher, TantivyDocument, Term};
+use tantivy::{doc, DocId, Index, IndexReader, ReloadPolicy, Score, Searcher, SegmentReader, TantivyDocument, Term};
 
 use crate::data::Filing;
 
@@ -44,7 +49,30 @@ impl Default for BuildOptions {
 }
 
 /// The layout of the index on disk: a directory built with another layout is rebuilt, never opened.
-pub const LAYOUT_VERSION: u32 = 1;
+/// 2: the `order` fast field (the tie-break of equal scores, for paging).
+pub const LAYOUT_VERSION: u32 = 2;
+
+/// The name of the fast field holding a filing's place in the index.
+const ORDER: &str = "order";
+
+/// Where a hit stands in a ranking: its score (higher first, as order-preserving bits) and its place in the
+/// index (lower first). Unique within one index, and equal on every index built from the same filings.
+pub type HitKey = (Reverse<u32>, u64);
+
+/// The bits of a score, ordered like the scores themselves (negative scores below positive ones).
+fn score_bits(score: Score) -> u32 {
+    let bits = score.to_bits();
+    if bits >> 31 == 1 {
+        !bits
+    } else {
+        bits | (1 << 31)
+    }
+}
+
+/// The [`HitKey`] of a document with this score and place.
+pub fn hit_key(score: Score, order: u64) -> HitKey {
+    (Reverse(score_bits(score)), order)
+}
 
 #[derive(Clone, Copy)]
 struct Fields {
@@ -59,6 +87,8 @@ struct Fields {
     accession: Field,
     url: Field,
     filed_date: Field,
+    /// Fast only: the filing's place in the index (see [`HitKey`]).
+    order: Field,
 }
 
 impl Fields {
@@ -81,6 +111,7 @@ impl Fields {
             accession: builder.add_text_field("accession", STORED),
             url: builder.add_text_field("url", STORED),
             filed_date: builder.add_text_field("filedDate", STORED),
+            order: builder.add_u64_field(ORDER, FAST),
         };
         (builder.build(), fields)
     }
@@ -98,6 +129,7 @@ impl Fields {
             accession: field("accession")?,
             url: field("url")?,
             filed_date: field("filedDate")?,
+            order: field(ORDER)?,
         })
     }
 
@@ -137,6 +169,8 @@ pub struct SearchRequest {
     pub from: Option<NaiveDate>,
     pub to: Option<NaiveDate>,
     pub limit: usize,
+    /// Only the hits ranked after this one (the last hit of the previous page).
+    pub after: Option<HitKey>,
     pub snippets: bool,
 }
 
@@ -144,6 +178,8 @@ pub struct Hit {
     pub filing: Filing,
     pub score: f32,
     pub snippet: Option<String>,
+    /// Where the hit stands in the ranking.
+    pub key: HitKey,
 }
 
 pub struct SearchResult {
@@ -203,7 +239,7 @@ impl SearchIndex {
         let mut writer = index
             .writer_with_num_threads::<TantivyDocument>(opts.threads.max(1), opts.writer_heap_bytes)
             .map_err(engine)?;
-        for f in &filings {
+        for (order, f) in filings.iter().enumerate() {
             let date = chrono::NaiveDate::parse_from_str(&f.filed_date, "%Y-%m-%d")
                 .map_err(|_| format!("filing {} has filedDate `{}`, not YYYY-MM-DD", f.accession, f.filed_date))?;
             writer
@@ -217,6 +253,7 @@ impl SearchIndex {
                     fields.accession => f.accession.as_str(),
                     fields.url => f.url.as_str(),
                     fields.filed_date => f.filed_date.as_str(),
+                    fields.order => order as u64,
                 ))
                 .map_err(engine)?;
         }
@@ -295,8 +332,26 @@ impl SearchIndex {
 
         let engine = |e: tantivy::TantivyError| SearchError::Engine(e.to_string());
         let limit = req.limit.max(1);
+        // Ranked by (score, then place in the index); hits at or before `after` sink below every other hit,
+        // so the top `limit` are the page after it (any of them left in the top, when fewer remain, are
+        // dropped below).
+        let after = req.after;
+        let rank = move |segment: &SegmentReader| {
+            let order = segment.fast_fields().u64(ORDER).ok().map(|c| c.first_or_default_col(0));
+            move |doc: DocId, score: Score| {
+                let place = order.as_ref().map_or(0, |c| c.get_val(doc));
+                let key = hit_key(score, place);
+                let score = if after.is_some_and(|a| key <= a) { Score::NEG_INFINITY } else { score };
+                (score, Reverse(place))
+            }
+        };
         let (total, top) =
-            self.searcher.search(&query, &(Count, TopDocs::with_limit(limit).order_by_score())).map_err(engine)?;
+            self.searcher.search(&query, &(Count, TopDocs::with_limit(limit).tweak_score(rank))).map_err(engine)?;
+        let top: Vec<(Score, u64, tantivy::DocAddress)> = top
+            .into_iter()
+            .filter(|((score, _), _)| *score != Score::NEG_INFINITY)
+            .map(|((score, Reverse(place)), addr)| (score, place, addr))
+            .collect();
 
         let snippets = if req.snippets {
             let mut g = SnippetGenerator::create(&self.searcher, &*user, self.fields.text).map_err(engine)?;
@@ -306,11 +361,11 @@ impl SearchIndex {
             None
         };
         let mut hits = Vec::with_capacity(top.len());
-        for (score, addr) in top {
+        for (score, place, addr) in top {
             let doc: TantivyDocument = self.searcher.doc(addr).map_err(engine)?;
             let filing = self.fields.filing(&doc);
             let snippet = snippets.as_ref().map(|g| snippet_text(g, &filing.text));
-            hits.push(Hit { filing, score, snippet });
+            hits.push(Hit { filing, score, snippet, key: hit_key(score, place) });
         }
         Ok(SearchResult { total, hits })
     }

@@ -33,6 +33,8 @@ pub const ROUTE: &str = "/v1/edgar-search";
 /// The plugin: an immutable full-text index over the demo seed (in RAM) or the ingested filings (on disk).
 pub struct EdgarSearch {
     index: index::SearchIndex,
+    /// The data generation the index holds; a paging cursor is pinned to it.
+    generation: String,
 }
 
 impl Plugin for EdgarSearch {
@@ -62,14 +64,17 @@ impl Plugin for EdgarSearch {
         let started = std::time::Instant::now();
         let others = sources::Others::load(&ctx.host);
         // Real filings (this dataset's or other datasets') replace the demo seed entirely.
-        let (index, how) = if doc.get(INGESTED_KEY).is_some() || !others.is_empty() {
+        let (index, how, generation) = if doc.get(INGESTED_KEY).is_some() || !others.is_empty() {
             let stored: data::Stored =
                 serde_json::from_value(doc).map_err(|e| format!("the {SLUG} dataset is not readable: {e}"))?;
-            store::ingested_index(&ctx.host, stored.ingested.as_ref(), &others)?
+            let generation = store::fingerprint(stored.ingested.as_ref(), &others);
+            let (index, how) = store::ingested_index(&ctx.host, stored.ingested.as_ref(), &others)?;
+            (index, how, generation)
         } else {
             let seed: data::Snapshot =
                 serde_json::from_value(doc).map_err(|e| format!("the {SLUG} seed is not readable: {e}"))?;
-            (index::SearchIndex::build(seed.filings)?, "indexed the demo seed in RAM")
+            let generation = format!("seed-{}", seed.filings.len());
+            (index::SearchIndex::build(seed.filings)?, "indexed the demo seed in RAM", generation)
         };
         ctx.host.log(
             LogLevel::Info,
@@ -80,11 +85,11 @@ impl Plugin for EdgarSearch {
                 index.index_bytes()
             ),
         );
-        Ok(Self { index })
+        Ok(Self { index, generation })
     }
 
     fn handle(&self, request: &RequestEnvelope) -> Result<Response, ApiError> {
-        routes::handle(&self.index, request)
+        routes::handle(&self.index, &self.generation, request)
     }
 
     fn ingest_formats() -> Vec<&'static str> {

@@ -1,10 +1,13 @@
-//! `GET /v1/edgar-search`: validates the parameters, runs one tantivy query and shapes the hits.
+//! `GET /v1/edgar-search`: validates the parameters, runs one tantivy query and shapes the hits. `limit` hits
+//! make a page and `cursor` continues after the last hit served; since relevance scores move whenever the set
+//! of filings does, a walk is pinned to the index it began on (a cursor of an earlier index is a 400).
 
+use datahost_plugin_api::paging::{self, PageRequest};
 use datahost_plugin_api::params::Query;
 use datahost_plugin_api::{ApiError, ParamSpec, RequestEnvelope, Response, RouteSpec, Tier};
 use serde::Serialize;
 
-use crate::index::{normalize_form, SearchError, SearchIndex, SearchRequest};
+use crate::index::{normalize_form, HitKey, SearchError, SearchIndex, SearchRequest};
 
 pub const DEFAULT_LIMIT: usize = 10;
 /// SPEC: `limit` maximum 100.
@@ -34,6 +37,7 @@ pub fn route_spec() -> RouteSpec {
             ParamSpec::date("from", "Inclusive lower bound on filedDate, YYYY-MM-DD.").example("2024-01-01"),
             ParamSpec::date("to", "Inclusive upper bound on filedDate, YYYY-MM-DD.").example("2025-12-31"),
             ParamSpec::limit(DEFAULT_LIMIT, MAX_LIMIT, "hits"),
+            paging::cursor_param(),
         ],
     }
 }
@@ -57,19 +61,31 @@ struct Body<'a> {
     total: usize,
     count: usize,
     hits: Vec<HitOut<'a>>,
+    next: Option<&'a str>,
 }
 
-pub fn handle(index: &SearchIndex, request: &RequestEnvelope) -> Result<Response, ApiError> {
+/// Answers a search over `index`, which holds the data generation `generation` (what a cursor is pinned to).
+pub fn handle(index: &SearchIndex, generation: &str, request: &RequestEnvelope) -> Result<Response, ApiError> {
     let q = request.params();
     let text = q.str_max("q", MAX_QUERY_CHARS)?.ok_or_else(|| ApiError::missing("q"))?;
     let forms = parse_forms(&q)?;
     let range = q.date_range()?;
-    let limit = q.limit(DEFAULT_LIMIT, MAX_LIMIT)?;
+    let page = PageRequest::parse(request, DEFAULT_LIMIT, MAX_LIMIT)?.pinned_to(generation)?.keyed::<HitKey>()?;
 
-    let req = SearchRequest { query: text.to_string(), forms, from: range.from, to: range.to, limit, snippets: true };
+    let req = SearchRequest {
+        query: text.to_string(),
+        forms,
+        from: range.from,
+        to: range.to,
+        // One more than the page: whether it exists decides `next`.
+        limit: page.request.limit.saturating_add(1),
+        after: page.after,
+        snippets: true,
+    };
     let result = index.search(&req).map_err(search_error)?;
-    let hits: Vec<HitOut> = result
-        .hits
+    let served = page.page(result.hits, |h| h.key);
+    let hits: Vec<HitOut> = served
+        .items
         .iter()
         .map(|h| HitOut {
             form: &h.filing.form,
@@ -82,7 +98,8 @@ pub fn handle(index: &SearchIndex, request: &RequestEnvelope) -> Result<Response
             snippet: h.snippet.clone().unwrap_or_default(),
         })
         .collect();
-    Response::json(&Body { query: text, total: result.total, count: hits.len(), hits })
+    let next = served.next.as_deref();
+    paging::respond(&Body { query: text, total: result.total, count: hits.len(), hits, next }, next)
 }
 
 fn search_error(e: SearchError) -> ApiError {

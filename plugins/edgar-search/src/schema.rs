@@ -51,6 +51,7 @@ pub fn fragment() -> Value {
         ),
         ("count", describe(integer(), "Number of hits returned (at most `limit`).")),
         ("hits", array(reference("EdgarSearchHit"))),
+        ("next", datahost_plugin_api::paging::next_schema()),
     ]);
     let route = route_spec();
     let description = format!(
@@ -82,6 +83,7 @@ fn example() -> Value {
     json!({
         "query": "\"goodwill impairment\"",
         "total": 73,
+        "next": "eyJ2IjoxLCJxIjoiOTk5YzM4YTEwM2Y5MTUwOSIsImsiOlszMjI3MDM2MjQyLDIzOF0sImciOiJzZWVkLTMwMCJ9VNIrd-tJhVs",
         "count": 1,
         "hits": [{
             "form": "10-K",

@@ -84,7 +84,7 @@ pub fn ingested_index(
 }
 
 /// What identifies one generation of the data and the index layout.
-fn fingerprint(own: Option<&IngestedInfo>, others: &Others) -> String {
+pub fn fingerprint(own: Option<&IngestedInfo>, others: &Others) -> String {
     let mut hash = Sha256::new();
     hash.update(format!("layout {LAYOUT_VERSION}\n"));
     hash.update(serde_json::to_vec(&(own, others.generation())).unwrap_or_default());

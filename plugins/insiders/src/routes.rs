@@ -135,7 +135,8 @@ struct CompanyOut<'a> {
 }
 
 pub fn handle(index: &Index, request: &RequestEnvelope) -> Result<Response, ApiError> {
-    let selected = index.companies.select(request)?;
+    let page = index.companies.select(request)?;
+    let selected = page.items;
     let rows = selected
         .iter()
         .map(|c| index.filings(c))
@@ -152,5 +153,5 @@ pub fn handle(index: &Index, request: &RequestEnvelope) -> Result<Response, ApiE
             filings: filings.iter().map(FilingOut::from).collect(),
         })
         .collect();
-    Response::json(&Envelope { meta: &index.meta, count: companies.len(), companies })
+    Envelope::new(&index.meta, companies, page.next).respond()
 }

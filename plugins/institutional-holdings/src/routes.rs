@@ -1,7 +1,14 @@
 //! `GET /v1/institutional-holdings`: the latest 13F filing of one filer, found by `cik` or by name `q`; and the
 //! internal route `/internal/institutional-holdings/latest-filings` (every filer's latest filing, whole, for
 //! derived datasets such as the entity graph; served through `route.get` only, never over HTTP).
+//!
+//! The holdings are paged by `limit` and `cursor` (largest first, then CUSIP, then position in the filing). A
+//! walk is pinned to the filing it began on: once a newer filing or an amendment replaces it, its cursor is a
+//! 400 rather than a page of another filing.
 
+use std::cmp::Reverse;
+
+use datahost_plugin_api::paging::{self, Page, PageRequest};
 use datahost_plugin_api::params::DEFAULT_MAX_LIMIT;
 use datahost_plugin_api::reference::CompanyRef;
 use datahost_plugin_api::{ApiError, ParamSpec, RequestEnvelope, Response, RouteSpec};
@@ -33,6 +40,7 @@ pub fn route_spec() -> RouteSpec {
             .example("granite harbor")
             .schema(serde_json::json!({"maxLength": MAX_Q_CHARS})),
             ParamSpec::limit(DEFAULT_LIMIT, DEFAULT_MAX_LIMIT, "holdings (largest first)"),
+            paging::cursor_param(),
         ],
     )
 }
@@ -83,6 +91,7 @@ struct Body<'a> {
     total_value_usd: u64,
     truncated: bool,
     holdings: Vec<HoldingOut<'a>>,
+    next: Option<String>,
     // Additive fields of ingested filings (absent for the demo seed).
     #[serde(skip_serializing_if = "Option::is_none")]
     amendment_type: Option<&'a str>,
@@ -112,11 +121,17 @@ pub fn handle(index: &Index, request: &RequestEnvelope) -> Result<Response, ApiE
     if request.route == internal_route() {
         let filled =
             index.filers.iter().map(|f| index.with_holdings(f)).collect::<Result<Vec<_>, _>>().map_err(unavailable)?;
-        let filings = filled.iter().map(|(f, total)| body(f, *total, "cik", usize::MAX, None)).collect();
+        let filings = filled
+            .iter()
+            .map(|(f, total)| {
+                let all = f.holdings.iter().map(holding_out).collect();
+                body(f, *total, "cik", Page { items: all, next: None }, None)
+            })
+            .collect();
         return Response::json(&LatestFilings { meta: &index.meta, filings });
     }
     let q = request.params();
-    let limit = q.limit(DEFAULT_LIMIT, DEFAULT_MAX_LIMIT)?;
+    let page = PageRequest::parse(request, DEFAULT_LIMIT, DEFAULT_MAX_LIMIT)?;
     let (filer, matched_by) = if let Some(cik) = q.padded_digits("cik", 10)? {
         let filer = index.by_cik(&cik).ok_or_else(|| ApiError::not_found(format!("no 13F filer has cik {cik}")))?;
         (filer, "cik")
@@ -134,7 +149,21 @@ pub fn handle(index: &Index, request: &RequestEnvelope) -> Result<Response, ApiE
     };
 
     let (filing, total) = index.with_holdings(filer).map_err(unavailable)?;
-    Response::json(&body(&filing, total, matched_by, limit, Some(&index.meta)))
+    let page = page.pinned_to(&generation(&filing))?;
+    let holdings =
+        page.page(filing.holdings.iter().enumerate(), |(i, h)| (Reverse(h.value_usd), h.cusip.clone(), *i))?;
+    let holdings =
+        Page { items: holdings.items.into_iter().map(|(_, h)| holding_out(h)).collect(), next: holdings.next };
+    let body = body(&filing, total, matched_by, holdings, Some(&index.meta));
+    paging::respond(&body, body.next.as_deref())
+}
+
+/// What a walk of the holdings is pinned to: the filing served and the amendments whose rows it includes.
+fn generation(f: &Filing) -> String {
+    std::iter::once(f.accession.as_str())
+        .chain(f.amendments.iter().map(|a| a.accession.as_str()))
+        .collect::<Vec<_>>()
+        .join("+")
 }
 
 /// A read of the records engine failed: the answer would be incomplete, so say so instead.
@@ -142,8 +171,14 @@ fn unavailable(e: String) -> ApiError {
     ApiError::unavailable(format!("the 13F holdings could not be read: {e}"))
 }
 
-fn body<'a>(f: &'a Filing, total: u64, matched_by: &'static str, limit: usize, meta: Option<&'a Meta>) -> Body<'a> {
-    let holdings: Vec<HoldingOut> = f.holdings.iter().take(limit).map(holding_out).collect();
+fn body<'a>(
+    f: &'a Filing,
+    total: u64,
+    matched_by: &'static str,
+    holdings: Page<HoldingOut<'a>>,
+    meta: Option<&'a Meta>,
+) -> Body<'a> {
+    let Page { items: holdings, next } = holdings;
     Body {
         cik: &f.cik,
         filer: &f.filer,
@@ -157,6 +192,7 @@ fn body<'a>(f: &'a Filing, total: u64, matched_by: &'static str, limit: usize, m
         total_value_usd: total,
         truncated: holdings.len() < f.holdings.len(),
         holdings,
+        next,
         amendment_type: f.amendment_type.as_deref(),
         value_unit: f.value_unit.as_deref(),
         value_unit_reason: f.value_unit_reason.as_deref(),

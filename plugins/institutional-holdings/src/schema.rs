@@ -80,11 +80,15 @@ pub fn fragment() -> Value {
             "totalValueUsd",
             describe(number(), "Sum of valueUsd over ALL holdings of the filing, also when the list is capped."),
         ),
-        ("truncated", describe(boolean(), "True when `limit` capped the holdings list (count < totalHoldings).")),
+        (
+            "truncated",
+            describe(boolean(), "True when this response holds only part of the holdings (count < totalHoldings): a page of `limit`; `next` continues it."),
+        ),
         (
             "holdings",
-            describe(array(reference("InstitutionalHolding")), "Holdings, largest valueUsd first, at most `limit`."),
+            describe(array(reference("InstitutionalHolding")), "Holdings, largest valueUsd first (then CUSIP), at most `limit`."),
         ),
+        ("next", datahost_plugin_api::paging::next_schema()),
         ("meta", reference("InstitutionalHoldingsMeta")),
     ], &[
         ("amendmentType", describe(string_enum(&["RESTATEMENT"]), "Ingested data: the filing served is a 13F-HR/A restating the quarter (it replaces the original).")),
@@ -132,6 +136,7 @@ pub fn example() -> Value {
         "totalHoldings": 22,
         "totalValueUsd": 189975745,
         "truncated": true,
+        "next": "eyJ2IjoxLCJxIjoiNzA3MDExZWNhYTk1NTlkNCIsImsiOlsyMDkxNDgwNywiREVNTzAwMDIyIiwxXSwiZyI6IkRFTU8tMTNGLTAwMDAwNiJ9TmHs8ftCE-I",
         "holdings": [
             {"nameOfIssuer": "EYRIEBROOK INC (DEMO)", "cusip": "DEMO00046", "valueUsd": 30983979, "shares": 357370, "putCall": null, "titleOfClass": "COM"},
             {"nameOfIssuer": "LANTERNWICK BANK CORPORATION (DEMO)", "cusip": "DEMO00022", "valueUsd": 20914807, "shares": 402440, "putCall": null, "titleOfClass": "COM"}

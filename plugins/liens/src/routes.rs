@@ -1,8 +1,10 @@
 //! `GET /v1/liens`: token search of one county's lien index, newest filing first, optionally narrowed by
-//! lien type and release state; from memory or (engine mode) with one indexed query.
+//! lien type and release state; from memory or (engine mode) with one indexed query; paged by `limit` and
+//! `cursor` in that order.
 
 use datahost_plugin_api::clerk::{ClerkDocument, Kind};
-use datahost_plugin_api::county::{clerk_search_engine, ClerkSearch};
+use datahost_plugin_api::county::{clerk_key, clerk_search_engine, ClerkSearch, EngineFound};
+use datahost_plugin_api::paging;
 use datahost_plugin_api::params::DEFAULT_MAX_LIMIT;
 use datahost_plugin_api::sql::Store;
 use datahost_plugin_api::{ApiError, ParamSpec, RequestEnvelope, Response, RouteSpec, Tier};
@@ -46,8 +48,15 @@ struct Body<'a, L> {
     query: &'a str,
     count: usize,
     liens: Vec<L>,
+    next: Option<String>,
     total: usize,
     county_onboarded: bool,
+}
+
+impl<L: Serialize> Body<'_, L> {
+    fn respond(&self) -> Result<Response, ApiError> {
+        paging::respond(self, self.next.as_deref())
+    }
 }
 
 /// The `lienType` filter in SPEC's spelling.
@@ -80,7 +89,7 @@ fn lien_of(doc: ClerkDocument) -> Lien {
 
 pub fn handle(source: &crate::Source, request: &RequestEnvelope) -> Result<Response, ApiError> {
     let q = request.params();
-    let search = ClerkSearch::parse(&q, DEFAULT_LIMIT, DEFAULT_MAX_LIMIT)?;
+    let search = ClerkSearch::parse(request, DEFAULT_LIMIT, DEFAULT_MAX_LIMIT)?;
     let kind = lien_type(q.str("lienType"))?;
     let released = q.bool("released")?;
     let store = match source {
@@ -91,14 +100,16 @@ pub fn handle(source: &crate::Source, request: &RequestEnvelope) -> Result<Respo
                     && released.is_none_or(|r| !r)
             })?;
             let liens: Vec<Lien> = found.documents.into_iter().map(lien_of).collect();
-            return Response::json(&Body {
+            return Body {
                 county: &search.county,
                 query: &search.query,
                 count: liens.len(),
                 liens,
+                next: found.next,
                 total: found.total,
                 county_onboarded: found.onboarded,
-            });
+            }
+            .respond();
         }
         crate::Source::Seed(store) => store,
     };
@@ -108,27 +119,33 @@ pub fn handle(source: &crate::Source, request: &RequestEnvelope) -> Result<Respo
             let mut filters = Vec::new();
             filters.extend(kind.map(|k| ("lien_type", k.into())));
             filters.extend(released.map(|r| ("released", r.into())));
-            let (onboarded, total, liens): (bool, usize, Vec<Lien>) =
+            let found: EngineFound<Lien> =
                 clerk_search_engine(host, crate::SLUG, &crate::data::SEARCH, "instrumentNumber", &search, &filters)?;
-            return Response::json(&Body {
+            return Body {
                 county: &search.county,
                 query: &search.query,
-                count: liens.len(),
-                liens,
-                total,
-                county_onboarded: onboarded,
-            });
+                count: found.records.len(),
+                liens: found.records,
+                next: found.next,
+                total: found.total,
+                county_onboarded: found.onboarded,
+            }
+            .respond();
         }
     };
-    let found = index.search_where(&search.county, &search.tokens, search.limit, |l| {
-        kind.is_none_or(|k| l.lien_type == k) && released.is_none_or(|r| l.released == r)
-    });
-    Response::json(&Body {
+    let found = index.search_where(
+        &search,
+        |l| clerk_key(&l.filed_date, &l.instrument_number),
+        |l| kind.is_none_or(|k| l.lien_type == k) && released.is_none_or(|r| l.released == r),
+    );
+    Body {
         county: &search.county,
         query: &search.query,
         count: found.records.len(),
         liens: found.records,
+        next: found.next,
         total: found.total,
         county_onboarded: found.onboarded,
-    })
+    }
+    .respond()
 }

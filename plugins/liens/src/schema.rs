@@ -50,9 +50,10 @@ pub fn fragment() -> Value {
                     "Matching liens, newest filing first (equal dates by instrument number).",
                 ),
             ),
+            ("next", datahost_plugin_api::paging::next_schema()),
         ],
         &[
-            ("total", describe(integer(), "Number of liens that matched before `limit`.")),
+            ("total", describe(integer(), "Number of liens that matched, over every page.")),
             (
                 "countyOnboarded",
                 describe(boolean(), "False when the county is not yet onboarded (the result is then empty)."),

@@ -1,7 +1,11 @@
 //! `GET /v1/predictions`: the backtest's rows (newest window first), filtered by `open` and capped by
-//! `limit`, with the aggregate score (always over every window, whatever the filters).
+//! `limit` (a page: `cursor` continues after the last window served), with the aggregate score (always over
+//! every window, whatever the filters).
+
+use std::cmp::Reverse;
 
 use chrono::NaiveDate;
+use datahost_plugin_api::paging::{self, PageRequest};
 use datahost_plugin_api::params::DEFAULT_MAX_LIMIT;
 use datahost_plugin_api::{ApiError, ParamSpec, RequestEnvelope, Response, RouteSpec};
 use serde::Serialize;
@@ -22,6 +26,7 @@ pub fn route_spec() -> RouteSpec {
             )
             .example(false),
             ParamSpec::limit(DEFAULT_LIMIT, DEFAULT_MAX_LIMIT, "rows (newest window first)"),
+            paging::cursor_param(),
         ],
     )
 }
@@ -115,6 +120,7 @@ struct Body<'a> {
     data_end: NaiveDate,
     count: usize,
     rows: Vec<RowOut<'a>>,
+    next: Option<&'a str>,
     score: ScoreOut,
     strategy: StrategyOut<'a>,
     note: &'a str,
@@ -128,20 +134,19 @@ pub fn handle(
 ) -> Result<Response, ApiError> {
     let q = request.params();
     let open = q.bool("open")?;
-    let limit = q.limit(DEFAULT_LIMIT, DEFAULT_MAX_LIMIT)?;
-    let rows: Vec<RowOut> = backtest
-        .rows
-        .iter()
-        .rev()
-        .filter(|r| open.is_none_or(|want| r.open == want))
-        .take(limit)
-        .map(RowOut::from)
-        .collect();
-    Response::json(&Body {
+    let page = PageRequest::parse(request, DEFAULT_LIMIT, DEFAULT_MAX_LIMIT)?;
+    // Newest window first; the chosen asset breaks a tie (none in a well-formed backtest) so the order is total.
+    let mut selected: Vec<&Row> = backtest.rows.iter().filter(|r| open.is_none_or(|want| r.open == want)).collect();
+    let key = |r: &&Row| (Reverse(r.window_start), Reverse(r.window_end), r.chosen_id.clone());
+    selected.sort_by_key(key);
+    let page = page.page(selected, key)?;
+    let rows: Vec<RowOut> = page.items.into_iter().map(RowOut::from).collect();
+    let body = Body {
         as_of: backtest.as_of,
         data_end: backtest.data_end,
         count: rows.len(),
         rows,
+        next: page.next.as_deref(),
         score: ScoreOut::from(&backtest.score),
         strategy: StrategyOut {
             pool: POOL,
@@ -152,5 +157,6 @@ pub fn handle(
             live_since: strategy.live_since,
         },
         note,
-    })
+    };
+    paging::respond(&body, body.next)
 }

@@ -106,6 +106,7 @@ pub fn fragment() -> Value {
             ("dataEnd", describe(date(), "Last SPY close date in the prices data.")),
             ("rows", describe(array(reference("PredictionRow")), "Windows, newest first, after `open` and `limit`.")),
             ("score", reference("PredictionScore")),
+            ("next", datahost_plugin_api::paging::next_schema()),
         ],
         &[
             ("count", describe(integer(), "Number of rows returned.")),

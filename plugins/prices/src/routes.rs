@@ -1,7 +1,10 @@
 //! `GET /v1/prices`: without `ticker`, the covered universe; with it, that ticker's daily closes sorted by
-//! date, bounded by the inclusive `from`/`to` dates.
+//! date, bounded by the inclusive `from`/`to` dates. Both are whole without `limit` (SPEC); with it they are
+//! paged by `cursor` (tickers in ticker order, closes in date order).
 
 use chrono::NaiveDate;
+use datahost_plugin_api::paging::{self, PageRequest};
+use datahost_plugin_api::params::DEFAULT_MAX_LIMIT;
 use datahost_plugin_api::{ApiError, ParamSpec, RequestEnvelope, Response, RouteSpec};
 use serde::Serialize;
 
@@ -21,6 +24,16 @@ pub fn route_spec() -> RouteSpec {
                 .example("2026-01-02"),
             ParamSpec::date("to", "Inclusive upper bound on the close date, `YYYY-MM-DD`. Only used with `ticker`.")
                 .example("2026-03-31"),
+            ParamSpec::integer(
+                "limit",
+                &format!(
+                    "Page size: caps the number of tickers (without `ticker`) or closes (with it) returned, the \
+                     rest following through `next`. When omitted, the whole list or series is returned; values \
+                     above {DEFAULT_MAX_LIMIT} are clamped to {DEFAULT_MAX_LIMIT}."
+                ),
+            )
+            .schema(serde_json::json!({ "maximum": DEFAULT_MAX_LIMIT })),
+            paging::cursor_param(),
         ],
     )
 }
@@ -68,6 +81,7 @@ struct ListBody<'a> {
     note: &'a str,
     count: usize,
     universe: Vec<UniverseEntry<'a>>,
+    next: Option<&'a str>,
 }
 
 #[derive(Serialize)]
@@ -86,6 +100,7 @@ struct SeriesBody<'a> {
     kind: Option<&'a str>,
     count: usize,
     series: Vec<Point>,
+    next: Option<&'a str>,
     note: &'a str,
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     provenance: Option<ProvenanceOut<'a>>,
@@ -96,13 +111,18 @@ pub fn handle(index: &Index, request: &RequestEnvelope) -> Result<Response, ApiE
     let ticker = q.ticker()?;
     // Validated even without a ticker, so a malformed bound is never silently ignored.
     let range = q.date_range()?;
+    let page = PageRequest::parse_or_all(request, DEFAULT_MAX_LIMIT)?;
     let Some(key) = ticker.value() else {
-        return Response::json(&ListBody {
-            tickers: index.assets.iter().map(|a| a.ticker.as_str()).collect(),
+        // `assets` is sorted by ticker, each once.
+        let assets = page.page(&index.assets, |a| a.ticker.clone())?;
+        let body = ListBody {
+            tickers: assets.items.iter().map(|a| a.ticker.as_str()).collect(),
             note: &index.note,
-            count: index.assets.len(),
-            universe: index.assets.iter().map(universe_entry).collect(),
-        });
+            count: assets.items.len(),
+            universe: assets.items.iter().map(|a| universe_entry(a)).collect(),
+            next: assets.next.as_deref(),
+        };
+        return paging::respond(&body, body.next);
     };
     let asset = index.get(key).ok_or_else(|| {
         ApiError::not_found(format!(
@@ -110,19 +130,24 @@ pub fn handle(index: &Index, request: &RequestEnvelope) -> Result<Response, ApiE
             q.str("ticker").unwrap_or(key)
         ))
     })?;
-    let series: Vec<Point> = asset
-        .range(range.from, range.to)
+    // One close per date, in date order.
+    let points = page.page(asset.range(range.from, range.to), |i| asset.dates[*i])?;
+    let series: Vec<Point> = points
+        .items
+        .into_iter()
         .map(|i| Point { date: asset.dates[i], close: asset.closes[i], adj_close: asset.adj_closes[i] })
         .collect();
-    Response::json(&SeriesBody {
+    let body = SeriesBody {
         ticker: &asset.ticker,
         name: asset.name.as_deref(),
         kind: asset.kind.as_deref(),
         count: series.len(),
         series,
+        next: points.next.as_deref(),
         note: &index.note,
         provenance: ProvenanceOut::of(asset),
-    })
+    };
+    paging::respond(&body, body.next)
 }
 
 fn universe_entry(a: &Asset) -> UniverseEntry<'_> {

@@ -55,11 +55,18 @@ pub fn fragment() -> Value {
     );
     let list = object_with_optional(
         &[
-            ("tickers", describe(array(string()), "Every covered ticker, sorted alphabetically.")),
+            (
+                "tickers",
+                describe(
+                    array(string()),
+                    "Every covered ticker (one page of them with `limit`), sorted alphabetically.",
+                ),
+            ),
             ("note", describe(string(), "What the data is (demo data) and how to ask for a series.")),
+            ("next", datahost_plugin_api::paging::next_schema()),
         ],
         &[
-            ("count", describe(integer(), "Number of covered tickers.")),
+            ("count", describe(integer(), "Number of tickers returned (every covered ticker without `limit`).")),
             ("universe", describe(array(reference("PricesUniverseEntry")), "Per-ticker details, same order.")),
         ],
     );
@@ -75,6 +82,7 @@ pub fn fragment() -> Value {
             ("ticker", describe(string(), "The canonical ticker, whatever case or separator was asked for.")),
             ("count", describe(integer(), "Number of closes returned.")),
             ("series", describe(array(reference("PricesPoint")), "Daily closes sorted by date ascending.")),
+            ("next", datahost_plugin_api::paging::next_schema()),
         ],
         &[&[("name", name()), ("kind", kind()), ("note", describe(string(), "What the data is."))][..], &provenance()]
             .concat(),

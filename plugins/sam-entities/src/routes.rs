@@ -1,11 +1,13 @@
 //! `GET /v1/sam-entities`: name search ranked exact > prefix > word > inside a word, exact UEI lookup, an
-//! optional status filter, and the full list in name order when neither `q` nor `uei` is given.
+//! optional status filter, and the full list in name order when neither `q` nor `uei` is given; `limit` entities
+//! a page, `cursor` continuing after the last one served in that order (rank, name, UEI).
 
+use datahost_plugin_api::paging::{self, PageRequest};
 use datahost_plugin_api::params::clip;
 use datahost_plugin_api::{ApiError, ParamSpec, RequestEnvelope, Response, RouteSpec};
 use serde::Serialize;
 
-use crate::data::{name_order, normalize_name, rank, Entity, Index};
+use crate::data::{normalize_name, rank, Entity, Index, MatchRank};
 
 pub const DEFAULT_LIMIT: usize = 20;
 /// SPEC: `limit` maximum 50.
@@ -34,6 +36,7 @@ pub fn route_spec() -> RouteSpec {
             )
             .schema(serde_json::json!({"enum": ["active", "inactive", "Active", "Inactive"]})),
             ParamSpec::limit(DEFAULT_LIMIT, MAX_LIMIT, "entities"),
+            paging::cursor_param(),
         ],
     )
 }
@@ -46,6 +49,16 @@ struct Body<'a> {
     total: usize,
     count: usize,
     entities: Vec<&'a Entity>,
+    next: Option<&'a str>,
+}
+
+/// The sort key of a match: its rank (0 without `q`), then the name case-insensitively, as written, and the
+/// UEI, which makes the order total.
+type EntityKey = (u8, String, String, String);
+
+fn entity_key(rank: Option<MatchRank>, e: &Entity) -> EntityKey {
+    let rank = rank.map_or(0, |r| r as u8 + 1);
+    (rank, e.name.to_lowercase(), e.name.clone(), e.uei.clone())
 }
 
 pub fn handle(index: &Index, request: &RequestEnvelope) -> Result<Response, ApiError> {
@@ -70,28 +83,31 @@ pub fn handle(index: &Index, request: &RequestEnvelope) -> Result<Response, ApiE
         Some("inactive") => Some(false),
         Some(_) => return Err(ApiError::bad_request("status must be active or inactive")),
     };
-    let limit = params.limit(DEFAULT_LIMIT, MAX_LIMIT)?;
+    let page = PageRequest::parse(request, DEFAULT_LIMIT, MAX_LIMIT)?;
 
-    // Candidates in name order; with `q`, stable-sorted by rank so ties stay in name order.
-    let mut matches: Vec<(Option<crate::data::MatchRank>, &Entity)> = index
+    // With `q`, by rank, ties in name order; without, in name order.
+    let mut matches: Vec<(EntityKey, &Entity)> = index
         .entities
         .iter()
         .filter(|e| status.is_none_or(|want| e.active == want))
         .filter(|e| uei.is_none_or(|u| e.entity.uei.eq_ignore_ascii_case(u)))
         .filter_map(|e| match &q_key {
-            None => Some((None, &e.entity)),
-            Some(key) => rank(&e.name_key, key).map(|r| (Some(r), &e.entity)),
+            None => Some((entity_key(None, &e.entity), &e.entity)),
+            Some(key) => rank(&e.name_key, key).map(|r| (entity_key(Some(r), &e.entity), &e.entity)),
         })
         .collect();
-    matches.sort_by(|(ra, a), (rb, b)| ra.cmp(rb).then_with(|| name_order(a, b)));
+    matches.sort_by(|a, b| a.0.cmp(&b.0));
 
     let total = matches.len();
-    let entities: Vec<&Entity> = matches.into_iter().take(limit).map(|(_, e)| e).collect();
-    Response::json(&Body {
+    let page = page.page(matches, |(k, _)| k.clone())?;
+    let entities: Vec<&Entity> = page.items.into_iter().map(|(_, e)| e).collect();
+    let body = Body {
         query: q.or(uei).unwrap_or(""),
         as_of: &index.meta.as_of,
         total,
         count: entities.len(),
         entities,
-    })
+        next: page.next.as_deref(),
+    };
+    paging::respond(&body, body.next)
 }

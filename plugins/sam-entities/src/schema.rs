@@ -36,6 +36,7 @@ pub fn fragment() -> Value {
             ),
             ("count", describe(integer(), "Number of entities returned (at most `limit`).")),
             ("entities", array(reference("SamEntity"))),
+            ("next", datahost_plugin_api::paging::next_schema()),
         ],
         &[("asOf", describe(date(), "Date the statuses refer to: a registration is Active until its expirationDate."))],
     );

@@ -2,6 +2,7 @@
 //! that trims each filing's trades, member substring, limit on filings), applied by the SDK's disclosure index.
 
 use datahost_plugin_api::disclosure::{self, DisclosureQuery, WithAmountBounds};
+use datahost_plugin_api::paging;
 use datahost_plugin_api::params::DEFAULT_MAX_LIMIT;
 use datahost_plugin_api::{ApiError, RequestEnvelope, Response, RouteSpec};
 use serde::Serialize;
@@ -35,15 +36,17 @@ struct Body<'a> {
     meta: &'a Meta,
     count: usize,
     filings: Vec<FilingOut<'a>>,
+    next: Option<&'a str>,
 }
 
 pub fn handle(plugin: &SenateTrades, request: &RequestEnvelope) -> Result<Response, ApiError> {
-    let query = DisclosureQuery::parse(&request.params(), DEFAULT_LIMIT, DEFAULT_MAX_LIMIT)?;
+    let query = DisclosureQuery::parse(request, DEFAULT_LIMIT, DEFAULT_MAX_LIMIT)?;
     let served = plugin
         .index
         .select_served(&query, plugin.stored.as_ref())
         .map_err(|e| ApiError::unavailable(format!("the Senate transactions could not be read: {e}")))?;
     let filings: Vec<FilingOut> = served
+        .items
         .iter()
         .map(|s| FilingOut {
             member: &s.filing.member,
@@ -56,5 +59,6 @@ pub fn handle(plugin: &SenateTrades, request: &RequestEnvelope) -> Result<Respon
             paper: s.filing.paper,
         })
         .collect();
-    Response::json(&Body { meta: &plugin.meta, count: filings.len(), filings })
+    let next = served.next.as_deref();
+    paging::respond(&Body { meta: &plugin.meta, count: filings.len(), filings, next }, next)
 }

@@ -64,6 +64,7 @@ pub fn fragment() -> Value {
         ("meta", reference("SenateTradesMeta")),
         ("count", describe(integer(), "Number of filings returned.")),
         ("filings", array(reference("SenateFiling"))),
+        ("next", datahost_plugin_api::paging::next_schema()),
     ]);
     let route = route_spec();
     let op = Operation {

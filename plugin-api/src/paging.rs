@@ -1,0 +1,449 @@
+//! Cursor pagination, shared by every list endpoint: the `cursor` query parameter, the `next` field and the
+//! `X-Next-Cursor` header the host turns into `Link: <...>; rel="next"`.
+//!
+//! Each list has a deterministic total order, given by a sort key that ends in a unique tie-breaker (a ticker,
+//! a document id, an accession...). A page is the first `limit` items whose key comes strictly after the key in
+//! the cursor, so a walk stays exact while records are ingested: an item inserted before the position is not
+//! served (it was not there when the walk began), one inserted after it is, and none is repeated or skipped.
+//! Lists whose order cannot be resumed by a key across a data change (relevance-ranked search, whose scores
+//! move when the corpus does; one filing's holdings, when a newer filing replaces it) also pin their data
+//! generation: the cursor then answers 400 once that generation is gone instead of a silently different list.
+//!
+//! A cursor is opaque: URL-safe base64 (no padding) of a small versioned JSON document (`v` version, `q` a
+//! fingerprint of the route and every query parameter but `cursor` and `limit`, `k` the sort key of the last
+//! item served, `g` the pinned generation) followed by an 8-byte checksum. The checksum catches a cursor that
+//! was cut short or altered; it is not a secret (a forged cursor can only pick a position inside the same
+//! public list). A cursor used with other filters, or anything that is not a cursor, is a 400 naming `cursor`.
+//! `limit` stays out of the fingerprint: the page size may change from page to page.
+
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine as _;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::openapi::schema;
+use crate::{ApiError, ParamSpec, RequestEnvelope, Response};
+
+/// The query parameter that carries a cursor.
+pub const PARAM: &str = "cursor";
+/// The response header a plugin sets to the next page's cursor; the host adds the `Link` header from it.
+pub const NEXT_HEADER: &str = "X-Next-Cursor";
+/// Longest cursor accepted (the longest sort keys, names of a few hundred characters, fit several times).
+pub const MAX_CURSOR_CHARS: usize = 2048;
+/// The cursor format version; a cursor of another version is refused.
+const VERSION: u32 = 1;
+const CHECKSUM_BYTES: usize = 8;
+/// Mixed into the checksum so that base64 of arbitrary JSON plus its bare FNV hash is not taken for a cursor.
+const CHECKSUM_SALT: &[u8] = b"datahost-cursor-v1\0";
+
+/// The `cursor` parameter of a list route.
+pub fn cursor_param() -> ParamSpec {
+    ParamSpec::string(
+        PARAM,
+        "Opaque position in the list: the `next` value of the previous page (also in its `Link: rel=\"next\"` \
+         header), passed unchanged with the same other parameters (`limit` may change). Omit it for the first \
+         page. A cursor that was altered, or used with other filters, is a 400.",
+    )
+    .schema(serde_json::json!({ "maxLength": MAX_CURSOR_CHARS }))
+}
+
+/// The schema of the `next` response field, for a list response's required fields.
+pub fn next_schema() -> Value {
+    schema::describe(
+        schema::nullable(schema::string()),
+        "Cursor of the following page (pass it as `cursor`), or null on the last page.",
+    )
+}
+
+/// A list response's example with its `next` field: the example's own, else null (an example of a last page).
+pub fn example_with_next(mut example: Value) -> Value {
+    if let Some(body) = example.as_object_mut() {
+        body.entry("next").or_insert(Value::Null);
+    }
+    example
+}
+
+/// The OpenAPI headers of a paged 200 response: `Link` and `X-Next-Cursor`, both only when `next` is not null.
+pub fn response_headers() -> Value {
+    serde_json::json!({
+        "Link": {
+            "description": "`<absolute URL of the next page>; rel=\"next\"`: this request's own parameters with \
+                            `cursor` set to `next` (never the `api_key` parameter). Absent on the last page.",
+            "schema": {"type": "string"},
+        },
+        "X-Next-Cursor": {
+            "description": "The `next` cursor again, for clients that read headers. Absent on the last page.",
+            "schema": {"type": "string"},
+        },
+    })
+}
+
+/// What a cursor holds (the JSON inside the base64).
+#[derive(Debug, Serialize, Deserialize)]
+struct Payload {
+    v: u32,
+    /// Fingerprint of the query, as 16 hex digits.
+    q: String,
+    /// Sort key of the last item served.
+    k: Value,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    g: Option<String>,
+}
+
+/// One request's page: its size and where it starts. Parse it once per request with [`PageRequest::parse`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PageRequest {
+    /// The page size (the request's `limit`, with its SPEC default and maximum).
+    pub limit: usize,
+    fingerprint: String,
+    /// JSON text of the sort key of the last item the previous page served; `None` on the first page.
+    after: Option<String>,
+    /// The data generation the cursor was issued for, when it pins one.
+    generation: Option<String>,
+}
+
+impl PageRequest {
+    /// Reads `limit` (absent: `default_limit`; above `max_limit`: clamped) and `cursor`.
+    pub fn parse(request: &RequestEnvelope, default_limit: usize, max_limit: usize) -> Result<Self, ApiError> {
+        let limit = request.params().limit(default_limit, max_limit)?;
+        Self::with_limit(request, limit)
+    }
+
+    /// For lists that SPEC serves whole when no `limit` is given (the company datasets, the price ticker list
+    /// and series): absent `limit` is one page of everything; a given one is clamped to `max_limit`.
+    pub fn parse_or_all(request: &RequestEnvelope, max_limit: usize) -> Result<Self, ApiError> {
+        let limit = match request.params().positive_int("limit")? {
+            None => usize::MAX,
+            Some(n) => n.min(max_limit as u64) as usize,
+        };
+        Self::with_limit(request, limit)
+    }
+
+    fn with_limit(request: &RequestEnvelope, limit: usize) -> Result<Self, ApiError> {
+        let fingerprint = fingerprint(&request.route, &request.query);
+        let mut page = PageRequest { limit, fingerprint, after: None, generation: None };
+        if let Some(text) = request.params().raw(PARAM).filter(|v| !v.trim().is_empty()) {
+            let payload = decode(text)?;
+            if payload.q != page.fingerprint {
+                return Err(ApiError::bad_request(
+                    "cursor belongs to a different query: pass it with the same parameters as the request that \
+                     returned it (only limit may change), or omit cursor to start from the first page",
+                ));
+            }
+            page.after = Some(payload.k.to_string());
+            page.generation = payload.g;
+        }
+        Ok(page)
+    }
+
+    /// Ties the walk to one data generation (an index fingerprint, a filing's accession): a cursor issued for
+    /// another generation is a 400, and every cursor this request issues carries `generation`.
+    pub fn pinned_to(mut self, generation: &str) -> Result<Self, ApiError> {
+        if self.after.is_some() && self.generation.as_deref() != Some(generation) {
+            return Err(ApiError::bad_request(
+                "cursor was issued for data that has changed since (newer records were ingested) and this list \
+                 cannot resume across the change; omit cursor to walk the current list from its first page",
+            ));
+        }
+        self.generation = Some(generation.to_string());
+        Ok(self)
+    }
+
+    /// Whether this is the first page (no cursor).
+    pub fn is_first(&self) -> bool {
+        self.after.is_none()
+    }
+
+    /// The sort key of the last item the previous page served, as the list's key type.
+    pub fn after<K: DeserializeOwned>(&self) -> Result<Option<K>, ApiError> {
+        match &self.after {
+            None => Ok(None),
+            Some(text) => serde_json::from_str(text).map(Some).map_err(|_| not_a_cursor()),
+        }
+    }
+
+    /// The cursor of the page that follows the item whose sort key is `key`.
+    pub fn cursor_after<K: Serialize>(&self, key: &K) -> String {
+        let payload = Payload {
+            v: VERSION,
+            q: self.fingerprint.clone(),
+            k: serde_json::to_value(key).unwrap_or(Value::Null),
+            g: self.generation.clone(),
+        };
+        encode(&payload)
+    }
+
+    /// The page of `items`, which come in ascending `key` order (use [`std::cmp::Reverse`] parts for a
+    /// descending list): the first `limit` items whose key is after the cursor's, and the cursor of the page
+    /// after them when any item remains. A cursor whose key is not a `K` is a 400.
+    pub fn page<T, K>(&self, items: impl IntoIterator<Item = T>, key: impl Fn(&T) -> K) -> Result<Page<T>, ApiError>
+    where
+        K: Ord + Serialize + DeserializeOwned,
+    {
+        Ok(self.clone().keyed::<K>()?.page(items, key))
+    }
+
+    /// The request with its cursor's key decoded as the list's key type, for code that parses a request
+    /// before it pages (so that paging itself cannot fail).
+    pub fn keyed<K: DeserializeOwned>(self) -> Result<KeyedPage<K>, ApiError> {
+        Ok(KeyedPage { after: self.after()?, request: self })
+    }
+}
+
+/// A [`PageRequest`] whose cursor key is decoded (see [`PageRequest::keyed`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyedPage<K> {
+    pub request: PageRequest,
+    pub after: Option<K>,
+}
+
+impl<K: Ord + Serialize> KeyedPage<K> {
+    /// See [`PageRequest::page`].
+    pub fn page<T>(&self, items: impl IntoIterator<Item = T>, key: impl Fn(&T) -> K) -> Page<T> {
+        let mut served: Vec<T> = Vec::new();
+        let mut more = false;
+        let mut last: Option<K> = None;
+        for item in items {
+            let k = key(&item);
+            if self.after.as_ref().is_some_and(|a| k <= *a) {
+                continue;
+            }
+            debug_assert!(
+                last.as_ref().is_none_or(|l| *l < k),
+                "page: items must come in strictly ascending key order"
+            );
+            if served.len() == self.request.limit {
+                more = true;
+                break;
+            }
+            served.push(item);
+            last = Some(k);
+        }
+        let next = match (more, &last) {
+            (true, Some(k)) => Some(self.request.cursor_after(k)),
+            _ => None,
+        };
+        Page { items: served, next }
+    }
+}
+
+/// One page of a list and the cursor of the page after it (`None`: this is the last page).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Page<T> {
+    pub items: Vec<T>,
+    pub next: Option<String>,
+}
+
+/// A 200 with `body` (which carries `next` itself) and, when there is a next page, the `X-Next-Cursor` header.
+pub fn respond<B: Serialize + ?Sized>(body: &B, next: Option<&str>) -> Result<Response, ApiError> {
+    let response = Response::json(body)?;
+    Ok(match next {
+        Some(cursor) => response.with_header(NEXT_HEADER, cursor),
+        None => response,
+    })
+}
+
+fn not_a_cursor() -> ApiError {
+    ApiError::bad_request(
+        "cursor is not a cursor this API issued (it was cut short or altered): pass the `next` value of the \
+         previous page unchanged, or omit cursor to start from the first page",
+    )
+}
+
+/// The route and every parameter but `cursor` and `limit`, trimmed, blank ones dropped (a blank parameter
+/// counts as absent everywhere), in name order.
+fn fingerprint(route: &str, query: &[(String, String)]) -> String {
+    let mut pairs: Vec<(&str, &str)> = query
+        .iter()
+        .filter(|(k, _)| k != PARAM && k != "limit")
+        .map(|(k, v)| (k.as_str(), v.trim()))
+        .filter(|(_, v)| !v.is_empty())
+        .collect();
+    pairs.sort();
+    let mut bytes = route.as_bytes().to_vec();
+    for (k, v) in pairs {
+        // Separators that cannot occur in a decoded name, so `a=b&c` and `a=b c` differ.
+        bytes.push(0);
+        bytes.extend_from_slice(k.as_bytes());
+        bytes.push(1);
+        bytes.extend_from_slice(v.as_bytes());
+    }
+    format!("{:016x}", fnv1a(&[&bytes]))
+}
+
+/// FNV-1a, 64 bits: stable across builds, processes and replicas (std's hashers promise none of that).
+fn fnv1a(parts: &[&[u8]]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for part in parts {
+        for b in *part {
+            h ^= u64::from(*b);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    h
+}
+
+fn encode(payload: &Payload) -> String {
+    let mut bytes = serde_json::to_vec(payload).unwrap_or_default();
+    let sum = fnv1a(&[CHECKSUM_SALT, &bytes]);
+    bytes.extend_from_slice(&sum.to_be_bytes());
+    URL_SAFE_NO_PAD.encode(bytes)
+}
+
+fn decode(text: &str) -> Result<Payload, ApiError> {
+    if text.len() > MAX_CURSOR_CHARS {
+        return Err(not_a_cursor());
+    }
+    let bytes = URL_SAFE_NO_PAD.decode(text.trim()).map_err(|_| not_a_cursor())?;
+    if bytes.len() <= CHECKSUM_BYTES {
+        return Err(not_a_cursor());
+    }
+    let (json, sum) = bytes.split_at(bytes.len() - CHECKSUM_BYTES);
+    if fnv1a(&[CHECKSUM_SALT, json]).to_be_bytes() != sum {
+        return Err(not_a_cursor());
+    }
+    let payload: Payload = serde_json::from_slice(json).map_err(|_| not_a_cursor())?;
+    if payload.v != VERSION {
+        return Err(ApiError::bad_request(
+            "cursor comes from an incompatible version of this API; omit cursor to start from the first page",
+        ));
+    }
+    Ok(payload)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cmp::Reverse;
+
+    fn request(query: &[(&str, &str)]) -> RequestEnvelope {
+        RequestEnvelope::new("/v1/things", query)
+    }
+
+    /// Walks `items` (ascending) with page size `limit`, passing each `next` on with `query`.
+    fn walk(items: &[u32], query: &[(&str, &str)], limit: &str) -> Vec<Vec<u32>> {
+        let mut pages = Vec::new();
+        let mut cursor: Option<String> = None;
+        loop {
+            let mut q: Vec<(&str, &str)> = query.to_vec();
+            q.push(("limit", limit));
+            if let Some(c) = &cursor {
+                q.push(("cursor", c));
+            }
+            let page = PageRequest::parse(&request(&q), 10, 100).unwrap().page(items.iter().copied(), |i| *i).unwrap();
+            pages.push(page.items);
+            match page.next {
+                Some(next) => cursor = Some(next),
+                None => return pages,
+            }
+            assert!(pages.len() < 100, "the walk ends");
+        }
+    }
+
+    #[test]
+    fn a_walk_serves_every_item_once_and_ends_with_no_next() {
+        let items: Vec<u32> = (1..=7).collect();
+        assert_eq!(walk(&items, &[], "3"), vec![vec![1, 2, 3], vec![4, 5, 6], vec![7]]);
+        // A last page that is exactly full still says there is nothing after it.
+        assert_eq!(walk(&items[..6], &[], "3"), vec![vec![1, 2, 3], vec![4, 5, 6]]);
+        assert_eq!(walk(&[], &[], "3"), vec![Vec::<u32>::new()]);
+        let one = PageRequest::parse(&request(&[]), 10, 100).unwrap().page(items.clone(), |i| *i).unwrap();
+        assert_eq!((one.items.len(), one.next), (7, None), "the default limit covers the whole list");
+    }
+
+    #[test]
+    fn inserts_before_and_after_the_position_neither_repeat_nor_skip() {
+        let first = PageRequest::parse(&request(&[("limit", "2")]), 10, 100).unwrap();
+        let page = first.page(vec![10, 20, 30, 40], |i| *i).unwrap();
+        assert_eq!(page.items, vec![10, 20]);
+        let cursor = page.next.unwrap();
+        // Between the pages, 15 (before the position), 35 (after it) arrive and 30 (the next item) goes.
+        let second = PageRequest::parse(&request(&[("limit", "2"), ("cursor", &cursor)]), 10, 100).unwrap();
+        let page = second.page(vec![10, 15, 20, 35, 40], |i| *i).unwrap();
+        assert_eq!(page.items, vec![35, 40], "15 is behind the position; 35 is served; nothing repeats");
+        assert_eq!(page.next, None);
+    }
+
+    #[test]
+    fn descending_lists_use_reverse_keys() {
+        let dated = vec![("2026-03-01", "b"), ("2026-03-01", "a"), ("2026-01-05", "z")];
+        let key = |d: &(&str, &str)| (Reverse(d.0.to_string()), Reverse(d.1.to_string()));
+        let p = PageRequest::parse(&request(&[("limit", "1")]), 10, 100).unwrap().page(dated.clone(), key).unwrap();
+        assert_eq!(p.items, vec![("2026-03-01", "b")]);
+        let q = [("limit", "5"), ("cursor", p.next.as_deref().unwrap())];
+        let p = PageRequest::parse(&request(&q), 10, 100).unwrap().page(dated, key).unwrap();
+        assert_eq!(p.items, vec![("2026-03-01", "a"), ("2026-01-05", "z")], "limit may change between pages");
+    }
+
+    #[test]
+    fn a_cursor_continues_only_its_own_query() {
+        let page = PageRequest::parse(&request(&[("ticker", "NVDA"), ("limit", "1")]), 10, 100)
+            .unwrap()
+            .page(vec![1, 2], |i| *i)
+            .unwrap();
+        let cursor = page.next.unwrap();
+        // The same filters in another order, with blanks around them, are the same query.
+        let same = [("cursor", cursor.as_str()), ("member", " "), ("ticker", " NVDA ")];
+        assert!(PageRequest::parse(&request(&same), 10, 100).is_ok());
+        for other in [vec![("ticker", "AAPL")], vec![], vec![("ticker", "NVDA"), ("member", "lee")]] {
+            let mut q = other.clone();
+            q.push(("cursor", &cursor));
+            let err = PageRequest::parse(&request(&q), 10, 100).unwrap_err();
+            assert_eq!(err.status, 400);
+            assert!(err.message.starts_with("cursor belongs to a different query"), "{}", err.message);
+        }
+        let elsewhere = RequestEnvelope::new("/v1/other", &[("ticker", "NVDA"), ("cursor", &cursor)]);
+        assert!(PageRequest::parse(&elsewhere, 10, 100).is_err(), "a cursor is bound to its route");
+    }
+
+    #[test]
+    fn tampered_or_garbage_cursors_are_refused_naming_cursor() {
+        let page = PageRequest::parse(&request(&[("limit", "1")]), 10, 100).unwrap().page(vec![1, 2], |i| *i).unwrap();
+        let cursor = page.next.unwrap();
+        let mut tampered: Vec<char> = cursor.chars().collect();
+        let mid = tampered.len() / 2;
+        tampered[mid] = if tampered[mid] == 'A' { 'B' } else { 'A' };
+        let tampered: String = tampered.into_iter().collect();
+        // A hand-made cursor without the checksum: the JSON of an offset the user wished to jump to.
+        let forged = URL_SAFE_NO_PAD.encode(br#"{"v":1,"q":"0000000000000000","k":500}"#);
+        let cut = &cursor[..cursor.len() - 3];
+        let too_long = "A".repeat(MAX_CURSOR_CHARS + 1);
+        for bad in [tampered.as_str(), forged.as_str(), cut, "garbage!", "42", too_long.as_str()] {
+            let err = PageRequest::parse(&request(&[("cursor", bad)]), 10, 100).unwrap_err();
+            assert_eq!(err.status, 400, "{bad}");
+            assert!(err.message.starts_with("cursor is not a cursor this API issued"), "{bad}: {}", err.message);
+        }
+        // A well-formed cursor whose key is not of the list's key type.
+        let wrong_key = PageRequest::parse(&request(&[]), 10, 100).unwrap().cursor_after(&"text");
+        let page = PageRequest::parse(&request(&[("cursor", &wrong_key)]), 10, 100).unwrap();
+        assert_eq!(page.page(vec![1u32], |i| *i).unwrap_err().status, 400);
+        // A blank cursor is the first page, like any blank parameter.
+        assert!(PageRequest::parse(&request(&[("cursor", " ")]), 10, 100).unwrap().is_first());
+    }
+
+    #[test]
+    fn pinned_generations_refuse_cursors_of_another() {
+        let first = PageRequest::parse(&request(&[("limit", "1")]), 10, 100).unwrap().pinned_to("gen-a").unwrap();
+        let cursor = first.page(vec![1, 2], |i| *i).unwrap().next.unwrap();
+        let again = PageRequest::parse(&request(&[("limit", "1"), ("cursor", &cursor)]), 10, 100).unwrap();
+        assert!(again.clone().pinned_to("gen-a").is_ok());
+        let err = again.pinned_to("gen-b").unwrap_err();
+        assert!(err.message.starts_with("cursor was issued for data that has changed"), "{}", err.message);
+    }
+
+    #[test]
+    fn parse_or_all_serves_everything_without_a_limit() {
+        let all = PageRequest::parse_or_all(&request(&[]), 1000).unwrap();
+        assert_eq!(all.limit, usize::MAX);
+        assert_eq!(PageRequest::parse_or_all(&request(&[("limit", "5000")]), 1000).unwrap().limit, 1000);
+        assert_eq!(PageRequest::parse_or_all(&request(&[("limit", "0")]), 1000).unwrap_err().status, 400);
+    }
+
+    #[test]
+    fn respond_sets_the_next_header_only_when_there_is_a_next_page() {
+        let r = respond(&serde_json::json!({"next": "abc"}), Some("abc")).unwrap();
+        assert_eq!(r.headers, vec![(NEXT_HEADER.to_string(), "abc".to_string())]);
+        assert!(respond(&serde_json::json!({"next": null}), None).unwrap().headers.is_empty());
+    }
+}
