@@ -106,8 +106,20 @@ pub struct PageRequest {
 impl PageRequest {
     /// Reads `limit` (absent: `default_limit`; above `max_limit`: clamped) and `cursor`.
     pub fn parse(request: &RequestEnvelope, default_limit: usize, max_limit: usize) -> Result<Self, ApiError> {
+        Self::parse_normalized(request, default_limit, max_limit, &[])
+    }
+
+    /// [`Self::parse`] where some parameters have several spellings of one value (`cik=9990307` and
+    /// `cik=0009990307`): `normalized` gives their canonical values, which the cursor is bound to instead, so
+    /// every spelling gives the same cursors.
+    pub fn parse_normalized(
+        request: &RequestEnvelope,
+        default_limit: usize,
+        max_limit: usize,
+        normalized: &[(&str, &str)],
+    ) -> Result<Self, ApiError> {
         let limit = request.params().limit(default_limit, max_limit)?;
-        Self::with_limit(request, limit)
+        Self::with_limit(request, limit, normalized)
     }
 
     /// For lists that SPEC serves whole when no `limit` is given (the company datasets, the price ticker list
@@ -117,11 +129,19 @@ impl PageRequest {
             None => usize::MAX,
             Some(n) => n.min(max_limit as u64) as usize,
         };
-        Self::with_limit(request, limit)
+        Self::with_limit(request, limit, &[])
     }
 
-    fn with_limit(request: &RequestEnvelope, limit: usize) -> Result<Self, ApiError> {
-        let fingerprint = fingerprint(&request.route, &request.query);
+    fn with_limit(request: &RequestEnvelope, limit: usize, normalized: &[(&str, &str)]) -> Result<Self, ApiError> {
+        let query: Vec<(String, String)> = request
+            .query
+            .iter()
+            .map(|(k, v)| match normalized.iter().find(|(name, _)| name == k) {
+                Some((_, canonical)) => (k.clone(), canonical.to_string()),
+                None => (k.clone(), v.clone()),
+            })
+            .collect();
+        let fingerprint = fingerprint(&request.route, &query);
         let mut page = PageRequest { limit, fingerprint, after: None, generation: None };
         if let Some(text) = request.params().raw(PARAM).filter(|v| !v.trim().is_empty()) {
             let payload = decode(text)?;
@@ -393,6 +413,12 @@ mod tests {
             assert_eq!(err.status, 400);
             assert!(err.message.starts_with("cursor belongs to a different query"), "{}", err.message);
         }
+        let normalized = |cik: &str| {
+            let q = [("cik", cik), ("limit", "1")];
+            let page = PageRequest::parse_normalized(&request(&q), 10, 100, &[("cik", "0000000042")]).unwrap();
+            page.page(vec![1, 2], |i| *i).unwrap().next
+        };
+        assert_eq!(normalized("42"), normalized("0000000042"), "one canonical value, one cursor");
         let elsewhere = RequestEnvelope::new("/v1/other", &[("ticker", "NVDA"), ("cursor", &cursor)]);
         assert!(PageRequest::parse(&elsewhere, 10, 100).is_err(), "a cursor is bound to its route");
     }

@@ -131,8 +131,11 @@ pub fn handle(index: &Index, request: &RequestEnvelope) -> Result<Response, ApiE
         return Response::json(&LatestFilings { meta: &index.meta, filings });
     }
     let q = request.params();
-    let page = PageRequest::parse(request, DEFAULT_LIMIT, DEFAULT_MAX_LIMIT)?;
-    let (filer, matched_by) = if let Some(cik) = q.padded_digits("cik", 10)? {
+    let cik = q.padded_digits("cik", 10)?;
+    // `9990307` and `0009990307` are one filer, so one walk.
+    let normalized: Vec<(&str, &str)> = cik.as_deref().map(|c| ("cik", c)).into_iter().collect();
+    let page = PageRequest::parse_normalized(request, DEFAULT_LIMIT, DEFAULT_MAX_LIMIT, &normalized)?;
+    let (filer, matched_by) = if let Some(cik) = cik {
         let filer = index.by_cik(&cik).ok_or_else(|| ApiError::not_found(format!("no 13F filer has cik {cik}")))?;
         (filer, "cik")
     } else if let Some(name) = q.str_max("q", MAX_Q_CHARS)? {
