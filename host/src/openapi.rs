@@ -10,7 +10,8 @@ use crate::error::ERROR_CODES;
 use crate::plugins::PluginRegistry;
 
 /// Component schema names the host defines; plugins may not reuse them.
-pub const HOST_SCHEMAS: &[&str] = &["Error", "Health", "Ready", "PluginStatus", "DataStatus"];
+pub const HOST_SCHEMAS: &[&str] =
+    &["Error", "Health", "DatasetHealth", "Ready", "PluginStatus", "DataStatus", "OpenApiDocument"];
 
 pub const API_VERSION: &str = "1.0.0";
 
@@ -111,6 +112,28 @@ fn components() -> Value {
                 "required": ["ready"],
                 "properties": {"ready": {"type": "boolean", "const": true}},
             },
+            "DatasetHealth": {
+                "type": "object",
+                "required": ["data"],
+                "properties": {
+                    "data": {"$ref": "#/components/schemas/DataStatus"},
+                    "rows": {"type": ["integer", "null"], "description": "Ingested records held."},
+                    "files": {"type": "integer", "description": "Source files that changed the dataset."},
+                    "lastIngestAt": {"type": ["string", "null"], "format": "date-time"},
+                    "lastSyncAt": {
+                        "type": ["string", "null"],
+                        "format": "date-time",
+                        "description": "Last successful `datahost sync` of the dataset; null when never synced.",
+                    },
+                    "syncAgeSecs": {"type": ["integer", "null"], "description": "Seconds since lastSyncAt."},
+                },
+            },
+            "OpenApiDocument": {
+                "type": "object",
+                "description": "An OpenAPI 3.1 document (this one).",
+                "required": ["openapi", "info", "paths"],
+                "properties": {"openapi": {"type": "string"}, "info": {"type": "object"}, "paths": {"type": "object"}},
+            },
             "Health": {
                 "type": "object",
                 "required": ["ok", "service", "datasets", "recordsEngine"],
@@ -118,23 +141,8 @@ fn components() -> Value {
                     "ok": {"type": "boolean", "description": "False when the records engine is unreachable."},
                     "data": {
                         "type": "object",
-                        "description": "Per dataset: whether it serves its demo seed or ingested records.",
-                        "additionalProperties": {
-                            "type": "object",
-                            "required": ["data"],
-                            "properties": {
-                                "data": {"type": "string", "enum": ["demo", "ingested"]},
-                                "rows": {"type": ["integer", "null"], "description": "Ingested records held."},
-                                "files": {"type": "integer", "description": "Source files that changed the dataset."},
-                                "lastIngestAt": {"type": ["string", "null"], "format": "date-time"},
-                                "lastSyncAt": {
-                                    "type": ["string", "null"],
-                                    "format": "date-time",
-                                    "description": "Last successful `datahost sync` of the dataset; null when never synced.",
-                                },
-                                "syncAgeSecs": {"type": ["integer", "null"], "description": "Seconds since lastSyncAt."},
-                            },
-                        },
+                        "description": "Per dataset slug: whether it serves its demo seed or ingested records.",
+                        "additionalProperties": {"$ref": "#/components/schemas/DatasetHealth"},
                     },
                     "service": {"type": "string"},
                     "version": {"type": "string"},
@@ -167,6 +175,25 @@ fn resp_ref(status: u16) -> Value {
     json!({"$ref": format!("#/components/responses/{}", response_name(status))})
 }
 
+/// The answer of a server on demo seeds (the `data` map cut to two of its datasets).
+fn health_example() -> Value {
+    let demo = json!({"data": "demo", "rows": null, "files": 0, "lastIngestAt": null, "lastSyncAt": null,
+        "syncAgeSecs": null});
+    json!({
+        "ok": true,
+        "service": "datahost",
+        "version": env!("CARGO_PKG_VERSION"),
+        "datasets": ["companies", "congress-trades", "contracts", "deeds", "donors", "edgar-search", "entity-graph",
+            "execs", "insiders", "institutional-holdings", "liens", "lobbying", "patents", "predictions", "prices",
+            "property", "sam-entities", "senate-trades", "vin"],
+        "data": {"congress-trades": demo, "insiders": demo},
+        "recordsEngine": "embedded",
+        "recordsEngineKind": "embedded",
+        "rateLimiter": "in-process",
+        "pluginFailures": [],
+    })
+}
+
 fn meta_paths() -> Value {
     json!({
         "/health": {"get": {
@@ -176,7 +203,7 @@ fn meta_paths() -> Value {
             "tags": ["meta"],
             "security": [],
             "responses": {"200": {"description": "OK", "content": {"application/json": {
-                "schema": {"$ref": "#/components/schemas/Health"}}}}},
+                "schema": {"$ref": "#/components/schemas/Health"}, "example": health_example()}}}},
         }},
         "/ready": {"get": {
             "operationId": "getReady",
@@ -188,17 +215,20 @@ fn meta_paths() -> Value {
             "security": [],
             "responses": {
                 "200": {"description": "Ready", "content": {"application/json": {
-                    "schema": {"$ref": "#/components/schemas/Ready"}}}},
+                    "schema": {"$ref": "#/components/schemas/Ready"}, "example": {"ready": true}}}},
                 "503": resp_ref(503),
             },
         }},
         "/openapi.json": {"get": {
             "operationId": "getOpenApi",
             "summary": "This machine-readable description",
+            "description": "Unauthenticated. The OpenAPI 3.1 document of every route this server answers, with each \
+                plugin's schemas, examples and maturity label; client generators read it.",
             "tags": ["meta"],
             "security": [],
             "responses": {"200": {"description": "The OpenAPI 3.1 document", "content": {"application/json": {
-                "schema": {"type": "object"}}}}},
+                "schema": {"$ref": "#/components/schemas/OpenApiDocument"},
+                "example": {"openapi": "3.1.0", "info": {"title": "datahost", "version": API_VERSION}, "paths": {}}}}}},
         }},
     })
 }
@@ -222,6 +252,7 @@ pub fn assemble(registry: &PluginRegistry, base_url: &str) -> Value {
         for route in &m.routes {
             let Some(mut item) = plugin_paths.get(&route.path).cloned() else { continue };
             if let Some(op) = item.get_mut("get").and_then(Value::as_object_mut) {
+                op.insert("operationId".into(), json!(operation_id(&route.path)));
                 stamp_operation(op, &m.slug, m.maturity, route.min_tier);
             }
             if let Some(name) = item
@@ -253,6 +284,7 @@ pub fn assemble(registry: &PluginRegistry, base_url: &str) -> Value {
             "summary": "Public-records and market-intelligence data API.",
             // The guide that heads the /docs page: authentication, tiers, one section per error code.
             "description": crate::docs::guide_markdown(base_url, &pro_paths),
+            "license": {"name": "Apache-2.0", "identifier": "Apache-2.0"},
         },
         "servers": [{"url": base_url}],
         "security": [{"ApiKeyHeader": []}, {"ApiKeyQuery": []}, {"BearerAuth": []}, {"MarketplaceProxy": []}],
@@ -260,6 +292,19 @@ pub fn assemble(registry: &PluginRegistry, base_url: &str) -> Value {
         "paths": paths,
         "components": comps,
     })
+}
+
+/// The operationId of a plugin route, derived from its path so it is stable and unique by construction:
+/// `/v1/institutional-holdings` is `getInstitutionalHoldings` (client generators name functions after it).
+pub fn operation_id(path: &str) -> String {
+    let words = path.trim_start_matches("/v1/").split(|c: char| !c.is_ascii_alphanumeric()).filter(|w| !w.is_empty());
+    let mut id = String::from("get");
+    for word in words {
+        let mut chars = word.chars();
+        id.extend(chars.next().map(|c| c.to_ascii_uppercase()));
+        id.push_str(chars.as_str());
+    }
+    id
 }
 
 fn stamp_operation(op: &mut Map<String, Value>, slug: &str, maturity: Maturity, min_tier: Tier) {

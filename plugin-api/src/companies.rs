@@ -183,7 +183,6 @@ pub struct CompaniesDoc<'a> {
     pub route: &'a RouteSpec,
     /// Prefix of the component schema names, e.g. `Donors` gives `DonorsMeta`, `DonorsCompany`, `DonorsResponse`.
     pub prefix: &'a str,
-    pub operation_id: &'a str,
     pub summary: &'a str,
     pub description: &'a str,
     /// Schema of `meta.generatedAt` (`schema::date()` or `schema::datetime()`).
@@ -221,7 +220,6 @@ impl CompaniesDoc<'_> {
         ]);
         let op = Operation {
             route: self.route,
-            operation_id: self.operation_id,
             summary: self.summary,
             description: self.description,
             response: reference(&body_name),

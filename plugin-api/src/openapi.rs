@@ -126,10 +126,11 @@ pub fn parameter(p: &ParamSpec) -> Value {
     param
 }
 
-/// Describes one GET operation of a route.
+/// Describes one GET operation of a route. Its `operationId` is not the plugin's to choose: the host derives
+/// it from the route path when it assembles `/openapi.json` (`/v1/sam-entities` is `getSamEntities`), so ids
+/// are unique across plugins and never change while the path does not.
 pub struct Operation<'a> {
     pub route: &'a RouteSpec,
-    pub operation_id: &'a str,
     pub summary: &'a str,
     pub description: &'a str,
     /// Schema of the 200 body (usually a [`schema::reference`]).
@@ -168,7 +169,6 @@ impl Operation<'_> {
             );
         }
         json!({"get": {
-            "operationId": self.operation_id,
             "summary": self.summary,
             "description": self.description,
             "parameters": self.route.params.iter().map(parameter).collect::<Vec<_>>(),
@@ -182,6 +182,124 @@ pub fn fragment(paths: Vec<(&str, Value)>, schemas: Vec<(&str, Value)>) -> Value
     let paths: Map<String, Value> = paths.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
     let schemas: Map<String, Value> = schemas.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
     json!({"paths": paths, "components": {"schemas": schemas}})
+}
+
+/// The constructs that make client generators (openapi-python-client, openapi-typescript, openapi-generator)
+/// fail or invent names, found in an OpenAPI document or a plugin fragment; empty when there are none. The host's
+/// test suite runs it on the assembled `/openapi.json`; a plugin author can run it on `manifest().openapi`.
+///
+/// - an operation without `operationId` (fragments get theirs from the host, so only a whole document is
+///   checked for it), `summary`, `description`, or a JSON example of its 200 response; two operations with
+///   one `operationId`;
+/// - an enum listing a value twice, also when only letter case differs (`active`, `Active`: generators turn
+///   both into the constant `ACTIVE`), or listing `null`: write a nullable enum as
+///   `schema::nullable(schema::reference("Named"))` over a named enum component, which every generator
+///   names after the component instead of inventing `...Type2Type1`;
+/// - an inline object or enum inside `anyOf`/`oneOf` without a `title` (named `Type0`, `Type1`...), or as
+///   the `items` of an array (named `...Item`): make it a named component;
+/// - a component schema name that is not PascalCase ASCII, or a `$ref` to a schema that does not exist.
+pub fn generator_traps(doc: &Value) -> Vec<String> {
+    let mut traps = Vec::new();
+    let whole_document = doc.get("openapi").is_some();
+    if whole_document && doc.pointer("/info/license/name").is_none() {
+        traps.push("info.license is missing".to_string());
+    }
+    let schemas = doc.pointer("/components/schemas").and_then(Value::as_object);
+    for name in schemas.into_iter().flat_map(|s| s.keys()) {
+        let pascal =
+            name.starts_with(|c: char| c.is_ascii_uppercase()) && name.chars().all(|c| c.is_ascii_alphanumeric());
+        if !pascal {
+            traps.push(format!("component schema name `{name}` is not PascalCase ASCII"));
+        }
+    }
+    let mut operation_ids = std::collections::HashMap::new();
+    for (path, item) in doc.get("paths").and_then(Value::as_object).into_iter().flatten() {
+        for (method, op) in item.as_object().into_iter().flatten() {
+            let at = format!("{} {path}", method.to_uppercase());
+            match op.get("operationId").and_then(Value::as_str) {
+                Some(id) => {
+                    if let Some(other) = operation_ids.insert(id.to_string(), at.clone()) {
+                        traps.push(format!("{at}: operationId `{id}` is also the id of {other}"));
+                    }
+                }
+                None if whole_document => traps.push(format!("{at}: no operationId")),
+                None => {}
+            }
+            for key in ["summary", "description"] {
+                if op.get(key).and_then(Value::as_str).is_none_or(|t| t.trim().is_empty()) {
+                    traps.push(format!("{at}: no {key}"));
+                }
+            }
+            let ok = op.pointer("/responses/200/content/application~1json");
+            if ok.is_some_and(|c| c.get("example").is_none() && c.get("examples").is_none()) {
+                traps.push(format!("{at}: the 200 response has no example"));
+            }
+        }
+    }
+    walk_schemas(doc, "#", &mut |at, schema| {
+        if let Some(Value::String(target)) = schema.get("$ref") {
+            let found = target
+                .strip_prefix("#/components/schemas/")
+                .is_none_or(|name| schemas.is_some_and(|s| s.contains_key(name)));
+            if !found && whole_document {
+                traps.push(format!("{at}: $ref `{target}` names no component schema"));
+            }
+        }
+        if let Some(Value::Array(values)) = schema.get("enum") {
+            let mut seen = std::collections::HashMap::new();
+            for v in values {
+                if v.is_null() {
+                    traps.push(format!(
+                        "{at}: enum lists null (use nullable(reference(..)) over a named enum component)"
+                    ));
+                    continue;
+                }
+                let folded = v.as_str().map(str::to_lowercase).unwrap_or_else(|| v.to_string());
+                if let Some(first) = seen.insert(folded, v) {
+                    traps.push(format!("{at}: enum lists {first} and {v}, one constant in a generated client"));
+                }
+            }
+        }
+        if let Some(items) = schema.get("items") {
+            if items.get("properties").is_some() || items.get("enum").is_some() {
+                traps.push(format!("{at}/items: inline object or enum as array items (named `...Item`)"));
+            }
+        }
+        for key in ["anyOf", "oneOf"] {
+            for (i, member) in schema.get(key).and_then(Value::as_array).into_iter().flatten().enumerate() {
+                let structured = member.get("properties").is_some() || member.get("enum").is_some();
+                if structured && member.get("title").is_none() {
+                    traps.push(format!("{at}/{key}/{i}: inline object or enum without a title"));
+                }
+            }
+        }
+    });
+    traps
+}
+
+/// Calls `visit` on every JSON object below `value` that sits where a schema may (anything under a
+/// `schema`, `components/schemas`, `properties`, `items`, `anyOf`... key; walking every object is simpler and
+/// only adds checks of objects that cannot hold these keywords anyway), with its JSON pointer.
+fn walk_schemas(value: &Value, at: &str, visit: &mut dyn FnMut(&str, &Map<String, Value>)) {
+    match value {
+        Value::Object(map) => {
+            // Examples are data, not schemas: a null or a repeated value in them is no trap.
+            if !at.ends_with("/example") && !at.ends_with("/examples") {
+                visit(at, map);
+            }
+            for (key, child) in map {
+                if key != "example" && key != "examples" {
+                    walk_schemas(child, &format!("{at}/{}", key.replace('~', "~0").replace('/', "~1")), visit);
+                }
+            }
+        }
+        Value::Array(items) => {
+            for (i, child) in items.iter().enumerate() {
+                walk_schemas(child, &format!("{at}/{i}"), visit);
+            }
+        }
+        _ => {}
+    }
 }
 
 #[cfg(test)]
@@ -206,5 +324,57 @@ mod tests {
         let p = parameter(&ParamSpec::limit(25, 100, "hits"));
         assert_eq!(p["schema"], json!({"type": "integer", "minimum": 1, "default": 25, "maximum": 100}));
         assert_eq!(p["required"], json!(false));
+    }
+
+    #[test]
+    fn generator_traps_finds_each_trap() {
+        let doc = json!({
+            "openapi": "3.1.0",
+            "info": {"title": "t", "version": "1"},
+            "paths": {
+                "/v1/a": {"get": {"operationId": "getA", "summary": "A", "description": "",
+                    "responses": {"200": {"content": {"application/json": {"schema": schema::reference("Missing")}}}}}},
+                "/v1/b": {"get": {"operationId": "getA", "summary": "B", "description": "B",
+                    "responses": {"200": {"content": {"application/json": {"schema": {"type": "object"},
+                        "example": {"status": null}}}}}}},
+            },
+            "components": {"schemas": {
+                "status_enum": {"type": "string", "enum": ["active", "Active"]},
+                "Holding": schema::object(&[
+                    ("putCall", schema::nullable(schema::string_enum(&["Put", "Call"]))),
+                    ("voting", json!({"anyOf": [schema::object(&[("sole", schema::integer())]), {"type": "null"}]})),
+                    ("kinds", schema::array(schema::string_enum(&["equity", "crypto"]))),
+                ]),
+            }},
+        });
+        let traps = generator_traps(&doc);
+        let expected = [
+            "info.license is missing",
+            "component schema name `status_enum` is not PascalCase ASCII",
+            "GET /v1/a: no description",
+            "GET /v1/a: the 200 response has no example",
+            "GET /v1/b: operationId `getA` is also the id of GET /v1/a",
+            "$ref `#/components/schemas/Missing` names no component schema",
+            "putCall: enum lists null",
+            "voting/anyOf/0: inline object or enum without a title",
+            "kinds/items: inline object or enum as array items",
+            "status_enum: enum lists \"active\" and \"Active\"",
+        ];
+        for e in expected {
+            assert!(traps.iter().any(|t| t.contains(e)), "{e} not found in {traps:#?}");
+        }
+        assert_eq!(traps.len(), expected.len(), "{traps:#?}");
+    }
+
+    #[test]
+    fn named_nullable_enum_is_no_trap() {
+        let fragment = fragment(
+            vec![],
+            vec![
+                ("PutCall", schema::string_enum(&["Put", "Call"])),
+                ("Holding", schema::object(&[("putCall", schema::nullable(schema::reference("PutCall")))])),
+            ],
+        );
+        assert_eq!(generator_traps(&fragment), Vec::<String>::new());
     }
 }

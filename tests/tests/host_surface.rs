@@ -46,10 +46,25 @@ fn openapi_is_assembled_with_maturity_tags_and_shared_errors() {
     }
     let congress = &paths["/v1/congress-trades"]["get"];
     assert_eq!(congress["x-maturity"], "stable");
+    // operationIds come from the route path (the host's assembly), not from the plugin.
+    assert_eq!(congress["operationId"], "getCongressTrades");
+    assert_eq!(paths["/v1/edgar-search"]["get"]["operationId"], "getEdgarSearch");
+    assert_eq!(doc["info"]["license"], serde_json::json!({"name": "Apache-2.0", "identifier": "Apache-2.0"}));
     // Snapshot the part of the contract this suite owns; each dataset's own tests pin its fragment.
     insta::assert_json_snapshot!("openapi_congress_trades", congress);
     insta::assert_json_snapshot!("openapi_components_responses", doc["components"]["responses"]);
     insta::assert_json_snapshot!("openapi_security", (&doc["security"], &doc["components"]["securitySchemes"]));
+}
+
+/// What generated clients (openapi-python-client, openapi-typescript) need from the whole document, every
+/// plugin's fragment included: named schemas, operation ids, descriptions, examples, no enum traps. The client
+/// stage (`tests/tools/clients.sh`) then generates and runs real clients.
+#[test]
+fn openapi_has_no_client_generator_traps() {
+    let server = Server::start();
+    let (_, doc) = server.get_with("/openapi.json", &[]);
+    let traps = datahost_plugin_api::openapi::generator_traps(&doc);
+    assert!(traps.is_empty(), "generator traps in /openapi.json:\n{}", traps.join("\n"));
 }
 
 #[test]

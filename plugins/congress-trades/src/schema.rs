@@ -41,7 +41,6 @@ pub fn fragment() -> Value {
     let route = route_spec();
     let op = Operation {
         route: &route,
-        operation_id: "getCongressTrades",
         summary: "House member stock-trade disclosures",
         description: "Periodic Transaction Reports filed by members of the U.S. House, newest filing first. \
             With `ticker`, only filings with a trade in that ticker are returned, each holding only those trades. \

@@ -51,7 +51,6 @@ pub fn fragment() -> Value {
     CompaniesDoc {
         route: &route,
         prefix: "Contracts",
-        operation_id: "getContracts",
         summary: "Federal contract obligations per company",
         description: "Per company: total obligations, award count and the five largest awards, over federal \
             contract awards from fiscal year 2024 to present (action dates from 2023-10-01) with award type codes \

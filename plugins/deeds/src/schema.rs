@@ -44,7 +44,6 @@ pub fn fragment() -> Value {
     let route = route_spec();
     let op = Operation {
         route: &route,
-        operation_id: "searchDeeds",
         summary: "County clerk deed index search",
         description: "Searches one county clerk's grantor/grantee index. Every word of `query` must appear, \
             case-insensitively and as a whole word, among the deed's grantor, grantee and property address \

@@ -56,7 +56,7 @@ pub fn fragment() -> Value {
             (
                 "matchedBy",
                 describe(
-                    nullable(string_enum(&["connectedOrganization", "committeeName"])),
+                    nullable(reference("DonorsMatchedBy")),
                     "Which filed name matched the company; null when none did.",
                 ),
             ),
@@ -70,10 +70,7 @@ pub fn fragment() -> Value {
             (
                 "reports",
                 describe(
-                    array(object(&[
-                        ("fileNumber", describe(string(), "FEC FILE_NUM of the report.")),
-                        ("url", describe(uri(), "The report on docquery.fec.gov.")),
-                    ])),
+                    array(reference("DonorsReport")),
                     "The FEC reports the contributions were read from (ingested data).",
                 ),
             ),
@@ -83,7 +80,6 @@ pub fn fragment() -> Value {
     CompaniesDoc {
         route: &route,
         prefix: "Donors",
-        operation_id: "getDonors",
         summary: "Corporate PAC contributions to federal candidates",
         description: "Per company: its connected PAC, FEC committee id, cycle, total contributions to federal \
             candidates and the Democratic/Republican split, computed from the individual contributions. PAC \
@@ -92,7 +88,16 @@ pub fn fragment() -> Value {
         caveat: "States that PAC figures are not company financials and not predictive of stock performance.",
         extra_meta: vec![],
         company,
-        extra_schemas: vec![],
+        extra_schemas: vec![
+            ("DonorsMatchedBy", string_enum(&["connectedOrganization", "committeeName"])),
+            (
+                "DonorsReport",
+                object(&[
+                    ("fileNumber", describe(string(), "FEC FILE_NUM of the report.")),
+                    ("url", describe(uri(), "The report on docquery.fec.gov.")),
+                ]),
+            ),
+        ],
         example: example(),
     }
     .fragment()

@@ -68,7 +68,6 @@ pub fn fragment() -> Value {
     );
     let op = Operation {
         route: &route,
-        operation_id: "searchEdgarFilings",
         summary: "Full-text search over SEC filings",
         description: &description,
         response: reference("EdgarSearchResponse"),

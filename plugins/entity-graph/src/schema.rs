@@ -35,8 +35,9 @@ fn required_when(field: &str, table: &[(&str, &[&str])]) -> Value {
     json!(clauses)
 }
 
+/// The datasets a graph is built from: one named enum, referenced wherever a dataset is named.
 fn datasets_enum() -> Value {
-    string_enum(&crate::READS)
+    reference("EntityGraphDataset")
 }
 
 pub fn fragment() -> Value {
@@ -232,7 +233,6 @@ pub fn fragment() -> Value {
     let route = route_spec();
     let op = Operation {
         route: &route,
-        operation_id: "getEntityGraph",
         summary: "Cross-dataset relationship graph (pro)",
         description: "Typed nodes (company, person, member of Congress, agency, 13F filer, PAC committee) and typed, \
             provenance-carrying edges (traded, insider-of, lobbied, awarded-contract, donated, holds, granted-patent) \
@@ -268,6 +268,7 @@ pub fn fragment() -> Value {
             ("EntityGraphProvenance", provenance),
             ("EntityGraphMeta", meta),
             ("EntityGraphCount", count),
+            ("EntityGraphDataset", string_enum(&crate::READS)),
         ],
     )
 }

@@ -37,7 +37,6 @@ pub fn fragment() -> Value {
     CompaniesDoc {
         route: &route,
         prefix: "Execs",
-        operation_id: "getExecs",
         summary: "Executive and board rosters",
         description: "Officers and directors of each covered company, derived from Form 4 reporting-owner \
             metadata (the same records as `/v1/insiders`): one entry per person with their merged titles, how \

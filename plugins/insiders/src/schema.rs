@@ -87,10 +87,7 @@ pub fn fragment() -> Value {
             ("officerTitle", nullable(string())),
             (
                 "jointOwners",
-                describe(
-                    array(object(&[("name", string()), ("cik", string()), ("title", string())])),
-                    "The other reporting owners of a joint filing.",
-                ),
+                describe(array(reference("InsidersJointOwner")), "The other reporting owners of a joint filing."),
             ),
             (
                 "aff10b5One",
@@ -101,17 +98,20 @@ pub fn fragment() -> Value {
             ),
             (
                 "tradingPlanEvidence",
-                describe(nullable(string_enum(&["checkbox", "footnote"])), "What made `tradingPlan` true."),
+                describe(nullable(reference("InsidersTradingPlanEvidence")), "What made `tradingPlan` true."),
             ),
             (
                 "footnotes",
-                describe(
-                    array(object(&[("id", string()), ("text", nullable(string()))])),
-                    "The footnotes the row refers to, with their text.",
-                ),
+                describe(array(reference("InsidersFootnote")), "The footnotes the row refers to, with their text."),
             ),
             ("sharesOwnedFollowing", nullable(number())),
-            ("directOrIndirect", nullable(string_enum(&["D", "I"]))),
+            (
+                "directOrIndirect",
+                describe(
+                    nullable(reference("InsidersDirectOrIndirect")),
+                    "Ownership form: direct (D) or indirect (I).",
+                ),
+            ),
             ("exercisePrice", describe(nullable(number()), "Derivative rows: exercise or conversion price.")),
             ("underlyingSecurity", nullable(string())),
             ("underlyingShares", nullable(number())),
@@ -130,7 +130,6 @@ pub fn fragment() -> Value {
     CompaniesDoc {
         route: &route,
         prefix: "Insiders",
-        operation_id: "getInsiders",
         summary: "Form 4 insider transactions",
         description: "Form 4 transactions reported by officers and directors of each covered company, newest \
             first. Without `ticker`, every covered company is returned. Open-market sells (code S) are often \
@@ -140,7 +139,13 @@ pub fn fragment() -> Value {
             withholding or diversification, not a bearish view.",
         extra_meta: vec![("method", describe(string(), "How the records were read from the source."))],
         company,
-        extra_schemas: vec![("InsidersFiling", filing)],
+        extra_schemas: vec![
+            ("InsidersFiling", filing),
+            ("InsidersTradingPlanEvidence", string_enum(&["checkbox", "footnote"])),
+            ("InsidersDirectOrIndirect", string_enum(&["D", "I"])),
+            ("InsidersJointOwner", object(&[("name", string()), ("cik", string()), ("title", string())])),
+            ("InsidersFootnote", object(&[("id", string()), ("text", nullable(string()))])),
+        ],
         example: example(),
     }
     .fragment()

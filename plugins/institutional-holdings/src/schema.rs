@@ -23,7 +23,7 @@ pub fn fragment() -> Value {
         (
             "putCall",
             describe(
-                nullable(string_enum(&["Put", "Call"])),
+                nullable(reference("InstitutionalHoldingPutCall")),
                 "`Put` or `Call` for an option position; null for the security itself.",
             ),
         ),
@@ -101,7 +101,6 @@ pub fn fragment() -> Value {
     let route = route_spec();
     let op = Operation {
         route: &route,
-        operation_id: "getInstitutionalHoldings",
         summary: "Latest quarterly 13F holdings of an institutional filer",
         description: "The latest 13F-HR holdings (by period of report) of the filer matched by `cik` (preferred) or \
             by name `q`. One of the two is required: without both the answer is 400 saying that cik or q is \
@@ -115,6 +114,7 @@ pub fn fragment() -> Value {
         vec![(crate::ROUTE, op.path_item())],
         vec![
             ("InstitutionalHolding", holding),
+            ("InstitutionalHoldingPutCall", string_enum(&["Put", "Call"])),
             ("InstitutionalHoldingsMeta", meta),
             ("InstitutionalHoldingsAmendment", amendment),
             ("InstitutionalHoldingsResponse", body),

@@ -63,7 +63,6 @@ pub fn fragment() -> Value {
     let route = route_spec();
     let op = Operation {
         route: &route,
-        operation_id: "searchLiens",
         summary: "County clerk lien index search",
         description: "Searches one county clerk's index of mechanic's, tax and judgment liens. Every word of \
             `query` must appear, case-insensitively and as a whole word, among the lien's claimant, debtor and \

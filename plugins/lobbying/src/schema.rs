@@ -35,7 +35,6 @@ pub fn fragment() -> Value {
     CompaniesDoc {
         route: &route,
         prefix: "Lobbying",
-        operation_id: "getLobbying",
         summary: "Lobbying disclosures per company",
         description: "Per company: lobbying spend from quarterly LD-2 reports in filing years 2025 and 2026, \
             summing every filing found for the client (its own and those of outside firms it retained), with \

@@ -66,7 +66,6 @@ pub fn fragment() -> Value {
     let doc = CompaniesDoc {
         route: &route,
         prefix: "Patents",
-        operation_id: "getPatents",
         summary: "Patent grant counts per company",
         description: "Per company: patents granted in the last 12 months and in the 12 months before, counted on \
             grants whose first applicant (first assignee) is the matched assignee name. The windows end at the demo \

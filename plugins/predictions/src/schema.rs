@@ -118,7 +118,6 @@ pub fn fragment() -> Value {
     let text = description();
     let op = Operation {
         route: &route,
-        operation_id: "getPredictions",
         summary: "Strategy backtest rows and score",
         description: &text,
         response: reference("PredictionsResponse"),

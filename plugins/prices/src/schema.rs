@@ -30,7 +30,10 @@ fn name() -> Value {
 }
 
 fn kind() -> Value {
-    describe(nullable(string_enum(KINDS)), "Asset class; null for ingested series (the price files do not say).")
+    describe(
+        nullable(reference("PricesAssetKind")),
+        "Asset class; null for ingested series (the price files do not say).",
+    )
 }
 
 pub fn fragment() -> Value {
@@ -94,7 +97,6 @@ pub fn fragment() -> Value {
     let route = route_spec();
     let op = Operation {
         route: &route,
-        operation_id: "getPrices",
         summary: "5-year daily close price series",
         description: "Daily closes for a universe of equities, sector funds (XLK, XLF, ...), majors (SPY, QQQ, DIA, \
             IWM) and top crypto (BTC-USD, ETH-USD, SOL-USD), covering five years. Crypto has a close every \
@@ -113,6 +115,7 @@ pub fn fragment() -> Value {
     build_fragment(
         vec![(crate::ROUTE, op.path_item())],
         vec![
+            ("PricesAssetKind", string_enum(KINDS)),
             ("PricesUniverseEntry", entry),
             ("PricesTickerList", list),
             ("PricesPoint", point),

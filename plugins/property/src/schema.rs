@@ -91,7 +91,6 @@ pub fn fragment() -> Value {
     let route = route_spec();
     let op = Operation {
         route: &route,
-        operation_id: "getProperty",
         summary: "County assessor record by street address",
         description: "Looks up the assessor record of one street address. The address is normalised before \
             matching: case, punctuation and whitespace are ignored, street suffixes and directionals compare in \

@@ -32,9 +32,10 @@ pub fn route_spec() -> RouteSpec {
                 .schema(serde_json::json!({"pattern": "^[A-Za-z0-9]{12}$"})),
             ParamSpec::string(
                 "status",
-                "Only registrations with this status: `active` or `inactive` (case-insensitive).",
+                "Only registrations with this status: `Active` or `Inactive`, the form entities carry (matched \
+                 case-insensitively, so `active` works too).",
             )
-            .schema(serde_json::json!({"enum": ["active", "inactive", "Active", "Inactive"]})),
+            .schema(serde_json::json!({"enum": ["Active", "Inactive"]})),
             ParamSpec::limit(DEFAULT_LIMIT, MAX_LIMIT, "entities"),
             paging::cursor_param(),
         ],

@@ -52,7 +52,6 @@ pub fn fragment() -> Value {
     );
     let op = Operation {
         route: &route,
-        operation_id: "getSamEntities",
         summary: "Federal contractor registrations",
         description: &description,
         response: reference("SamEntitiesResponse"),

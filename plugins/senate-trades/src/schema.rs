@@ -69,7 +69,6 @@ pub fn fragment() -> Value {
     let route = route_spec();
     let op = Operation {
         route: &route,
-        operation_id: "getSenateTrades",
         summary: "Senate member stock-trade disclosures (beta)",
         description: "Periodic Transaction Reports filed by U.S. Senators, newest filing first. With `ticker`, only \
             filings with a trade in that ticker are returned, each holding only those trades. Beta: coverage and \

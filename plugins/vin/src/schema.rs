@@ -118,7 +118,6 @@ pub fn fragment() -> Value {
     let route = route_spec();
     let op = Operation {
         route: &route,
-        operation_id: "getVin",
         summary: "Vehicle history by VIN",
         description: "Decodes a 17-character VIN and reports its open recall campaigns, complaint count and theft \
             flag. The VIN must hold digits and letters except I, O and Q. The check digit (position 9) is \
