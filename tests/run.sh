@@ -2,7 +2,8 @@
 # The whole test suite, as the README's second command: builds the workspace, runs every unit, in-process
 # and black-box test (the real binary with the real plugins; PostgreSQL and Redis tests against the real
 # services), validates the assembled OpenAPI document, runs schemathesis against a live server, opens /docs in
-# headless Chromium, and checks the deployment artefacts in deploy/ with their own tools.
+# headless Chromium, checks the deployment artefacts in deploy/ with their own tools, and generates and runs a
+# Python and a TypeScript client from /openapi.json.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -26,6 +27,9 @@ bash tests/tools/docs-page.sh "$root/target/debug"
 
 step "deployment artefacts (deploy/): container file, compose, HAProxy, Prometheus rules, Kubernetes, systemd, Grafana; /metrics of a live server"
 bash tests/tools/deploy-check.sh "$root/target/debug"
+
+step "generated clients: Python (openapi-python-client) and TypeScript (openapi-typescript) against a live server"
+bash tests/tools/clients.sh "$root/target/debug"
 
 echo
 echo "all test stages passed"
