@@ -28,8 +28,10 @@ bash tests/tools/docs-page.sh "$root/target/debug"
 step "deployment artefacts (deploy/): container file, compose, HAProxy, Prometheus rules, Kubernetes, systemd, Grafana; /metrics of a live server"
 bash tests/tools/deploy-check.sh "$root/target/debug"
 
-step "generated clients: Python (openapi-python-client) and TypeScript (openapi-typescript) against a live server"
+step "generated clients (Python, TypeScript) against a live server; the plugin SDK's docs and package"
 bash tests/tools/clients.sh "$root/target/debug"
+RUSTDOCFLAGS="-D warnings" cargo doc -p datahost-plugin-api --no-deps --locked
+cargo package -p datahost-plugin-api --no-verify --locked --allow-dirty
 
 echo
 echo "all test stages passed"

@@ -195,6 +195,9 @@ fn open(path: &Path) -> Result<Candidate, LoadFailure> {
     let build: BuildInfo = serde_json::from_str(&build_json)
         .map_err(|e| fail(&name, "build-info", format!("unreadable build info: {e}")))?;
     check_build(&build).map_err(|e| fail(&name, "build-info", e))?;
+    if let Some(note) = newer_sdk_note(&build) {
+        tracing::warn!(plugin = %name, file = %path.display(), "{note}");
+    }
 
     let manifest_json =
         (module.manifest())().into_result().map_err(|e| fail(&name, "manifest", format!("manifest() failed: {e}")))?;
@@ -240,6 +243,29 @@ pub fn check_build(build: &BuildInfo) -> Result<(), String> {
         ));
     }
     Ok(())
+}
+
+/// A plugin built against a newer SDK (major.minor) than this host's still loads: the ABI major is what binds,
+/// and everything added within it travels as JSON the host ignores when it does not know it (manifest fields,
+/// capabilities) or answers with an error (named calls). The operator is told which features may be missing.
+/// See plugin-api/README.md, "Versions".
+pub fn newer_sdk_note(build: &BuildInfo) -> Option<String> {
+    fn major_minor(v: &str) -> Option<(u64, u64)> {
+        let mut parts = v.split(['.', '-', '+']);
+        Some((parts.next()?.parse().ok()?, parts.next()?.parse().ok()?))
+    }
+    let host = datahost_plugin_api::SDK_VERSION;
+    let newer = match (major_minor(&build.sdk_version), major_minor(host)) {
+        (Some(plugin), Some(host)) => plugin > host,
+        _ => true,
+    };
+    newer.then(|| {
+        format!(
+            "built with plugin SDK {} but this host has SDK {host}: it loads (same ABI {ABI_MAJOR}), but manifest \
+             fields, capabilities and named calls added after {host} are ignored or refused",
+            build.sdk_version
+        )
+    })
 }
 
 fn first_line(s: &str) -> String {
@@ -724,7 +750,7 @@ mod tests {
     fn build(abi_major: u32, panic_strategy: &str) -> BuildInfo {
         BuildInfo {
             abi_major,
-            sdk_version: "1.0.0".into(),
+            sdk_version: datahost_plugin_api::SDK_VERSION.into(),
             rustc: "rustc".into(),
             panic_strategy: panic_strategy.into(),
             crate_name: "x".into(),
@@ -740,5 +766,24 @@ mod tests {
             "built with panic = \"abort\"; plugins must unwind so a panic cannot kill the host"
         );
         assert_eq!(check_build(&build(2, "unwind")).unwrap_err(), "built for plugin ABI 2 but this host speaks 1");
+    }
+
+    #[test]
+    fn a_plugin_of_an_older_sdk_loads_silently_and_a_newer_one_with_a_note() {
+        let with_sdk = |v: &str| BuildInfo { sdk_version: v.into(), ..build(1, "unwind") };
+        let (major, minor) = {
+            let mut p = datahost_plugin_api::SDK_VERSION.split('.').map(|n| n.parse::<u64>().unwrap());
+            (p.next().unwrap(), p.next().unwrap())
+        };
+        for older_or_same in [format!("{major}.{minor}.99"), format!("{major}.0.0"), "0.9.0".into()] {
+            assert_eq!(newer_sdk_note(&with_sdk(&older_or_same)), None, "{older_or_same}");
+            assert_eq!(check_build(&with_sdk(&older_or_same)), Ok(()));
+        }
+        for newer in [format!("{major}.{}.0", minor + 1), format!("{}.0.0", major + 1), "not-a-version".into()] {
+            let note = newer_sdk_note(&with_sdk(&newer)).expect(&newer);
+            assert!(note.contains(&format!("SDK {newer}")) && note.contains("it loads"), "{note}");
+            // Loading is decided by the ABI major alone.
+            assert_eq!(check_build(&with_sdk(&newer)), Ok(()));
+        }
     }
 }

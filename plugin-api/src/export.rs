@@ -1,4 +1,4 @@
-//! The machinery behind [`export_plugin!`]: panic-safe entry points and the swappable plugin state.
+//! The machinery behind [`export_plugin!`](crate::export_plugin!): panic-safe entry points and the swappable plugin state.
 //!
 //! A panic that escapes an `extern "C"` function aborts the whole host process, so every entry point runs
 //! its body under `catch_unwind` here and reports a panic as a value (`OUTCOME_PANIC`). Plugin authors never

@@ -424,4 +424,27 @@ mod tests {
             ["openapi fragment documents `/internal/holdings/x`, which is not a declared route"]
         );
     }
+
+    /// The version policy (README.md, "Versions"): a manifest of an older SDK (without the optional fields added
+    /// since 1.0) and one of a newer SDK (with fields this SDK does not know) both read, and validate.
+    #[test]
+    fn manifests_of_older_and_newer_sdks_read() {
+        let older = serde_json::json!({
+            "slug": "echo", "version": "0.1.0", "maturity": "beta",
+            "routes": [{"path": "/v1/echo"}],
+            "openapi": {"paths": {"/v1/echo": {"get": {"responses": {"200": {"description": "OK"}}}}}},
+        });
+        let m: Manifest = serde_json::from_value(older.clone()).expect("a 1.0 manifest reads");
+        assert_eq!((m.routes[0].min_tier, m.capabilities.len(), m.also_serves.len()), (Tier::Free, 0, 0));
+        assert_eq!(validate(&m), Vec::<String>::new());
+        let mut newer = older;
+        newer["fieldOfALaterSdk"] = serde_json::json!({"anything": [1, 2]});
+        newer["routes"][0]["laterRouteField"] = serde_json::json!(true);
+        let m: Manifest = serde_json::from_value(newer).expect("unknown fields are ignored");
+        assert_eq!(validate(&m), Vec::<String>::new());
+        let build = serde_json::json!({"abiMajor": 1, "sdkVersion": "1.9.0", "rustc": "rustc 1.95.0",
+            "panicStrategy": "unwind", "crateName": "echo", "crateVersion": "0.1.0", "laterBuildField": 1});
+        let build: BuildInfo = serde_json::from_value(build).expect("build info of a newer SDK reads");
+        assert_eq!((build.abi_major, build.sdk_version.as_str()), (1, "1.9.0"));
+    }
 }

@@ -30,7 +30,7 @@ impl<'a> Query<'a> {
         self.raw(name).map(str::trim).filter(|v| !v.is_empty())
     }
 
-    /// A required string: missing or blank gives SPEC's "the <name> query parameter is required".
+    /// A required string: missing or blank gives SPEC's "the `<name>` query parameter is required".
     pub fn required(&self, name: &str) -> Result<&'a str, ApiError> {
         self.str(name).ok_or_else(|| ApiError::missing(name))
     }
