@@ -165,7 +165,9 @@ fn response_name(status: u16) -> &'static str {
         403 => "Forbidden",
         404 => "NotFound",
         405 => "MethodNotAllowed",
+        414 => "UriTooLong",
         429 => "TooManyRequests",
+        431 => "HeadersTooLarge",
         500 => "InternalError",
         _ => "Unavailable",
     }
@@ -323,7 +325,8 @@ fn stamp_operation(op: &mut Map<String, Value>, slug: &str, maturity: Maturity, 
             }
         }
     }
-    let mut shared = vec![400, 401, 429, 500, 503];
+    // Any request may be refused before routing for its length (414, 431), e.g. an over-long `cursor`.
+    let mut shared = vec![400, 401, 414, 429, 431, 500, 503];
     if min_tier == Tier::Pro {
         shared.push(403);
     }
