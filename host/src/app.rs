@@ -25,7 +25,7 @@ use crate::config::Config;
 use crate::engine::Engine;
 use crate::error::AppError;
 use crate::keys::KeyRing;
-use crate::plugins::dispatch::{self, CallOutcome};
+use crate::plugins::dispatch::{self, CallOutcome, Isolation};
 use crate::plugins::{data_status, label_body, HandleOutcome, LoadedPlugin, PluginRegistry};
 use crate::ratelimit::{tier_limit, Decision, Limiter};
 
@@ -381,7 +381,11 @@ async fn call_plugin(
 ) -> Response {
     let slug = plugin.slug().to_string();
     let started = Instant::now();
-    let outcome = dispatch::call(&state.registry.pool, plugin, envelope_json).await;
+    let outcome = if state.config.plugins.bench_inline_calls && plugin.isolation() == Isolation::InProcess {
+        CallOutcome::Done(plugin.handle(&envelope_json))
+    } else {
+        dispatch::call(&state.registry.pool, plugin, envelope_json).await
+    };
     metrics::histogram!("datahost_plugin_duration_seconds", "plugin" => slug.clone())
         .record(started.elapsed().as_secs_f64());
     let fault = |kind: &'static str, detail: &str| {

@@ -93,6 +93,8 @@ pub struct PluginsConfig {
     pub process_init_timeout_secs: u64,
     pub restart_backoff_ms: u64,
     pub restart_backoff_max_ms: u64,
+    /// Benchmarks only: plugin calls inline on the async worker (no deadline, thread cap or breaker), to compare.
+    pub bench_inline_calls: bool,
     /// `[plugins.<slug>]` tables, unchecked (see `plugin_options`).
     #[serde(flatten)]
     pub per_plugin: BTreeMap<String, serde_json::Value>,
