@@ -25,6 +25,7 @@ use crate::config::Config;
 use crate::engine::Engine;
 use crate::error::AppError;
 use crate::keys::KeyRing;
+use crate::plugins::dispatch::{self, CallOutcome, Isolation};
 use crate::plugins::{data_status, label_body, HandleOutcome, LoadedPlugin, PluginRegistry};
 use crate::ratelimit::{tier_limit, Decision, Limiter};
 
@@ -262,7 +263,7 @@ async fn plugin_route(
         request_id: rid.clone().unwrap_or_default(),
     };
     let envelope_json = serde_json::to_string(&envelope).unwrap_or_default();
-    let resp = call_plugin(&state, &ctx.plugin, &envelope_json, rid.as_deref());
+    let resp = call_plugin(&state, &ctx.plugin, envelope_json, rid.as_deref()).await;
     let resp = link_next(state.config.base_url(), &ctx.path, &envelope.query, resp);
     with_tier(finish(resp, decision), tier_label)
 }
@@ -367,14 +368,26 @@ fn finish(mut resp: Response, decision: Option<Decision>) -> Response {
     resp
 }
 
-/// Runs the plugin and turns whatever it produced into a well-formed response. The (synchronous) handler runs
-/// on the async worker: handing it to the blocking pool (`spawn_blocking`) was measured at 0.39 of the bare
-/// route against 0.71 inline (tests/bench/run.sh, same machine and run): the thread handoff costs more than
-/// most handlers take. A plugin that never returns still holds its worker; only process isolation contains it.
-fn call_plugin(state: &AppState, plugin: &LoadedPlugin, envelope_json: &str, rid: Option<&str>) -> Response {
+/// Runs the plugin and turns whatever it produced into a well-formed response. The call runs on the plugin
+/// handler pool (`plugins/dispatch.rs`), not on this async worker, so the client gets an answer at the
+/// plugin's deadline even when the handler never returns: inline, a stuck handler held the worker and the
+/// client waited forever. The pool was chosen over `spawn_blocking` (measured at 0.39 of the bare route against
+/// 0.71 inline, 0.55 of inline) for its cheaper handoff: tests/bench/run.sh measured the pool at 0.80 of inline
+/// in one run (0.49 and 0.61 of the bare route; BENCHMARKS.md, "Plugin calls"). `plugins.bench_inline_calls`
+/// (benchmarks only) restores the inline call for that comparison.
+async fn call_plugin(
+    state: &AppState,
+    plugin: &Arc<LoadedPlugin>,
+    envelope_json: String,
+    rid: Option<&str>,
+) -> Response {
     let slug = plugin.slug().to_string();
     let started = Instant::now();
-    let outcome = plugin.handle(envelope_json);
+    let outcome = if state.config.plugins.bench_inline_calls && plugin.isolation() == Isolation::InProcess {
+        CallOutcome::Done(plugin.handle(&envelope_json))
+    } else {
+        dispatch::call(&state.registry.pool, plugin, envelope_json).await
+    };
     metrics::histogram!("datahost_plugin_duration_seconds", "plugin" => slug.clone())
         .record(started.elapsed().as_secs_f64());
     let fault = |kind: &'static str, detail: &str| {
@@ -391,10 +404,49 @@ fn call_plugin(state: &AppState, plugin: &LoadedPlugin, envelope_json: &str, rid
             .with_request_id(rid)
             .into_response()
     };
+    let unavailable = |message: String| state.error(503, message).with_request_id(rid).into_response();
+    let outcome = match outcome {
+        CallOutcome::Done(outcome) => outcome,
+        CallOutcome::Timeout { after } => {
+            metrics::counter!("datahost_plugin_timeouts_total", "plugin" => slug.clone()).increment(1);
+            metrics::counter!("datahost_plugin_faults_total", "plugin" => slug.clone(), "kind" => "timeout")
+                .increment(1);
+            tracing::error!(plugin = %slug, request_id = rid.unwrap_or(""), deadline_ms = after.as_millis() as u64,
+                "plugin call overran its deadline");
+            return unavailable(format!(
+                "the {slug} dataset did not answer within {} ms; retry later, and quote request id {} when reporting it",
+                after.as_millis(),
+                rid.unwrap_or("-")
+            ));
+        }
+        CallOutcome::BreakerOpen { retry_after } => {
+            let secs = retry_after.as_secs_f64().ceil().max(1.0) as u64;
+            let mut e = state.error(
+                503,
+                format!("the {slug} dataset is degraded after repeated faults and paused; retry in {secs} s"),
+            );
+            e.retry_after = Some(secs);
+            return e.with_request_id(rid).with_header(header::RETRY_AFTER, secs.to_string()).into_response();
+        }
+        CallOutcome::Overloaded { reason } => {
+            return unavailable(format!("the {slug} dataset cannot take this request now: {reason}; retry later"));
+        }
+    };
     match outcome {
         HandleOutcome::Panic { message } => {
             metrics::counter!("datahost_plugin_panics_total", "plugin" => slug.clone()).increment(1);
             fault("panic", &message)
+        }
+        HandleOutcome::Unavailable { message, crashed } => {
+            if crashed {
+                metrics::counter!("datahost_plugin_faults_total", "plugin" => slug.clone(), "kind" => "crash")
+                    .increment(1);
+                tracing::error!(plugin = %slug, request_id = rid.unwrap_or(""), detail = %message, "plugin fault");
+            }
+            unavailable(format!(
+                "the {slug} dataset is unavailable: {message}; retry shortly (request id {})",
+                rid.unwrap_or("-")
+            ))
         }
         HandleOutcome::Fault { status, message } => {
             let status = if (400..600).contains(&status) { status } else { 500 };
@@ -412,7 +464,7 @@ fn call_plugin(state: &AppState, plugin: &LoadedPlugin, envelope_json: &str, rid
                 if serde_json::from_slice::<serde::de::IgnoredAny>(&body).is_err() {
                     return fault("invalid-json", "2xx body is not JSON");
                 }
-                let data_status = data_status(plugin);
+                let data_status = data_status(plugin.as_ref());
                 let body = label_body(body, data_status);
                 let mut resp = (StatusCode::from_u16(status).unwrap_or(StatusCode::OK), body).into_response();
                 resp.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
@@ -488,6 +540,9 @@ async fn health(State(state): State<Arc<AppState>>) -> Response {
         "recordsEngineKind": state.engine.kind(),
         "data": dataset_status(&state),
         "rateLimiter": limiter,
+        "plugins": state.registry.plugins.iter()
+            .map(|p| (p.slug().to_string(), p.health()))
+            .collect::<serde_json::Map<_, _>>(),
         "pluginFailures": state.registry.failures.iter()
             .map(|f| json!({"plugin": f.plugin, "stage": f.stage}))
             .collect::<Vec<_>>(),

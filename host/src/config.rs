@@ -68,13 +68,49 @@ pub struct MetricsConfig {
     pub listen: SocketAddr,
 }
 
+/// `[plugins]`: where plugins are, and how their calls run (defaults for every plugin), plus one
+/// `[plugins.<slug>]` table per plugin that differs (`PluginOptions`). The tables are collected by `flatten`,
+/// which rules out `deny_unknown_fields` here: `plugin_options` checks them instead, naming the key, and the
+/// host refuses a slug no plugin has at start.
 #[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct PluginsConfig {
     pub dir: PathBuf,
     pub disabled: Vec<String>,
     #[serde(default)]
     pub settings: BTreeMap<String, serde_json::Value>,
+    /// Milliseconds a plugin call may take before the client is answered 503.
+    pub call_deadline_ms: u64,
+    /// Threads that run plugin calls (shared by all plugins); 0: four per CPU, at least 8.
+    pub handler_threads: usize,
+    /// Threads one plugin may hold at once (and request connections to a plugin process).
+    pub max_threads_per_plugin: usize,
+    /// Calls that may wait for one of a plugin's threads; more are answered 503 at once.
+    pub max_queued_per_plugin: usize,
+    pub breaker_failures: usize,
+    pub breaker_window_ms: u64,
+    pub breaker_cooldown_ms: u64,
+    pub process_start_timeout_ms: u64,
+    pub process_init_timeout_secs: u64,
+    pub restart_backoff_ms: u64,
+    pub restart_backoff_max_ms: u64,
+    /// Benchmarks only: plugin calls inline on the async worker (no deadline, thread cap or breaker), to compare.
+    pub bench_inline_calls: bool,
+    /// `[plugins.<slug>]` tables, unchecked (see `plugin_options`).
+    #[serde(flatten)]
+    pub per_plugin: BTreeMap<String, serde_json::Value>,
+}
+
+/// `[plugins.<slug>]`: how one plugin runs, where it differs from the `[plugins]` defaults.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PluginOptions {
+    #[serde(default = "in_process")]
+    pub isolation: crate::plugins::dispatch::Isolation,
+    pub call_deadline_ms: Option<u64>,
+}
+
+fn in_process() -> crate::plugins::dispatch::Isolation {
+    crate::plugins::dispatch::Isolation::InProcess
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -307,7 +343,80 @@ impl Config {
             return Err("ratelimit.redis_timeout_ms must be at least 1".into());
         }
         crate::sync::validate_config(&self.sync)?;
+        self.plugin_options()?;
+        let p = &self.plugins;
+        for (key, value) in [
+            ("call_deadline_ms", p.call_deadline_ms),
+            ("max_threads_per_plugin", p.max_threads_per_plugin as u64),
+            ("breaker_window_ms", p.breaker_window_ms),
+            ("process_start_timeout_ms", p.process_start_timeout_ms),
+            ("process_init_timeout_secs", p.process_init_timeout_secs),
+        ] {
+            if value == 0 {
+                return Err(format!("plugins.{key} must be at least 1"));
+            }
+        }
         Ok(())
+    }
+
+    /// The `[plugins.<slug>]` tables, each checked; an error names the key and what it accepts.
+    pub fn plugin_options(&self) -> Result<BTreeMap<String, PluginOptions>, String> {
+        self.plugins
+            .per_plugin
+            .iter()
+            .map(|(slug, value)| {
+                let options: PluginOptions = serde_json::from_value(value.clone()).map_err(|e| {
+                    format!(
+                        "invalid configuration (key `plugins.{slug}`): {e}; a [plugins.<slug>] table takes isolation \
+                         (\"in-process\" or \"process\") and call_deadline_ms"
+                    )
+                })?;
+                if options.call_deadline_ms == Some(0) {
+                    return Err(format!("plugins.{slug}.call_deadline_ms must be at least 1"));
+                }
+                Ok((slug.clone(), options))
+            })
+            .collect()
+    }
+
+    /// How each plugin's calls run (`plugins::dispatch`). Call after `validate` (the tables are known good).
+    pub fn plugin_policies(&self) -> crate::plugins::dispatch::Policies {
+        use crate::plugins::dispatch::{BreakerConfig, Isolation, PluginPolicy, Policies, ProcessConfig};
+        use std::time::Duration;
+        let p = &self.plugins;
+        let default = PluginPolicy {
+            isolation: Isolation::InProcess,
+            deadline: Duration::from_millis(p.call_deadline_ms),
+            max_threads: p.max_threads_per_plugin.max(1),
+            max_queued: p.max_queued_per_plugin,
+            breaker: BreakerConfig {
+                failures: p.breaker_failures,
+                window: Duration::from_millis(p.breaker_window_ms),
+                cooldown: Duration::from_millis(p.breaker_cooldown_ms),
+            },
+            process: ProcessConfig {
+                start_timeout: Duration::from_millis(p.process_start_timeout_ms),
+                init_timeout: Duration::from_secs(p.process_init_timeout_secs),
+                backoff: Duration::from_millis(p.restart_backoff_ms),
+                backoff_max: Duration::from_millis(p.restart_backoff_max_ms.max(p.restart_backoff_ms)),
+            },
+        };
+        let per_plugin = self
+            .plugin_options()
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(slug, o)| {
+                let mut policy = default.clone();
+                policy.isolation = o.isolation;
+                if let Some(ms) = o.call_deadline_ms {
+                    policy.deadline = Duration::from_millis(ms);
+                }
+                (slug, policy)
+            })
+            .collect();
+        let cpus = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2);
+        let handler_threads = if p.handler_threads == 0 { (4 * cpus).max(8) } else { p.handler_threads };
+        Policies { default, per_plugin, handler_threads }
     }
 
     /// The plugin folder: `plugins.dir`, or the executable's folder when empty.
@@ -383,6 +492,34 @@ mod tests {
         assert_eq!(c.engine.url, "embedded");
         assert!(c.redis_url().is_none());
         assert!(c.proxy_secret().is_none());
+    }
+
+    #[test]
+    fn plugin_tables_are_checked_and_name_their_key() {
+        let load = |extra: &str| -> Result<Config, String> {
+            let c: Config = Figment::new()
+                .merge(Toml::string(DEFAULT_TOML))
+                .merge(Toml::string(extra))
+                .extract()
+                .map_err(describe_figment_error)?;
+            c.validate().map(|_| c)
+        };
+        let c =
+            load("[plugins.prices]\nisolation = \"process\"\ncall_deadline_ms = 250\n[plugins.settings.prices]\nx = 1")
+                .unwrap();
+        let policies = c.plugin_policies();
+        assert_eq!(policies.for_slug("prices").isolation, crate::plugins::dispatch::Isolation::Process);
+        assert_eq!(policies.for_slug("prices").deadline.as_millis(), 250);
+        assert_eq!(policies.for_slug("vin").isolation, crate::plugins::dispatch::Isolation::InProcess);
+        assert_eq!(c.plugins.settings["prices"]["x"], 1);
+        let err = load("[plugins.prices]\nisolation = \"thread\"").unwrap_err();
+        assert!(err.contains("plugins.prices") && err.contains("unknown variant `thread`"), "{err}");
+        let err = load("[plugins.prices]\nisolaton = \"process\"").unwrap_err();
+        assert!(err.contains("plugins.prices") && err.contains("isolaton"), "{err}");
+        let err = load("[plugins]\ncall_deadline = 5").unwrap_err();
+        assert!(err.contains("plugins.call_deadline"), "{err}");
+        let err = load("[plugins]\ncall_deadline_ms = 0").unwrap_err();
+        assert!(err.contains("plugins.call_deadline_ms"), "{err}");
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! The `datahost` command line: `serve`, `ingest`, `sync`, `keys issue|list|revoke`, `plugins list`, `openapi`,
-//! and `engine migrate|load-seeds`.
+//! and `engine migrate|load-seeds`; the hidden `plugin-host` runs one plugin in a child process for `serve`.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -65,6 +65,10 @@ enum Command {
         #[command(subcommand)]
         command: EngineCommand,
     },
+    /// Internal: runs one plugin library for a `serve` that isolates it (`plugins.<slug>.isolation = "process"`).
+    /// Started by the host, which passes the socket and token in the environment; not for people.
+    #[command(hide = true)]
+    PluginHost { library: PathBuf },
 }
 
 #[derive(Subcommand)]
@@ -114,6 +118,10 @@ fn init_tracing(format: LogFormat) {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // The plugin child reads no configuration: everything it needs comes from its host.
+    if let Command::PluginHost { library } = &cli.command {
+        return ExitCode::from(datahost::plugins::child::run(library));
+    }
     let config = match Config::load(cli.config.as_deref()) {
         Ok(c) => c,
         Err(e) => {
@@ -164,7 +172,7 @@ async fn run(command: Command, config: Config) -> Result<(), String> {
             println!("{}", serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?);
             Ok(())
         }
-        Command::Ingest { .. } | Command::Sync { .. } => {
+        Command::Ingest { .. } | Command::Sync { .. } | Command::PluginHost { .. } => {
             unreachable!("handled in main: it has exit statuses of its own")
         }
         Command::Engine { command } => {

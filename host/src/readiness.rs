@@ -45,10 +45,13 @@ impl PluginHealth {
 }
 
 /// Every plugin that is degraded now, sorted and without repeats: those that failed to load or initialise at
-/// start (`/health` `pluginFailures`), and those whose last reload failed.
+/// start (`/health` `pluginFailures`), those whose last reload failed, and those whose circuit breaker is open or
+/// whose process is down (`/health` `plugins`).
 pub fn degraded_plugins(state: &AppState) -> Vec<String> {
     let mut degraded: Vec<String> = state.registry.failures.iter().map(|f| f.plugin.clone()).collect();
     degraded.extend(state.plugin_health.failed_reloads());
+    // Circuit breaker not closed, or plugin process not up (`plugins/dispatch.rs`, `plugins/process.rs`).
+    degraded.extend(state.registry.plugins.iter().filter(|p| p.is_degraded()).map(|p| p.slug().to_string()));
     degraded.sort_unstable();
     degraded.dedup();
     degraded
@@ -63,7 +66,7 @@ pub fn not_ready_reasons(state: &AppState) -> Vec<String> {
     let degraded = degraded_plugins(state);
     if !degraded.is_empty() {
         reasons.push(format!(
-            "degraded plugin{}: {} (load, init or reload failed; /health lists start-up failures)",
+            "degraded plugin{}: {} (load, init or reload failed, circuit breaker open or process down; /health says which)",
             if degraded.len() == 1 { "" } else { "s" },
             degraded.join(", ")
         ));

@@ -29,6 +29,14 @@ pub async fn open_plugins(config: &Config, engine: &Arc<Engine>) -> Result<Opene
 /// the dataset cache), then run their `init` on a blocking thread.
 pub async fn load_plugins(config: &Config, engine: &Arc<Engine>) -> Result<Arc<PluginRegistry>, String> {
     let opened = open_plugins(config, engine).await?;
+    if let Some(slug) =
+        config.plugin_options()?.keys().find(|slug| !opened.knows(slug) && !config.plugins.disabled.contains(slug))
+    {
+        return Err(format!(
+            "invalid configuration (key `plugins.{slug}`): no plugin in {} has the slug `{slug}`",
+            config.plugins_dir().display()
+        ));
+    }
     if let (Some(pg), false) = (engine.pg(), engine.is_degraded()) {
         if config.engine.migrate_on_start {
             pg.migrate().await?;
@@ -54,7 +62,8 @@ pub async fn load_plugins(config: &Config, engine: &Arc<Engine>) -> Result<Arc<P
     }
     let engine = engine.clone();
     let settings = config.plugins.settings.clone();
-    let registry = tokio::task::spawn_blocking(move || init_all(opened, &engine, &settings))
+    let policies = config.plugin_policies();
+    let registry = tokio::task::spawn_blocking(move || init_all(opened, &engine, &settings, &policies))
         .await
         .map_err(|e| format!("plugin loader crashed: {e}"))?;
     for p in &registry.plugins {

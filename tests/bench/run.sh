@@ -2,7 +2,10 @@
 # Throughput of the full host path against baselines measured in the same run, on loopback with wrk.
 #   1. /__baseline: the same binary and stack answering the same bytes, without auth, limits or plugin;
 #   2. /v1/congress-trades?ticker=LMCS through auth + in-process rate limit + plugin;
-#   3. the same through the Redis limiter (ratelimit.redis_url, Redis on 127.0.0.1:6379).
+#   3. the same through the Redis limiter (ratelimit.redis_url, Redis on 127.0.0.1:6379);
+#   4. the same with the plugin call inline on the async worker (plugins.bench_inline_calls: no deadline), to price
+#      the handler pool that gives every call its deadline;
+#   5. the same with congress-trades in its own process (plugins.congress-trades.isolation = "process").
 # Each is run ROUNDS times, interleaved, and the medians are compared as ratios (these 2-core machines are
 # noisy; only same-run ratios mean anything). Needs `cargo build --release --workspace` and wrk.
 # Usage: tests/bench/run.sh [seconds per run, default 5] [rounds, default 3]; BENCH_LOG=info to log every request.
@@ -21,7 +24,7 @@ route='/v1/congress-trades?ticker=LMCS'
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
-write_config() { # name port extra
+write_config() { # name port extra [keys of the [plugins] table]
   cat > "$work/$1.toml" <<TOML
 [server]
 listen = "127.0.0.1:$2"
@@ -31,6 +34,7 @@ bench_baseline_file = "$work/body.json"
 listen = "127.0.0.1:0"
 [plugins]
 dir = "$root/target/release"
+${4:-}
 [keys]
 file = "$work/keys.json"
 $3
@@ -44,8 +48,11 @@ start() { # name
   cat "$work/$1.err" >&2; exit 1
 }
 
-p1=$(free_port); p2=$(free_port)
+p1=$(free_port); p2=$(free_port); p3=$(free_port); p4=$(free_port)
 write_config local "$p1" ""
+write_config inline "$p3" "" "bench_inline_calls = true"
+write_config process "$p4" "[plugins.congress-trades]
+isolation = \"process\""
 write_config redis "$p2" "[ratelimit]
 redis_url = \"redis://127.0.0.1:6379\"
 redis_prefix = \"dh-bench-$$\""
@@ -59,6 +66,8 @@ curl -fsS "http://127.0.0.1:$p1$route" -H "X-API-Key: $key" > "$work/body.json"
 kill "${pids[0]}"; wait "${pids[0]}" 2>/dev/null || true; pids=()
 start local
 start redis
+start inline
+start process
 cmp -s <(curl -fsS "http://127.0.0.1:$p1/__baseline") <(curl -fsS "http://127.0.0.1:$p1$route" -H "X-API-Key: $key") \
   || { echo "baseline body differs from the route's body" >&2; exit 1; }
 echo "response body: $(wc -c < "$work/body.json") bytes"
@@ -74,19 +83,26 @@ rps() { # url [lua]
   echo "$out" | awk '/Requests\/sec/ {print $2}'
 }
 
-declare -a base full redis
+declare -a base full redis inline process
 for r in $(seq 1 "$rounds"); do
   base+=("$(rps "http://127.0.0.1:$p1/__baseline")")
   full+=("$(rps "http://127.0.0.1:$p1$route" lua)")
   redis+=("$(rps "http://127.0.0.1:$p2$route" lua)")
-  echo "round $r: baseline ${base[-1]} req/s, full path ${full[-1]} req/s, full path + redis ${redis[-1]} req/s"
+  inline+=("$(rps "http://127.0.0.1:$p3$route" lua)")
+  process+=("$(rps "http://127.0.0.1:$p4$route" lua)")
+  echo "round $r: baseline ${base[-1]} req/s, full path ${full[-1]}, + redis ${redis[-1]}, inline call ${inline[-1]}, plugin process ${process[-1]}"
 done
 median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 mb=$(median "${base[@]}"); mf=$(median "${full[@]}"); mr=$(median "${redis[@]}")
-python3 - "$mb" "$mf" "$mr" <<'PY'
+mi=$(median "${inline[@]}"); mp=$(median "${process[@]}")
+python3 - "$mb" "$mf" "$mr" "$mi" "$mp" <<'PY'
 import sys
-b, f, r = map(float, sys.argv[1:])
-print(f"median req/s: baseline {b:.0f}, full path {f:.0f}, full path with Redis limiter {r:.0f}")
-print(f"full path / bare route             = {f / b:.3f}")
-print(f"Redis limiter / in-process limiter = {r / f:.3f}")
+b, f, r, i, p = map(float, sys.argv[1:])
+print(f"median req/s: baseline {b:.0f}, full path {f:.0f}, with Redis limiter {r:.0f}, inline call {i:.0f}, "
+      f"plugin process {p:.0f}")
+print(f"full path / bare route                   = {f / b:.3f}")
+print(f"inline call (no deadline) / bare route   = {i / b:.3f}")
+print(f"handler pool / inline call               = {f / i:.3f}")
+print(f"plugin process / in-process (both pool)  = {p / f:.3f}")
+print(f"Redis limiter / in-process limiter       = {r / f:.3f}")
 PY

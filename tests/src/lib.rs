@@ -89,6 +89,24 @@ fn with_data_dir(extra_toml: &str, dir: &Path) -> String {
     }
 }
 
+/// Splits a `[plugins]` table out of a config's extra TOML: (its keys, the rest), so the keys join the
+/// `[plugins]` table the harness writes (TOML allows a table once).
+fn take_plugins_table(extra_toml: &str) -> (String, String) {
+    let (mut keys, mut rest, mut inside) = (String::new(), String::new(), false);
+    for line in extra_toml.lines() {
+        if line.trim_start().starts_with('[') {
+            inside = line.trim() == "[plugins]";
+            if inside {
+                continue;
+            }
+        }
+        let out = if inside { &mut keys } else { &mut rest };
+        out.push_str(line);
+        out.push('\n');
+    }
+    (keys, rest)
+}
+
 /// A running `datahost serve` process, killed on drop.
 pub struct Server {
     child: Child,
@@ -128,12 +146,13 @@ impl Server {
         };
         let data_dir = options.data_dir.clone().unwrap_or_else(|| dir.path().join("data"));
         let config_file = dir.path().join("datahost.toml");
+        let (plugin_keys, extra) = take_plugins_table(&options.extra_toml);
         let config = format!(
             "[server]\nlisten = \"127.0.0.1:0\"\nbase_url = \"http://localhost\"\n\n[metrics]\nlisten = \"127.0.0.1:0\"\n\n\
-             [plugins]\ndir = {plugins:?}\n\n[keys]\nfile = {keys:?}\n\n{extra}\n",
+             [plugins]\ndir = {plugins:?}\n{plugin_keys}\n[keys]\nfile = {keys:?}\n\n{extra}\n",
             plugins = plugins_dir.display().to_string(),
             keys = keys_file.display().to_string(),
-            extra = with_data_dir(&options.extra_toml, &data_dir),
+            extra = with_data_dir(&extra, &data_dir),
         );
         std::fs::write(&config_file, config).unwrap();
         let owner_key = if options.no_owner_key {

@@ -4,18 +4,25 @@
 //! invalid manifest, a slug or route that another plugin already claimed, or an `init` that fails or panics
 //! is recorded as a failure naming the file and plugin, and every other plugin goes on loading.
 //! Libraries are never unloaded (abi_stable leaks them on purpose), so reloading means a new file path.
+//!
+//! Submodules: `services` (the host services plugins call), `dispatch` (handler pool, deadlines, thread caps,
+//! circuit breaker: how every request reaches a plugin), `process` (a plugin in a supervised child process),
+//! `child` (`datahost plugin-host`, the child's side) and `protocol` (the frames between them).
+
+pub mod child;
+pub mod dispatch;
+pub mod process;
+pub mod protocol;
+mod services;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock, RwLock};
+use std::sync::{Arc, RwLock};
 use std::time::Instant;
 
 use abi_stable::library::lib_header_from_path;
 use abi_stable::std_types::RStr;
-use datahost_plugin_api::abi::{
-    FfiReply, FfiResponse, HostServices, PluginModuleRef, ABI_MAJOR, OUTCOME_OK, OUTCOME_PANIC,
-};
+use datahost_plugin_api::abi::{FfiResponse, PluginModuleRef, ABI_MAJOR, OUTCOME_OK, OUTCOME_PANIC};
 use datahost_plugin_api::ingest::IngestedInfo;
 use datahost_plugin_api::manifest::validate;
 use datahost_plugin_api::{BuildInfo, Manifest, Maturity, Migration};
@@ -23,6 +30,21 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 
 use crate::engine::Engine;
+use dispatch::{Guard, HandlerPool, Isolation};
+use process::Supervised;
+use services::{context, register_routes, register_token};
+pub use services::{data_status, host_services, label_body};
+
+/// Per dataset a plugin instance reads, the ingest info it was built from (`None`: demo seed).
+pub type Served = Vec<(String, Option<IngestedInfo>)>;
+
+/// Where a plugin's `init`, `handle` and `call` run.
+enum Runtime {
+    /// In this process, through the library's function table.
+    InProcess,
+    /// In a supervised child process (`datahost plugin-host`), over a local socket.
+    Process(Arc<Supervised>),
+}
 
 /// A plugin that loaded, validated and initialised.
 pub struct LoadedPlugin {
@@ -35,7 +57,10 @@ pub struct LoadedPlugin {
     config_json: String,
     /// What the current instance was built from: per dataset it reads, the ingest info (`None`: demo seed).
     /// Taken before `init` ran, kept only when it succeeded, so it describes what is really being served.
-    served: RwLock<Vec<(String, Option<IngestedInfo>)>>,
+    served: Arc<RwLock<Served>>,
+    runtime: Runtime,
+    /// Thread slots, deadline and circuit breaker of this plugin's calls.
+    pub guard: Guard,
 }
 
 /// A file that did not become a serving plugin, and why.
@@ -63,6 +88,20 @@ pub enum HandleOutcome {
     Panic {
         message: String,
     },
+    /// The plugin's process is not running (`crashed: false`), or died or broke off while answering.
+    Unavailable {
+        message: String,
+        crashed: bool,
+    },
+}
+
+/// Reads what a plugin's `handle` returned, in this process or relayed from its child.
+fn outcome_of(outcome: u8, status: u16, body: Vec<u8>, headers: &[(String, String)]) -> HandleOutcome {
+    match outcome {
+        OUTCOME_OK => HandleOutcome::Response { status, body, headers: headers.to_vec() },
+        OUTCOME_PANIC => HandleOutcome::Panic { message: String::from_utf8_lossy(&body).into_owned() },
+        _ => HandleOutcome::Fault { status, message: String::from_utf8_lossy(&body).into_owned() },
+    }
 }
 
 impl LoadedPlugin {
@@ -74,26 +113,70 @@ impl LoadedPlugin {
         self.manifest.maturity
     }
 
-    /// Calls the plugin's `handle` with a JSON request envelope.
+    pub fn isolation(&self) -> Isolation {
+        match self.runtime {
+            Runtime::InProcess => Isolation::InProcess,
+            Runtime::Process(_) => Isolation::Process,
+        }
+    }
+
+    /// Calls the plugin's `handle` with a JSON request envelope, on this thread (requests go through
+    /// `dispatch::call`, which adds the deadline; `route.get` calls this directly, inside the caller's call).
     pub fn handle(&self, request_json: &str) -> HandleOutcome {
-        let f = self.module.handle();
-        let FfiResponse { outcome, status, body, headers_json } = f(RStr::from(request_json));
-        match outcome {
-            OUTCOME_OK => {
-                HandleOutcome::Response { status, body: body.into_vec(), headers: parse_headers(headers_json.as_str()) }
+        match &self.runtime {
+            Runtime::InProcess => {
+                let FfiResponse { outcome, status, body, headers_json } =
+                    (self.module.handle())(RStr::from(request_json));
+                outcome_of(outcome, status, body.into_vec(), &parse_headers(headers_json.as_str()))
             }
-            OUTCOME_PANIC => HandleOutcome::Panic { message: String::from_utf8_lossy(&body).into_owned() },
-            _ => HandleOutcome::Fault { status, message: String::from_utf8_lossy(&body).into_owned() },
+            Runtime::Process(child) => child.handle(request_json),
+        }
+    }
+
+    /// A call overran its deadline: a plugin process is presumed hung and is killed (its supervisor restarts
+    /// it); an in-process handler cannot be stopped and keeps its thread (`dispatch.rs`).
+    pub fn overran(&self) {
+        if let Runtime::Process(child) = &self.runtime {
+            child.overran();
         }
     }
 
     /// Re-runs `init` (after a dataset it reads changed). The SDK swaps the new state in atomically.
     pub fn reinit(&self) -> Result<(), String> {
+        if let Runtime::Process(child) = &self.runtime {
+            return child.reinit();
+        }
         let services = host_services(self.token);
         let about_to_serve = context(self.token).map(|c| served_by(&c.engine, &self.manifest)).unwrap_or_default();
         (self.module.init())(services, RStr::from(self.config_json.as_str())).into_result()?;
         *self.served.write().unwrap_or_else(|e| e.into_inner()) = about_to_serve;
         Ok(())
+    }
+
+    /// Whether the plugin is degraded now: its breaker is not closed, or its process is not up.
+    pub fn is_degraded(&self) -> bool {
+        self.guard.breaker_state() != "closed" || matches!(&self.runtime, Runtime::Process(child) if !child.is_up())
+    }
+
+    /// This plugin's state for `/health`: `status` is `degraded` while its breaker is not closed or its process
+    /// is not up.
+    pub fn health(&self) -> serde_json::Value {
+        let breaker = self.guard.breaker_state();
+        let mut doc = serde_json::json!({
+            "isolation": self.isolation().as_str(),
+            "breaker": breaker,
+            "overdueCalls": self.guard.overdue(),
+        });
+        let mut degraded = breaker != "closed";
+        if let Runtime::Process(child) = &self.runtime {
+            let h = child.health();
+            degraded |= h.status != "up";
+            doc["process"] = h.status.into();
+            doc["restarts"] = h.restarts.into();
+            doc["lastExit"] = h.last_exit.into();
+        }
+        doc["status"] = if degraded { "degraded" } else { "ok" }.into();
+        doc
     }
 
     /// Whether the current instance answers from any demo seed (its own dataset or one it derives from). The
@@ -118,7 +201,10 @@ impl LoadedPlugin {
 
     /// The plugin's generic extension call.
     pub fn call(&self, name: &str, input: &str) -> Result<String, String> {
-        (self.module.call())(RStr::from(name), RStr::from(input)).into_result()
+        match &self.runtime {
+            Runtime::InProcess => (self.module.call())(RStr::from(name), RStr::from(input)).into_result(),
+            Runtime::Process(child) => child.call(name, input),
+        }
     }
 
     /// The plugin's ingest entry point.
@@ -139,10 +225,11 @@ fn parse_headers(json: &str) -> Vec<(String, String)> {
     serde_json::from_str::<BTreeMap<String, String>>(json).map(|m| m.into_iter().collect()).unwrap_or_default()
 }
 
-/// All plugins of one host, and the files that failed.
+/// All plugins of one host, the files that failed, and the handler threads their calls run on.
 pub struct PluginRegistry {
     pub plugins: Vec<Arc<LoadedPlugin>>,
     pub failures: Vec<LoadFailure>,
+    pub pool: HandlerPool,
 }
 
 impl PluginRegistry {
@@ -185,16 +272,9 @@ fn open(path: &Path) -> Result<Candidate, LoadFailure> {
         error,
     };
     let name = file_label(path);
-    let header = lib_header_from_path(path)
-        .map_err(|e| fail(&name, "open", format!("not a datahost plugin library: {}", first_line(&e.to_string()))))?;
-    let module = header
-        .init_root_module::<PluginModuleRef>()
-        .map_err(|e| fail(&name, "abi", format!("incompatible plugin ABI: {}", first_lines(&e.to_string(), 6))))?;
-
-    let build_json = (module.build_info())().into_string();
-    let build: BuildInfo = serde_json::from_str(&build_json)
+    let module = load_module(path).map_err(|(stage, e)| fail(&name, stage, e))?;
+    let build: BuildInfo = serde_json::from_str(&(module.build_info())().into_string())
         .map_err(|e| fail(&name, "build-info", format!("unreadable build info: {e}")))?;
-    check_build(&build).map_err(|e| fail(&name, "build-info", e))?;
     if let Some(note) = newer_sdk_note(&build) {
         tracing::warn!(plugin = %name, file = %path.display(), "{note}");
     }
@@ -228,6 +308,20 @@ fn open(path: &Path) -> Result<Candidate, LoadFailure> {
     let seeds = seed_docs.into_iter().map(|s| (s.dataset, Arc::from(s.snapshot.get()))).collect();
 
     Ok(Candidate { file: path.to_path_buf(), manifest, migrations: extras.migrations, build, module, seeds })
+}
+
+/// Opens a plugin library and checks its build (in the host, and in a `plugin-host` child). The error names
+/// the stage that failed.
+pub fn load_module(path: &Path) -> Result<PluginModuleRef, (&'static str, String)> {
+    let header = lib_header_from_path(path)
+        .map_err(|e| ("open", format!("not a datahost plugin library: {}", first_line(&e.to_string()))))?;
+    let module = header
+        .init_root_module::<PluginModuleRef>()
+        .map_err(|e| ("abi", format!("incompatible plugin ABI: {}", first_lines(&e.to_string(), 6))))?;
+    let build: BuildInfo = serde_json::from_str(&(module.build_info())().into_string())
+        .map_err(|e| ("build-info", format!("unreadable build info: {e}")))?;
+    check_build(&build).map_err(|e| ("build-info", e))?;
+    Ok(module)
 }
 
 /// Refuses plugins this host cannot run safely: another ABI major, or a build that aborts on panic (a panic
@@ -350,6 +444,11 @@ impl OpenedPlugins {
         v
     }
 
+    /// Whether a plugin with this slug was found (loaded, or failed with its manifest read).
+    pub fn knows(&self, slug: &str) -> bool {
+        self.candidates.iter().any(|c| c.manifest.slug == slug) || self.failures.iter().any(|f| f.plugin == slug)
+    }
+
     /// Each plugin's slug and its own-table migrations (for the PostgreSQL engine).
     pub fn migrations(&self) -> Vec<(String, Vec<Migration>)> {
         self.candidates.iter().map(|c| (c.manifest.slug.clone(), c.migrations.clone())).collect()
@@ -363,8 +462,9 @@ pub fn load_all(
     engine: &Arc<Engine>,
     disabled: &[String],
     settings: &BTreeMap<String, serde_json::Value>,
+    policies: &dispatch::Policies,
 ) -> Result<PluginRegistry, String> {
-    Ok(init_all(open_all(dir, engine, disabled)?, engine, settings))
+    Ok(init_all(open_all(dir, engine, disabled)?, engine, settings, policies))
 }
 
 /// Opens and validates every plugin library in `dir` and registers their seeds. Runs no plugin `init`.
@@ -443,7 +543,7 @@ pub fn open_all(dir: &Path, engine: &Arc<Engine>, disabled: &[String]) -> Result
 /// The datasets an instance initialised now serves, with their ingest info (`None`: the demo seed). Datasets
 /// of `also_serves` count only once ingested; with any of them ingested, the plugin's own demo seed is not
 /// served (see `Manifest::also_serves`).
-fn served_by(engine: &Engine, manifest: &Manifest) -> Vec<(String, Option<IngestedInfo>)> {
+fn served_by(engine: &Engine, manifest: &Manifest) -> Served {
     let others: Vec<(String, Option<IngestedInfo>)> =
         manifest.also_serves.iter().filter_map(|d| engine.ingested(d).map(|i| (d.clone(), Some(i)))).collect();
     let serving_others = !others.is_empty();
@@ -455,10 +555,12 @@ fn served_by(engine: &Engine, manifest: &Manifest) -> Vec<(String, Option<Ingest
 }
 
 /// Runs `init` of every opened plugin; those that fail join the failures.
+/// In process mode `init` runs in the plugin's child process, which is started here.
 pub fn init_all(
     opened: OpenedPlugins,
     engine: &Arc<Engine>,
     settings: &BTreeMap<String, serde_json::Value>,
+    policies: &dispatch::Policies,
 ) -> PluginRegistry {
     let OpenedPlugins { candidates, mut failures } = opened;
     let mut plugins = Vec::new();
@@ -466,14 +568,31 @@ pub fn init_all(
         let token = register_token(engine.clone(), &c.manifest);
         let config_json = settings.get(&c.manifest.slug).map(|v| v.to_string()).unwrap_or_else(|| "{}".into());
         let started = Instant::now();
-        let services = host_services(token);
-        let about_to_serve = served_by(engine, &c.manifest);
-        let result = (c.module.init())(services, RStr::from(config_json.as_str())).into_result();
         let slug = c.manifest.slug.clone();
+        let policy = policies.for_slug(&slug);
+        let served = Arc::new(RwLock::new(Served::new()));
+        let result = match policy.isolation {
+            Isolation::InProcess => {
+                let about_to_serve = served_by(engine, &c.manifest);
+                (c.module.init())(host_services(token), RStr::from(config_json.as_str())).into_result().map(|_| {
+                    *served.write().unwrap_or_else(|e| e.into_inner()) = about_to_serve;
+                    Runtime::InProcess
+                })
+            }
+            Isolation::Process => Supervised::start(
+                c.file.clone(),
+                token,
+                c.manifest.clone(),
+                config_json.clone(),
+                policy.clone(),
+                served.clone(),
+            )
+            .map(Runtime::Process),
+        };
         match result {
-            Ok(_) => {
+            Ok(runtime) => {
                 tracing::info!(plugin = %slug, file = %c.file.display(), version = %c.manifest.version,
-                    ms = started.elapsed().as_millis() as u64, "plugin loaded");
+                    isolation = policy.isolation.as_str(), ms = started.elapsed().as_millis() as u64, "plugin loaded");
                 let plugin = Arc::new(LoadedPlugin {
                     token,
                     file: c.file,
@@ -482,7 +601,9 @@ pub fn init_all(
                     build: c.build,
                     module: c.module,
                     config_json,
-                    served: RwLock::new(about_to_serve),
+                    served,
+                    runtime,
+                    guard: Guard::new(&slug, policy),
                 });
                 register_routes(&plugin);
                 plugins.push(plugin);
@@ -498,219 +619,7 @@ pub fn init_all(
     for f in &failures {
         tracing::error!(plugin = %f.plugin, file = %f.file, stage = f.stage, error = %f.error, "plugin not loaded");
     }
-    PluginRegistry { plugins, failures }
-}
-
-// ---------------------------------------------------------------------------------------------------------
-// Host services. The functions are plain `extern "C"` fns, so they find their context through the token.
-
-struct TokenContext {
-    engine: Arc<Engine>,
-    slug: String,
-    /// The datasets the plugin owns or declared in `reads`: what `records.query` may read.
-    readable: Vec<String>,
-}
-
-/// Every serving plugin by route, for the `route.get` host call.
-fn routes() -> &'static RwLock<HashMap<String, Arc<LoadedPlugin>>> {
-    static ROUTES: OnceLock<RwLock<HashMap<String, Arc<LoadedPlugin>>>> = OnceLock::new();
-    ROUTES.get_or_init(Default::default)
-}
-
-fn register_routes(plugin: &Arc<LoadedPlugin>) {
-    let mut map = routes().write().unwrap_or_else(|e| e.into_inner());
-    for route in &plugin.manifest.routes {
-        map.insert(route.path.clone(), plugin.clone());
-    }
-}
-
-thread_local! {
-    /// How deep `route.get` calls are nested on this thread (a plugin asking another that asks another...).
-    static ROUTE_DEPTH: std::cell::Cell<u8> = const { std::cell::Cell::new(0) };
-}
-
-/// `demo` when the plugin's current instance answers from any demo seed, else `ingested`.
-pub fn data_status(plugin: &LoadedPlugin) -> &'static str {
-    if plugin.serves_demo() {
-        "demo"
-    } else {
-        "ingested"
-    }
-}
-
-/// Puts `"dataStatus"` first in a JSON object body, the same place for every dataset.
-pub fn label_body(body: Vec<u8>, status: &str) -> Vec<u8> {
-    let Some(open) = body.iter().position(|b| !b.is_ascii_whitespace()) else { return body };
-    if body[open] != b'{' {
-        return body;
-    }
-    let empty = body[open + 1..].iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'}');
-    let field = format!("\"dataStatus\":\"{status}\"{}", if empty { "" } else { "," });
-    let mut out = Vec::with_capacity(body.len() + field.len());
-    out.extend_from_slice(&body[..=open]);
-    out.extend_from_slice(field.as_bytes());
-    out.extend_from_slice(&body[open + 1..]);
-    out
-}
-
-/// `route.get`: one plugin reads another dataset through that dataset's public API (the same answer a client
-/// with an owner key gets), so derived datasets depend on the contract, not on another plugin's internals.
-fn route_get(caller: &str, input: &str) -> Result<String, String> {
-    #[derive(serde::Deserialize)]
-    struct RouteGet {
-        route: String,
-        #[serde(default)]
-        query: Vec<(String, String)>,
-    }
-    let req: RouteGet =
-        serde_json::from_str(input).map_err(|e| format!("route.get takes {{\"route\", \"query\": [[k, v]]}}: {e}"))?;
-    let target = routes()
-        .read()
-        .unwrap_or_else(|e| e.into_inner())
-        .get(&req.route)
-        .cloned()
-        .ok_or_else(|| format!("no loaded plugin serves {}", req.route))?;
-    if target.slug() == caller {
-        return Err(format!("plugin {caller} asked for its own route {}", req.route));
-    }
-    let depth = ROUTE_DEPTH.with(|d| d.get());
-    if depth >= 2 {
-        return Err(format!("route.get nested too deep at {}", req.route));
-    }
-    let envelope = datahost_plugin_api::RequestEnvelope {
-        route: req.route.clone(),
-        query: req.query,
-        tier: datahost_plugin_api::Tier::Owner,
-        request_id: format!("internal:{caller}"),
-    };
-    let json = serde_json::to_string(&envelope).map_err(|e| e.to_string())?;
-    ROUTE_DEPTH.with(|d| d.set(depth + 1));
-    let outcome = target.handle(&json);
-    ROUTE_DEPTH.with(|d| d.set(depth));
-    match outcome {
-        // Labelled as clients see it, so a derived dataset knows when it derives from demo rows.
-        HandleOutcome::Response { status: 200, body, .. } => String::from_utf8(label_body(body, data_status(&target)))
-            .map_err(|_| format!("{} answered a body that is not UTF-8", req.route)),
-        HandleOutcome::Response { status, body, .. } => {
-            Err(format!("{} answered {status}: {}", req.route, first_line(&String::from_utf8_lossy(&body))))
-        }
-        HandleOutcome::Fault { status, message } => Err(format!("{} failed ({status}): {message}", req.route)),
-        HandleOutcome::Panic { .. } => Err(format!("{} panicked", req.route)),
-    }
-}
-
-fn tokens() -> &'static RwLock<HashMap<u64, Arc<TokenContext>>> {
-    static TOKENS: OnceLock<RwLock<HashMap<u64, Arc<TokenContext>>>> = OnceLock::new();
-    TOKENS.get_or_init(Default::default)
-}
-
-fn register_token(engine: Arc<Engine>, manifest: &Manifest) -> u64 {
-    let readable = manifest.datasets.iter().chain(&manifest.reads).chain(&manifest.also_serves).cloned().collect();
-    static NEXT: Mutex<u64> = Mutex::new(1);
-    let mut next = NEXT.lock().unwrap_or_else(|e| e.into_inner());
-    let token = *next;
-    *next += 1;
-    tokens()
-        .write()
-        .unwrap_or_else(|e| e.into_inner())
-        .insert(token, Arc::new(TokenContext { engine, slug: manifest.slug.clone(), readable }));
-    token
-}
-
-fn context(token: u64) -> Option<Arc<TokenContext>> {
-    tokens().read().unwrap_or_else(|e| e.into_inner()).get(&token).cloned()
-}
-
-pub fn host_services(token: u64) -> HostServices {
-    HostServices {
-        token,
-        log: svc_log,
-        metric: svc_metric,
-        load_dataset: svc_load_dataset,
-        query: svc_query,
-        call: svc_call,
-    }
-}
-
-/// Runs a host service body; a panic in host code must not unwind into the plugin's frames.
-fn shielded(f: impl FnOnce() -> Result<String, String>) -> FfiReply {
-    match catch_unwind(AssertUnwindSafe(f)) {
-        Ok(Ok(s)) => FfiReply::ok(s),
-        Ok(Err(e)) => FfiReply::err(e),
-        Err(_) => FfiReply::err("the host service failed unexpectedly"),
-    }
-}
-
-extern "C" fn svc_log(token: u64, level: u8, message: RStr<'_>) {
-    let _ = catch_unwind(AssertUnwindSafe(|| {
-        let plugin = context(token).map(|c| c.slug.clone()).unwrap_or_default();
-        let message = message.as_str();
-        match level {
-            0 => tracing::error!(plugin = %plugin, "{message}"),
-            1 => tracing::warn!(plugin = %plugin, "{message}"),
-            2 => tracing::info!(plugin = %plugin, "{message}"),
-            3 => tracing::debug!(plugin = %plugin, "{message}"),
-            _ => tracing::trace!(plugin = %plugin, "{message}"),
-        }
-    }));
-}
-
-extern "C" fn svc_metric(token: u64, kind: u8, name: RStr<'_>, value: f64, _labels: RStr<'_>) {
-    let _ = catch_unwind(AssertUnwindSafe(|| {
-        let Some(ctx) = context(token) else { return };
-        let name: String = name.as_str().chars().filter(|c| c.is_ascii_alphanumeric() || *c == '_').take(64).collect();
-        let metric = format!("datahost_plugin_{name}");
-        let labels = [("plugin", ctx.slug.clone())];
-        match kind {
-            0 => metrics::counter!(metric, &labels).increment(value.max(0.0) as u64),
-            1 => metrics::gauge!(metric, &labels).set(value),
-            _ => metrics::histogram!(metric, &labels).record(value),
-        }
-    }));
-}
-
-extern "C" fn svc_load_dataset(token: u64, dataset: RStr<'_>) -> FfiReply {
-    shielded(|| {
-        let ctx = context(token).ok_or("unknown plugin token")?;
-        ctx.engine.load_dataset(dataset.as_str()).map(|s| s.to_string())
-    })
-}
-
-extern "C" fn svc_query(token: u64, request_json: RStr<'_>) -> FfiReply {
-    shielded(|| {
-        let ctx = context(token).ok_or("unknown plugin token")?;
-        ctx.engine.query(&ctx.slug, request_json.as_str())
-    })
-}
-
-extern "C" fn svc_call(token: u64, name: RStr<'_>, input: RStr<'_>) -> FfiReply {
-    shielded(|| {
-        let ctx = context(token).ok_or("unknown plugin token")?;
-        match name.as_str() {
-            "engine.kind" => Ok(format!("\"{}\"", ctx.engine.kind())),
-            datahost_plugin_api::reference::RESOLVE_CALL => {
-                let queries: Vec<datahost_plugin_api::reference::CompanyQuery> =
-                    serde_json::from_str(input.as_str())
-                        .map_err(|e| format!("companies.resolve takes a JSON array of queries: {e}"))?;
-                let index = ctx.engine.companies();
-                let answers: Vec<_> = queries.iter().map(|q| index.resolve(q)).collect();
-                serde_json::to_string(&answers).map_err(|e| e.to_string())
-            }
-            "host.version" => Ok(format!("\"{}\"", env!("CARGO_PKG_VERSION"))),
-            datahost_plugin_api::host::PLUGIN_DIR_CALL => {
-                let dir = ctx.engine.plugin_dir(&ctx.slug)?;
-                serde_json::to_string(&dir.to_string_lossy()).map_err(|e| e.to_string())
-            }
-            "route.get" => route_get(&ctx.slug, input.as_str()),
-            datahost_plugin_api::query::QUERY_CALL => {
-                let q: datahost_plugin_api::query::RecordsQuery = serde_json::from_str(input.as_str())
-                    .map_err(|e| format!("records.query takes {{dataset, collection, filters, limit}}: {e}"))?;
-                let page = ctx.engine.query_records(&ctx.readable, &q)?;
-                serde_json::to_string(&page).map_err(|e| e.to_string())
-            }
-            other => Err(format!("unknown host call `{other}`")),
-        }
-    })
+    PluginRegistry { plugins, failures, pool: HandlerPool::new(policies.handler_threads) }
 }
 
 /// For `plugins list`: one line per plugin and per failure.

@@ -1,0 +1,225 @@
+//! The host services plugins call back into (`log`, `metric`, `load_dataset`, `query`, `call`), and the
+//! registries they read: plugin tokens and the routes `route.get` reaches. The same functions answer a plugin
+//! loaded in this process (through the `extern "C"` table) and one in a child process (its calls arrive over
+//! the plugin's socket, `process.rs`), so both see one set of services.
+
+use std::collections::HashMap;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
+
+use abi_stable::std_types::RStr;
+use datahost_plugin_api::abi::{FfiReply, HostServices};
+use datahost_plugin_api::Manifest;
+
+use super::{first_line, HandleOutcome, LoadedPlugin};
+use crate::engine::Engine;
+
+pub(super) struct TokenContext {
+    pub(super) engine: Arc<Engine>,
+    slug: String,
+    /// The datasets the plugin owns or declared in `reads`: what `records.query` may read.
+    readable: Vec<String>,
+}
+
+/// Every serving plugin by route, for the `route.get` host call.
+fn routes() -> &'static RwLock<HashMap<String, Arc<LoadedPlugin>>> {
+    static ROUTES: OnceLock<RwLock<HashMap<String, Arc<LoadedPlugin>>>> = OnceLock::new();
+    ROUTES.get_or_init(Default::default)
+}
+
+pub(super) fn register_routes(plugin: &Arc<LoadedPlugin>) {
+    let mut map = routes().write().unwrap_or_else(|e| e.into_inner());
+    for route in &plugin.manifest.routes {
+        map.insert(route.path.clone(), plugin.clone());
+    }
+}
+
+thread_local! {
+    /// How deep `route.get` calls are nested on this thread (a plugin asking another that asks another...).
+    static ROUTE_DEPTH: std::cell::Cell<u8> = const { std::cell::Cell::new(0) };
+}
+
+/// `demo` when the plugin's current instance answers from any demo seed, else `ingested`.
+pub fn data_status(plugin: &LoadedPlugin) -> &'static str {
+    if plugin.serves_demo() {
+        "demo"
+    } else {
+        "ingested"
+    }
+}
+
+/// Puts `"dataStatus"` first in a JSON object body, the same place for every dataset.
+pub fn label_body(body: Vec<u8>, status: &str) -> Vec<u8> {
+    let Some(open) = body.iter().position(|b| !b.is_ascii_whitespace()) else { return body };
+    if body[open] != b'{' {
+        return body;
+    }
+    let empty = body[open + 1..].iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'}');
+    let field = format!("\"dataStatus\":\"{status}\"{}", if empty { "" } else { "," });
+    let mut out = Vec::with_capacity(body.len() + field.len());
+    out.extend_from_slice(&body[..=open]);
+    out.extend_from_slice(field.as_bytes());
+    out.extend_from_slice(&body[open + 1..]);
+    out
+}
+
+/// `route.get`: one plugin reads another dataset through that dataset's public API (the same answer a client
+/// with an owner key gets), so derived datasets depend on the contract, not on another plugin's internals.
+fn route_get(caller: &str, input: &str) -> Result<String, String> {
+    #[derive(serde::Deserialize)]
+    struct RouteGet {
+        route: String,
+        #[serde(default)]
+        query: Vec<(String, String)>,
+    }
+    let req: RouteGet =
+        serde_json::from_str(input).map_err(|e| format!("route.get takes {{\"route\", \"query\": [[k, v]]}}: {e}"))?;
+    let target = routes()
+        .read()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(&req.route)
+        .cloned()
+        .ok_or_else(|| format!("no loaded plugin serves {}", req.route))?;
+    if target.slug() == caller {
+        return Err(format!("plugin {caller} asked for its own route {}", req.route));
+    }
+    let depth = ROUTE_DEPTH.with(|d| d.get());
+    if depth >= 2 {
+        return Err(format!("route.get nested too deep at {}", req.route));
+    }
+    let envelope = datahost_plugin_api::RequestEnvelope {
+        route: req.route.clone(),
+        query: req.query,
+        tier: datahost_plugin_api::Tier::Owner,
+        request_id: format!("internal:{caller}"),
+    };
+    let json = serde_json::to_string(&envelope).map_err(|e| e.to_string())?;
+    ROUTE_DEPTH.with(|d| d.set(depth + 1));
+    let outcome = target.handle(&json);
+    ROUTE_DEPTH.with(|d| d.set(depth));
+    match outcome {
+        // Labelled as clients see it, so a derived dataset knows when it derives from demo rows.
+        HandleOutcome::Response { status: 200, body, .. } => String::from_utf8(label_body(body, data_status(&target)))
+            .map_err(|_| format!("{} answered a body that is not UTF-8", req.route)),
+        HandleOutcome::Response { status, body, .. } => {
+            Err(format!("{} answered {status}: {}", req.route, first_line(&String::from_utf8_lossy(&body))))
+        }
+        HandleOutcome::Fault { status, message } => Err(format!("{} failed ({status}): {message}", req.route)),
+        HandleOutcome::Panic { .. } => Err(format!("{} panicked", req.route)),
+        HandleOutcome::Unavailable { message, .. } => Err(format!("{} is unavailable: {message}", req.route)),
+    }
+}
+
+fn tokens() -> &'static RwLock<HashMap<u64, Arc<TokenContext>>> {
+    static TOKENS: OnceLock<RwLock<HashMap<u64, Arc<TokenContext>>>> = OnceLock::new();
+    TOKENS.get_or_init(Default::default)
+}
+
+pub(super) fn register_token(engine: Arc<Engine>, manifest: &Manifest) -> u64 {
+    let readable = manifest.datasets.iter().chain(&manifest.reads).chain(&manifest.also_serves).cloned().collect();
+    static NEXT: Mutex<u64> = Mutex::new(1);
+    let mut next = NEXT.lock().unwrap_or_else(|e| e.into_inner());
+    let token = *next;
+    *next += 1;
+    tokens()
+        .write()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(token, Arc::new(TokenContext { engine, slug: manifest.slug.clone(), readable }));
+    token
+}
+
+pub(super) fn context(token: u64) -> Option<Arc<TokenContext>> {
+    tokens().read().unwrap_or_else(|e| e.into_inner()).get(&token).cloned()
+}
+
+pub fn host_services(token: u64) -> HostServices {
+    HostServices {
+        token,
+        log: svc_log,
+        metric: svc_metric,
+        load_dataset: svc_load_dataset,
+        query: svc_query,
+        call: svc_call,
+    }
+}
+
+/// Runs a host service body; a panic in host code must not unwind into the plugin's frames.
+fn shielded(f: impl FnOnce() -> Result<String, String>) -> FfiReply {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(Ok(s)) => FfiReply::ok(s),
+        Ok(Err(e)) => FfiReply::err(e),
+        Err(_) => FfiReply::err("the host service failed unexpectedly"),
+    }
+}
+
+pub(super) extern "C" fn svc_log(token: u64, level: u8, message: RStr<'_>) {
+    let _ = catch_unwind(AssertUnwindSafe(|| {
+        let plugin = context(token).map(|c| c.slug.clone()).unwrap_or_default();
+        let message = message.as_str();
+        match level {
+            0 => tracing::error!(plugin = %plugin, "{message}"),
+            1 => tracing::warn!(plugin = %plugin, "{message}"),
+            2 => tracing::info!(plugin = %plugin, "{message}"),
+            3 => tracing::debug!(plugin = %plugin, "{message}"),
+            _ => tracing::trace!(plugin = %plugin, "{message}"),
+        }
+    }));
+}
+
+pub(super) extern "C" fn svc_metric(token: u64, kind: u8, name: RStr<'_>, value: f64, _labels: RStr<'_>) {
+    let _ = catch_unwind(AssertUnwindSafe(|| {
+        let Some(ctx) = context(token) else { return };
+        let name: String = name.as_str().chars().filter(|c| c.is_ascii_alphanumeric() || *c == '_').take(64).collect();
+        let metric = format!("datahost_plugin_{name}");
+        let labels = [("plugin", ctx.slug.clone())];
+        match kind {
+            0 => metrics::counter!(metric, &labels).increment(value.max(0.0) as u64),
+            1 => metrics::gauge!(metric, &labels).set(value),
+            _ => metrics::histogram!(metric, &labels).record(value),
+        }
+    }));
+}
+
+pub(super) extern "C" fn svc_load_dataset(token: u64, dataset: RStr<'_>) -> FfiReply {
+    shielded(|| {
+        let ctx = context(token).ok_or("unknown plugin token")?;
+        ctx.engine.load_dataset(dataset.as_str()).map(|s| s.to_string())
+    })
+}
+
+pub(super) extern "C" fn svc_query(token: u64, request_json: RStr<'_>) -> FfiReply {
+    shielded(|| {
+        let ctx = context(token).ok_or("unknown plugin token")?;
+        ctx.engine.query(&ctx.slug, request_json.as_str())
+    })
+}
+
+pub(super) extern "C" fn svc_call(token: u64, name: RStr<'_>, input: RStr<'_>) -> FfiReply {
+    shielded(|| {
+        let ctx = context(token).ok_or("unknown plugin token")?;
+        match name.as_str() {
+            "engine.kind" => Ok(format!("\"{}\"", ctx.engine.kind())),
+            datahost_plugin_api::reference::RESOLVE_CALL => {
+                let queries: Vec<datahost_plugin_api::reference::CompanyQuery> =
+                    serde_json::from_str(input.as_str())
+                        .map_err(|e| format!("companies.resolve takes a JSON array of queries: {e}"))?;
+                let index = ctx.engine.companies();
+                let answers: Vec<_> = queries.iter().map(|q| index.resolve(q)).collect();
+                serde_json::to_string(&answers).map_err(|e| e.to_string())
+            }
+            "host.version" => Ok(format!("\"{}\"", env!("CARGO_PKG_VERSION"))),
+            datahost_plugin_api::host::PLUGIN_DIR_CALL => {
+                let dir = ctx.engine.plugin_dir(&ctx.slug)?;
+                serde_json::to_string(&dir.to_string_lossy()).map_err(|e| e.to_string())
+            }
+            "route.get" => route_get(&ctx.slug, input.as_str()),
+            datahost_plugin_api::query::QUERY_CALL => {
+                let q: datahost_plugin_api::query::RecordsQuery = serde_json::from_str(input.as_str())
+                    .map_err(|e| format!("records.query takes {{dataset, collection, filters, limit}}: {e}"))?;
+                let page = ctx.engine.query_records(&ctx.readable, &q)?;
+                serde_json::to_string(&page).map_err(|e| e.to_string())
+            }
+            other => Err(format!("unknown host call `{other}`")),
+        }
+    })
+}
