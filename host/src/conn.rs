@@ -2,16 +2,20 @@
 //! address), the header-read timeout that also bounds idle keep-alive connections, and a shutdown that
 //! closes idle and half-sent connections at once while in-flight requests finish with `Connection: close`.
 //!
-//! hyper answers what it cannot parse itself (an over-long request line or header block beyond its buffer,
-//! a malformed request line) with a bodiless status; everything it does parse reaches the router, whose
-//! `protocol_guard` answers protocol and size errors with the JSON envelope.
+//! hyper answers what it cannot parse itself (a malformed request line or header, a request target over 64 KiB,
+//! a head beyond its read buffer) with a bodiless 400, 414 or 431 and closes; [`EnvelopeIo`] recognises that
+//! head on its way to the socket and sends the same status with the JSON envelope instead. Everything hyper
+//! does parse reaches the router, whose `protocol_guard` answers protocol and size errors with the envelope.
 
 use std::collections::HashMap;
 use std::convert::Infallible;
 use std::future::Future;
+use std::io::IoSlice;
 use std::net::{IpAddr, SocketAddr};
+use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use axum::extract::ConnectInfo;
@@ -21,6 +25,7 @@ use axum::Router;
 use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{watch, Notify, OwnedSemaphorePermit, Semaphore};
 use tower::ServiceExt;
@@ -256,7 +261,8 @@ async fn connection(
     };
     let mut builder = http1::Builder::new();
     builder.timer(TokioTimer::new()).header_read_timeout(limits.header_read_timeout).keep_alive(true);
-    let conn = builder.serve_connection(TokioIo::new(stream), service);
+    let io = EnvelopeIo::new(stream, &limits.base_url);
+    let conn = builder.serve_connection(TokioIo::new(io), service);
     tokio::pin!(conn);
     tokio::select! {
         biased;
@@ -279,6 +285,138 @@ async fn connection(
     }
 }
 
+/// The socket as hyper sees it: bytes pass through unchanged, except hyper's own answer to a request it could
+/// not parse. hyper writes that answer (`on_parse_error`) as a lone head with status 400, 414 or 431,
+/// `content-length: 0` and no `content-type`, when no response is in progress, and then closes the connection.
+/// No response of the router looks like that (every router error is an [`AppError`] with a JSON body and a
+/// `content-type`, HEAD answers included), so such a head is replaced by the same status with the envelope and
+/// `Connection: close`. hyper is told its bytes were written; the replacement is sent before any flush or
+/// shutdown completes.
+struct EnvelopeIo {
+    inner: TcpStream,
+    base_url: Arc<str>,
+    /// A replacement answer still to be written, and how much of it is.
+    pending: Option<(Vec<u8>, usize)>,
+}
+
+impl EnvelopeIo {
+    fn new(inner: TcpStream, base_url: &str) -> Self {
+        Self { inner, base_url: base_url.into(), pending: None }
+    }
+
+    /// Writes what is left of the replacement answer; `Ready(Ok)` once nothing is.
+    fn poll_pending(&mut self, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        while let Some((bytes, written)) = &mut self.pending {
+            if *written == bytes.len() {
+                self.pending = None;
+                break;
+            }
+            match Pin::new(&mut self.inner).poll_write(cx, &bytes[*written..]) {
+                Poll::Ready(Ok(0)) => return Poll::Ready(Err(std::io::ErrorKind::WriteZero.into())),
+                Poll::Ready(Ok(n)) => *written += n,
+                Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
+                Poll::Pending => return Poll::Pending,
+            }
+        }
+        Poll::Ready(Ok(()))
+    }
+
+    /// If `buf` is hyper's bodiless parse-error answer, queues its replacement and returns true.
+    fn intercept(&mut self, buf: &[u8]) -> bool {
+        let Some(status) = parse_error_status(buf) else { return false };
+        let message = match status {
+            414 => "the request target (path and query string) is longer than 64 KiB; shorten it",
+            431 => "the request line and headers are larger than the server reads; send fewer or shorter headers",
+            _ => "the request could not be read as HTTP/1.1: the request line or a header is malformed",
+        };
+        metrics::counter!("datahost_http_unparsable_requests_total", "status" => status.to_string()).increment(1);
+        self.pending = Some((envelope_answer(&self.base_url, status, message, &buf[..9]), 0));
+        true
+    }
+}
+
+/// The status of `head` if it is the answer hyper writes for a request it could not parse.
+fn parse_error_status(head: &[u8]) -> Option<u16> {
+    if head.len() > 512 || !(head.starts_with(b"HTTP/1.1 ") || head.starts_with(b"HTTP/1.0 ")) {
+        return None;
+    }
+    let status = match head.get(9..13)? {
+        b"400 " => 400,
+        b"414 " => 414,
+        b"431 " => 431,
+        _ => return None,
+    };
+    let text = std::str::from_utf8(head).ok()?.to_ascii_lowercase();
+    let bare = text.ends_with("\r\n\r\n")
+        && text.matches("\r\n\r\n").count() == 1
+        && text.contains("\r\ncontent-length: 0\r\n")
+        && !text.contains("\r\ncontent-type:");
+    bare.then_some(status)
+}
+
+/// A complete answer with the JSON envelope that closes the connection; `version` is `HTTP/1.x ` as hyper chose.
+fn envelope_answer(base_url: &str, status: u16, message: &str, version: &[u8]) -> Vec<u8> {
+    let error = AppError::new(base_url, status, message);
+    let body = error.body().to_string();
+    let mut answer = version.to_vec();
+    answer.extend_from_slice(
+        format!(
+            "{} {}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+            status,
+            error.status.canonical_reason().unwrap_or(""),
+            body.len()
+        )
+        .as_bytes(),
+    );
+    answer
+}
+
+impl AsyncRead for EnvelopeIo {
+    fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.inner).poll_read(cx, buf)
+    }
+}
+
+impl AsyncWrite for EnvelopeIo {
+    fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<std::io::Result<usize>> {
+        std::task::ready!(self.poll_pending(cx))?;
+        if self.intercept(buf) {
+            return Poll::Ready(Ok(buf.len()));
+        }
+        Pin::new(&mut self.inner).poll_write(cx, buf)
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[IoSlice<'_>],
+    ) -> Poll<std::io::Result<usize>> {
+        std::task::ready!(self.poll_pending(cx))?;
+        // hyper's parse-error head is written alone: one non-empty slice.
+        let mut filled = bufs.iter().filter(|b| !b.is_empty());
+        if let (Some(only), None) = (filled.next(), filled.next()) {
+            if self.intercept(only) {
+                return Poll::Ready(Ok(only.len()));
+            }
+        }
+        Pin::new(&mut self.inner).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.inner.is_write_vectored()
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        std::task::ready!(self.poll_pending(cx))?;
+        Pin::new(&mut self.inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        std::task::ready!(self.poll_pending(cx))?;
+        Pin::new(&mut self.inner).poll_shutdown(cx)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -293,6 +431,37 @@ mod tests {
         slots.give_back(ip);
         assert!(slots.try_take(ip, 2));
         assert!(slots.try_take(ip, 0) && slots.try_take(ip, 0), "0 means no cap");
+    }
+
+    #[test]
+    fn only_hypers_bodiless_parse_error_heads_are_recognised() {
+        let date = "date: Thu, 26 Nov 2026 02:16:16 GMT\r\n";
+        for (status, reason) in [(400, "Bad Request"), (414, "URI Too Long"), (431, "Request Header Fields Too Large")]
+        {
+            let head = format!("HTTP/1.1 {status} {reason}\r\ncontent-length: 0\r\n{date}\r\n");
+            assert_eq!(parse_error_status(head.as_bytes()), Some(status), "{head}");
+        }
+        // The router's own answers carry a content type (and a body); other statuses and bodies pass through.
+        let router =
+            format!("HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: 0\r\n{date}\r\n");
+        let ok = format!("HTTP/1.1 200 OK\r\ncontent-length: 0\r\n{date}\r\n");
+        let with_body =
+            format!("HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n{date}\r\nHTTP/1.1 400 Bad Request\r\n\r\n");
+        for other in [router.as_str(), ok.as_str(), with_body.as_str(), "{\"error\":\"x\"}"] {
+            assert_eq!(parse_error_status(other.as_bytes()), None, "{other}");
+        }
+    }
+
+    #[test]
+    fn the_replacement_answer_is_the_envelope_and_closes() {
+        let answer = envelope_answer("http://x", 414, "too long", b"HTTP/1.1 ");
+        let text = String::from_utf8(answer).unwrap();
+        let (head, body) = text.split_once("\r\n\r\n").unwrap();
+        assert!(head.starts_with("HTTP/1.1 414 URI Too Long\r\n"), "{head}");
+        assert!(head.contains("connection: close") && head.contains(&format!("content-length: {}", body.len())));
+        let body: serde_json::Value = serde_json::from_str(body).unwrap();
+        assert_eq!(body["code"], 414);
+        assert_eq!(body["docs"], "http://x/docs#uri-too-long");
     }
 
     #[test]

@@ -119,3 +119,65 @@ fn an_in_flight_request_finishes_on_sigterm_with_connection_close() {
     assert!(answer.to_ascii_lowercase().contains("connection: close"), "{answer}");
     assert_eq!(body_of(&answer)["slept"], true, "{answer}");
 }
+
+/// Requests hyper cannot parse itself: the server answers each with its status, the JSON envelope (naming
+/// what was wrong) and `Connection: close`, then closes, on a fresh connection and after a served request.
+#[test]
+fn requests_the_http_parser_refuses_get_the_json_envelope() {
+    let server = Server::start();
+    let too_many_headers: String = (0..120).map(|i| format!("X-Pad-{i}: x\r\n")).collect();
+    let cases: Vec<(&str, Vec<u8>, u16, &str)> = vec![
+        ("garbage request line", b"this is not http\r\n\r\n".to_vec(), 400, "could not be read as HTTP/1.1"),
+        ("invalid method bytes", b"G\x01T /health HTTP/1.1\r\nHost: x\r\n\r\n".to_vec(), 400, "malformed"),
+        (
+            "request line over 64 KiB",
+            format!("GET /health?pad={} HTTP/1.1\r\nHost: x\r\n\r\n", "a".repeat(70_000)).into_bytes(),
+            414,
+            "longer than 64 KiB",
+        ),
+        (
+            "invalid header name bytes",
+            b"GET /health HTTP/1.1\r\nHost: x\r\nBad\x01Name: y\r\n\r\n".to_vec(),
+            400,
+            "header",
+        ),
+        ("header value with a NUL", b"GET /health HTTP/1.1\r\nHost: x\r\nX-A: a\x00b\r\n\r\n".to_vec(), 400, "header"),
+        (
+            "more headers than the parser holds",
+            format!("GET /health HTTP/1.1\r\nHost: x\r\n{too_many_headers}\r\n").into_bytes(),
+            431,
+            "headers",
+        ),
+    ];
+    for (what, request, status, words) in cases {
+        for after_a_served_request in [false, true] {
+            let mut stream = TcpStream::connect(server.api).unwrap();
+            let mut bytes = Vec::new();
+            if after_a_served_request {
+                bytes.extend_from_slice(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n");
+            }
+            bytes.extend_from_slice(&request);
+            stream.write_all(&bytes).unwrap();
+            let (answer, closed) = read_until_closed(&mut stream, Duration::from_secs(10));
+            assert!(closed, "{what}: the server closes the connection");
+            let last = if after_a_served_request {
+                assert!(answer.starts_with("HTTP/1.1 200"), "{what}: {answer}");
+                &answer[answer.rfind("HTTP/1.1 ").unwrap()..]
+            } else {
+                answer.as_str()
+            };
+            assert!(last.starts_with(&format!("HTTP/1.1 {status} ")), "{what}: {answer}");
+            let head = last.split("\r\n\r\n").next().unwrap().to_ascii_lowercase();
+            assert!(
+                head.contains("content-type: application/json") && head.contains("connection: close"),
+                "{what}: {head}"
+            );
+            let body = body_of(last);
+            assert_eq!(body["code"], status, "{what}: {answer}");
+            assert!(body["docs"].as_str().unwrap().contains("/docs#"), "{what}: {body}");
+            assert!(body["error"].as_str().unwrap().contains(words), "{what}: {body}");
+        }
+    }
+    let metrics = server.metrics_text();
+    assert!(metrics.contains("datahost_http_unparsable_requests_total{status=\"414\"} 2"), "{metrics}");
+}
