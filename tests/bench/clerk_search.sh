@@ -40,19 +40,9 @@ with open(f"{work}/master.csv", "w", newline="") as m, open(f"{work}/parties.csv
         lw.writerow([doc, "L", "1", rnd.randint(1, 2000), rnd.randint(1, 99), rnd.randint(1, 400), rnd.choice(streets), ""])
 PY
 
-cat > "$work/datahost.toml" <<TOML
-[server]
-listen = "127.0.0.1:0"
-base_url = "http://127.0.0.1"
-[metrics]
-listen = "127.0.0.1:0"
-[plugins]
-dir = "$root/target/release"
-[keys]
-file = "$work/keys.json"
-[engine]
-data_dir = "$work/data"
-TOML
+# shellcheck source=tests/bench/common.sh
+. "$root/tests/bench/common.sh"
+bench_config "$work/datahost.toml" 0 "$work"
 export DATAHOST_CONFIG="$work/datahost.toml"
 echo "ingesting $docs synthetic documents (3 tables)..."
 start=$(date +%s.%N)

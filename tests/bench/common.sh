@@ -1,0 +1,23 @@
+# Shared by the benchmark scripts (sourced): a free loopback port and the server configuration they run with.
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+# bench_config FILE PORT WORKDIR [SERVER_TOML] [EXTRA_TOML]: release plugins, keys and the embedded engine under
+# WORKDIR, the API on PORT (0: any), metrics on any free port; SERVER_TOML adds keys to [server], EXTRA_TOML tables.
+bench_config() {
+  cat > "$1" <<TOML
+[server]
+listen = "127.0.0.1:$2"
+base_url = "http://127.0.0.1:$2"
+${4:-}
+[metrics]
+listen = "127.0.0.1:0"
+[plugins]
+dir = "$root/target/release"
+[keys]
+file = "$3/keys.json"
+[engine]
+data_dir = "$3/data"
+${5:-}
+TOML
+}
