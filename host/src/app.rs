@@ -164,12 +164,13 @@ fn request_id(headers: &HeaderMap) -> Option<&str> {
     headers.get("x-request-id").and_then(|v| v.to_str().ok())
 }
 
-fn parse_query(raw: Option<&str>) -> Vec<(String, String)> {
+/// The query string as name/value pairs in order (percent- and `+`-decoded); public for the `query` fuzz target.
+pub fn parse_query(raw: Option<&str>) -> Vec<(String, String)> {
     raw.map(|q| url::form_urlencoded::parse(q.as_bytes()).into_owned().collect()).unwrap_or_default()
 }
 
 /// The first parameter name given more than once.
-fn repeated(query: &[(String, String)]) -> Option<&str> {
+pub fn repeated(query: &[(String, String)]) -> Option<&str> {
     let mut seen = std::collections::HashSet::new();
     query.iter().map(|(k, _)| k.as_str()).find(|k| !seen.insert(*k))
 }

@@ -3,7 +3,7 @@
 //! plugin's fragment. The host stamps each plugin operation with its maturity (`x-maturity`), tag, security
 //! and the shared error responses, so plugins cannot forget them.
 
-use datahost_plugin_api::{Maturity, Tier};
+use datahost_plugin_api::{Manifest, Maturity, Tier};
 use serde_json::{json, Map, Value};
 
 use crate::error::ERROR_CODES;
@@ -237,11 +237,16 @@ fn meta_paths() -> Value {
 
 /// Builds the full document from the host part and the loaded plugins.
 pub fn assemble(registry: &PluginRegistry, base_url: &str) -> Value {
+    assemble_manifests(registry.plugins.iter().map(|p| &p.manifest), base_url)
+}
+
+/// Builds the full document from the host part and these (validated) manifests, in load order. The
+/// `openapi` fuzz target (`fuzz/`) feeds it arbitrary manifests that pass validation.
+pub fn assemble_manifests<'a>(manifests: impl IntoIterator<Item = &'a Manifest>, base_url: &str) -> Value {
     let mut paths = meta_paths().as_object().cloned().unwrap_or_default();
     let mut comps = components();
     let mut tags = vec![json!({"name": "meta", "description": "Health and API description (no key needed)."})];
-    for plugin in &registry.plugins {
-        let m = &plugin.manifest;
+    for m in manifests {
         tags.push(json!({
             "name": m.slug,
             "description": format!("{} Maturity: {}.", m.description, m.maturity.as_str()),

@@ -81,8 +81,13 @@ fn us_date(text: &str) -> Option<String> {
     Some(date.format("%Y-%m-%d").to_string())
 }
 
-/// The PTR parser on already extracted page text, for the serving tests' hand-written fixtures.
-#[cfg(test)]
-pub(crate) fn ptr_pages_for_tests(pages: &[String], file_name: &str) -> Result<IngestBatch, Refusal> {
+/// The PTR parser on already extracted page text (one string per page): the serving tests' hand-written
+/// fixtures and the `ptr_text` fuzz target (`fuzz/`) start here.
+pub fn parse_ptr_pages(pages: &[String], file_name: &str) -> Result<IngestBatch, Refusal> {
     ptr::parse_pages(pages, file_name)
+}
+
+/// The text of each page of a PTR PDF, as the parser sees it (the fuzz target's seeds are made with it).
+pub fn ptr_pdf_pages(bytes: &[u8]) -> Result<Vec<String>, Refusal> {
+    ptr::extract_pages(bytes)
 }

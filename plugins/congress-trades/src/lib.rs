@@ -5,7 +5,7 @@
 //! PTR PDFs, `seed/` the shipped demo snapshot, `tests.rs`.
 
 mod data;
-mod ingest;
+pub mod ingest;
 mod routes;
 mod schema;
 #[cfg(test)]

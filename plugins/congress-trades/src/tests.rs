@@ -311,7 +311,7 @@ fn a_ptr_without_its_index_row_is_listed_from_the_document() {
 fn an_unreadable_document_is_never_served_as_no_trades() {
     let Some(xml) = corpus("2023FD.xml") else { return };
     // 8220106 (Michael T. McCaul, filed 1/12/2024) is a paper PTR; a PDF without a text layer stands for it.
-    let scanned = crate::ingest::ptr_pages_for_tests(&[String::new()], "8220106.pdf").unwrap();
+    let scanned = crate::ingest::parse_ptr_pages(&[String::new()], "8220106.pdf").unwrap();
     let p = plugin_on(&[parse("2023FD.xml", &xml), scanned], Vec::new());
     let (_, body) = get(&p, ROUTE, &[("limit", "1")]);
     let newest = &body["filings"][0];
@@ -339,7 +339,7 @@ fn deleted_rows_are_not_served_and_the_amending_filing_says_so() {
     );
     let batches: Vec<IngestBatch> = [(original, "a.pdf"), (amendment, "b.pdf")]
         .iter()
-        .map(|(text, name)| crate::ingest::ptr_pages_for_tests(std::slice::from_ref(text), name).unwrap())
+        .map(|(text, name)| crate::ingest::parse_ptr_pages(std::slice::from_ref(text), name).unwrap())
         .collect();
     // `assemble` keeps both files' rows (lineage is the host's rule); the Deleted row itself is never a trade.
     let p = plugin_on(&batches, Vec::new());

@@ -6,7 +6,7 @@
 //! snapshot, `tests.rs` and `ingest_tests.rs`.
 
 mod data;
-mod ingest;
+pub mod ingest;
 #[cfg(test)]
 mod ingest_tests;
 mod pacs;

@@ -9,7 +9,7 @@
 
 mod data;
 mod form4;
-mod ingest;
+pub mod ingest;
 #[cfg(test)]
 mod ingest_tests;
 mod records;

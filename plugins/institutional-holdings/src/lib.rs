@@ -5,7 +5,7 @@
 //! `ingest.rs` the parser of the official 13F files and `records.rs` the records it writes and `init` reads.
 
 mod data;
-mod ingest;
+pub mod ingest;
 mod records;
 mod routes;
 mod schema;

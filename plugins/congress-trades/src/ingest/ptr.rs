@@ -61,7 +61,7 @@ pub fn read(file: &SourceFile<'_>) -> Result<IngestBatch, Refusal> {
 }
 
 /// The text of each page, or a refusal saying why the PDF cannot be read.
-fn extract_pages(bytes: &[u8]) -> Result<Vec<String>, Refusal> {
+pub(super) fn extract_pages(bytes: &[u8]) -> Result<Vec<String>, Refusal> {
     // pdf-extract panics on some malformed files instead of returning an error: a bad file must be refused,
     // not take the ingest down.
     let outcome = std::panic::catch_unwind(|| pdf_extract::extract_text_from_mem_by_pages(bytes));

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Runs every cargo-fuzz target of fuzz/ (libFuzzer) for a while, seeded from the real files in ../shared/corpus.
+#   tests/tools/fuzz.sh [seconds per target, default 300] [target...]
+#   tests/tools/fuzz.sh --smoke          build, then run each target over its seeds only (no mutation)
+# Not part of tests/run.sh (a cold build of the instrumented crate alone takes far longer than the smoke budget).
+#
+# The toolchain is stable: RUSTC_BOOTSTRAP=1 lets it accept the -Z flags cargo-fuzz passes (sanitizer coverage
+# instrumentation). No sanitizer by default (FUZZ_SANITIZER=address to add ASan): the parsers are safe Rust, and
+# what the targets look for (panics, overflow under debug assertions, hangs, broken output promises) needs none.
+# Seeds are copied into fuzz/corpus/<target> at run time (never committed); what libFuzzer adds stays there and
+# is reused by the next run. Crashes go to fuzz/artifacts/<target>/; the script then exits 1.
+# Runs under `nice -n 10`: the machines are shared.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+fuzz="$root/fuzz"
+shared="${DATAHOST_CORPUS:-$root/../shared/corpus}"
+smoke=false
+if [ "${1:-}" = "--smoke" ]; then smoke=true; shift; secs=0; else secs=${1:-300}; shift || true; fi
+all=(query form4 thirteen_f house_index ptr_text fec nhtsa prices openapi)
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
+# Inputs longer than this are cut (libFuzzer -max_len); seeds are the first 64 KiB of each file, cut at a line.
+max_len=65536
+
+command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
+# The fuzz crate is its own workspace; its lock starts from the main one so both build the same versions.
+[ -f "$fuzz/Cargo.lock" ] || cp "$root/Cargo.lock" "$fuzz/Cargo.lock"
+# The openapi target's seeds are the manifests of the real plugin libraries.
+ls "$root"/target/debug/libdatahost_*.so >/dev/null 2>&1 || (cd "$root" && nice -n 10 cargo build --workspace)
+
+export RUSTC_BOOTSTRAP=1
+(cd "$fuzz" && nice -n 10 cargo fuzz build --sanitizer "${FUZZ_SANITIZER:-none}")
+bin_dir="$fuzz/target/x86_64-unknown-linux-gnu/release"
+
+# seed <target> <file>...: each file's first 64 KiB (cut after its last whole line), named by a `\0name:` line.
+seed() {
+  local target=$1; shift
+  local dir="$fuzz/corpus/$target"
+  mkdir -p "$dir"
+  for f in "$@"; do
+    [ -f "$f" ] || continue
+    python3 - "$f" "$dir/seed-$(basename "$f")" "$max_len" <<'PY'
+import sys
+src, dst, cap = sys.argv[1], sys.argv[2], int(sys.argv[3])
+name = src.rsplit("/", 1)[-1]
+head = b"\0name:" + name.encode() + b"\n"
+data = open(src, "rb").read()
+room = cap - len(head)
+if len(data) > room:
+    cut = data.rfind(b"\n", 0, room)
+    data = data[: cut + 1 if cut > 0 else room]
+open(dst, "wb").write(head + data)
+PY
+  done
+}
+
+mkdir -p "$fuzz/logs"
+for t in "${targets[@]}"; do
+  case $t in
+    query)
+      # The query strings of the contract's examples.
+      mkdir -p "$fuzz/corpus/query"
+      grep -oE '/v1/[a-z0-9/-]+\?[^ `"<>)]+' "$root/../shared/SPEC.md" "$root/README.md" 2>/dev/null | sed 's/^[^?]*?//' | sort -u \
+        | awk -v d="$fuzz/corpus/query" '{ f = sprintf("%s/seed-%03d", d, NR); printf "%s", $0 > f; close(f) }'
+      ;;
+    form4) seed form4 "$shared"/sec-form4/* ;;
+    thirteen_f) seed thirteen_f "$shared"/sec-13f/* ;;
+    house_index) seed house_index "$shared"/house-fd/*.txt "$shared"/house-fd/*.xml "$shared"/house-stock-watcher/*.csv ;;
+    ptr_text) mkdir -p "$fuzz/corpus/ptr_text"; export DATAHOST_FUZZ_PTR_SEEDS="$shared/house-fd:$fuzz/corpus/ptr_text" ;;
+    fec) seed fec "$shared"/fec/* ;;
+    nhtsa) seed nhtsa "$shared"/nhtsa/* ;;
+    prices) seed prices "$shared"/prices/* ;;
+    openapi)
+      mkdir -p "$fuzz/corpus/openapi"
+      export DATAHOST_FUZZ_MANIFEST_SEEDS="$root/target/debug:$fuzz/corpus/openapi"
+      ;;
+    *) echo "unknown target $t (known: ${all[*]})" >&2; exit 2 ;;
+  esac
+done
+
+failed=()
+printf '%-12s %10s %8s %8s %14s  %s\n' target execs cov ft "last new cov" result
+for t in "${targets[@]}"; do
+  log="$fuzz/logs/$t.log"
+  mkdir -p "$fuzz/artifacts/$t"
+  if $smoke; then run=(-runs=0); else run=(-max_total_time="$secs"); fi
+  status=0
+  nice -n 10 "$bin_dir/$t" "${run[@]}" -max_len=$max_len -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+    -artifact_prefix="$fuzz/artifacts/$t/" "$fuzz/corpus/$t" > "$log" 2>&1 || status=$?
+  # The seeds (ptr_text, openapi) are written by the target's init, once.
+  unset DATAHOST_FUZZ_PTR_SEEDS DATAHOST_FUZZ_MANIFEST_SEEDS
+  execs=$(awk '/stat::number_of_executed_units/ {print $2}' "$log" | tail -1)
+  last=$(grep -E '^#[0-9]+' "$log" | tail -1)
+  cov=$(echo "$last" | grep -oE 'cov: [0-9]+' | awk '{print $2}')
+  ft=$(echo "$last" | grep -oE 'ft: [0-9]+' | awk '{print $2}')
+  # Where in the run coverage last grew (as a share of all executions): early means it had plateaued.
+  grew=$(grep -E '^#[0-9]+.*NEW' "$log" | tail -1 | grep -oE '^#[0-9]+' | tr -d '#')
+  share=$([ -n "$grew" ] && [ -n "$execs" ] && [ "$execs" -gt 0 ] && echo "$((100 * grew / execs))%" || echo "-")
+  result=ok
+  [ "$status" -eq 0 ] || { result="FAILED (exit $status, see $log)"; failed+=("$t"); }
+  printf '%-12s %10s %8s %8s %14s  %s\n' "$t" "${execs:-?}" "${cov:-?}" "${ft:-?}" "$share" "$result"
+done
+[ ${#failed[@]} -eq 0 ] || { echo "failed: ${failed[*]} (inputs in fuzz/artifacts/)" >&2; exit 1; }
