@@ -245,8 +245,9 @@ pub fn assemble(registry: &PluginRegistry, base_url: &str) -> Value {
 pub fn assemble_manifests<'a>(manifests: impl IntoIterator<Item = &'a Manifest>, base_url: &str) -> Value {
     let mut paths = meta_paths().as_object().cloned().unwrap_or_default();
     let mut comps = components();
+    let manifests: Vec<&Manifest> = manifests.into_iter().collect();
     let mut tags = vec![json!({"name": "meta", "description": "Health and API description (no key needed)."})];
-    for m in manifests {
+    for m in manifests.iter().copied() {
         tags.push(json!({
             "name": m.slug,
             "description": format!("{} Maturity: {}.", m.description, m.maturity.as_str()),
@@ -276,10 +277,9 @@ pub fn assemble_manifests<'a>(manifests: impl IntoIterator<Item = &'a Manifest>,
             paths.insert(route.path.clone(), item);
         }
     }
-    let pro_paths: Vec<&str> = registry
-        .plugins
+    let pro_paths: Vec<&str> = manifests
         .iter()
-        .flat_map(|p| p.manifest.routes.iter())
+        .flat_map(|m| m.routes.iter())
         .filter(|r| r.min_tier == Tier::Pro && !r.is_internal())
         .map(|r| r.path.as_str())
         .collect();
