@@ -27,10 +27,17 @@ fn half_sent(server: &Server) -> TcpStream {
 }
 
 /// Everything the server sends until it closes the connection (or `wait` passes).
+/// Reads until the server closes the connection or `wait` passes: (what was read, whether it was closed). A reset
+/// is a close too: a server that exits before reading what a half-sent request already wrote makes the kernel
+/// answer RST instead of FIN (it happens on a loaded machine). Only the timeout means "still open".
 fn read_until_closed(stream: &mut TcpStream, wait: Duration) -> (String, bool) {
+    use std::io::ErrorKind;
     stream.set_read_timeout(Some(wait)).unwrap();
     let mut answer = Vec::new();
-    let closed = stream.read_to_end(&mut answer).is_ok();
+    let closed = match stream.read_to_end(&mut answer) {
+        Ok(_) => true,
+        Err(e) => !matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut),
+    };
     (String::from_utf8_lossy(&answer).into_owned(), closed)
 }
 
