@@ -22,7 +22,8 @@ const LATENCY_BUCKETS: &[f64] =
 
 /// The `kind` label values of `datahost_plugin_faults_total` (what `app.rs` `call_plugin` counts), registered
 /// at 0 for every plugin at start.
-pub const PLUGIN_FAULT_KINDS: &[&str] = &["panic", "invalid-json", "invalid-error", "invalid-status", "error"];
+pub const PLUGIN_FAULT_KINDS: &[&str] =
+    &["panic", "invalid-json", "invalid-error", "invalid-status", "error", "timeout", "crash"];
 
 /// Installs the global recorder once per process and returns its handle.
 pub fn install() -> PrometheusHandle {
@@ -60,6 +61,23 @@ fn describe() {
     );
     metrics::describe_counter!("datahost_plugin_panics_total", "Panics caught in plugin handlers.");
     metrics::describe_counter!("datahost_plugin_faults_total", "Plugin faults (panics, invalid responses) by kind.");
+    metrics::describe_gauge!(
+        "datahost_plugin_breaker_state",
+        "Circuit breaker of each plugin's calls: 0 closed, 1 half-open, 2 open (see /health `plugins`)."
+    );
+    metrics::describe_counter!(
+        "datahost_plugin_timeouts_total",
+        "Plugin calls answered 503 because the plugin passed its call deadline."
+    );
+    metrics::describe_counter!(
+        "datahost_plugin_restarts_total",
+        "Restarts of plugins isolated in their own process (after a crash, abort or overrun)."
+    );
+    metrics::describe_gauge!("datahost_plugin_process_up", "1 while an isolated plugin's child process serves.");
+    metrics::describe_counter!(
+        "datahost_http_unparsable_requests_total",
+        "Requests the HTTP parser refused itself (answered 400, 414 or 431 with the envelope), by status."
+    );
     metrics::describe_gauge!("datahost_ratelimit_store_up", "1 when the shared rate-limit store answers.");
     metrics::describe_counter!("datahost_auth_failures_total", "Failed credentials by outcome.");
     metrics::describe_gauge!("datahost_http_connections_open", "Open connections on the API listener.");
