@@ -312,7 +312,10 @@ pub fn ingest<P: Plugin>(_format: RStr<'_>, bytes: RSlice<'_, u8>, options_json:
         };
         let file = crate::ingest::SourceFile { name: &options.file_name, bytes: bytes.as_slice() };
         let reply = match P::ingest(&file) {
-            Ok(batch) => crate::ingest::IngestReply::Batch(batch),
+            Ok(mut batch) => {
+                batch.keep_one_per_key();
+                crate::ingest::IngestReply::Batch(batch)
+            }
             Err(refusal) => crate::ingest::IngestReply::Refused(refusal),
         };
         serde_json::to_string(&reply).map_err(|e| format!("the ingest reply does not serialise: {e}"))

@@ -113,6 +113,36 @@ pub struct RowProblem {
     pub message: String,
 }
 
+impl IngestBatch {
+    /// Keeps one record per `(collection, key)`, the first. A later record identical to it is the same row
+    /// repeated within the file (counted in a note); one with other values is reported as a row problem naming
+    /// the key, never applied over the first. Without this the host refuses the whole file for one repeated row
+    /// (found by the `fec` and `nhtsa` fuzz targets, `fuzz/regressions/`). The SDK applies it to every batch.
+    pub fn keep_one_per_key(&mut self) {
+        let mut first: std::collections::HashMap<(String, String), usize> = std::collections::HashMap::new();
+        let mut kept: Vec<IngestRecord> = Vec::with_capacity(self.records.len());
+        let mut repeated = 0usize;
+        for record in std::mem::take(&mut self.records) {
+            match first.get(&(record.collection.clone(), record.key.clone())) {
+                None => {
+                    first.insert((record.collection.clone(), record.key.clone()), kept.len());
+                    kept.push(record);
+                }
+                Some(&at) if kept[at] == record => repeated += 1,
+                Some(_) => self.problems.push(RowProblem::new(
+                    format!("{} record {}", record.collection, record.key),
+                    "repeats the key of an earlier row of this file with other values; the earlier row was kept",
+                )),
+            }
+        }
+        self.records = kept;
+        if repeated > 0 {
+            self.notes
+                .push(format!("{repeated} row(s) repeat an earlier row of this file verbatim and were kept once"));
+        }
+    }
+}
+
 impl RowProblem {
     pub fn new(location: impl Into<String>, message: impl Into<String>) -> Self {
         Self { location: location.into(), message: message.into() }
@@ -260,6 +290,23 @@ pub fn line_of(text: &str, pos: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_record_per_key_repeats_noted_and_conflicts_reported() {
+        let rec = |key: &str, v: i32| IngestRecord::new("rows", key, "g", serde_json::json!({ "v": v })).unwrap();
+        let mut batch = IngestBatch {
+            format: "f".into(),
+            records: vec![rec("a", 1), rec("b", 2), rec("a", 1), rec("a", 9), rec("c", 3)],
+            ..Default::default()
+        };
+        batch.keep_one_per_key();
+        let kept: Vec<(&str, &serde_json::Value)> =
+            batch.records.iter().map(|r| (r.key.as_str(), &r.data["v"])).collect();
+        assert_eq!(kept, [("a", &serde_json::json!(1)), ("b", &serde_json::json!(2)), ("c", &serde_json::json!(3))]);
+        assert_eq!(batch.notes, ["1 row(s) repeat an earlier row of this file verbatim and were kept once"]);
+        assert_eq!(batch.problems.len(), 1);
+        assert_eq!(batch.problems[0].location, "rows record a");
+    }
 
     #[test]
     fn text_strips_a_byte_order_mark_and_refuses_non_utf8() {
