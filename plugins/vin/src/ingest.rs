@@ -582,24 +582,11 @@ mod regression_tests {
     /// recall row; the batch the SDK hands the host keeps that key once instead of refusing the whole file.
     #[test]
     fn a_row_repeated_within_a_file_is_kept_once() {
-        let path =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/regressions/nhtsa-duplicate-recall-key");
-        let input = std::fs::read(path).unwrap();
-        let rest = input.strip_prefix(b"\0name:").unwrap();
-        let end = rest.iter().position(|b| *b == b'\n').unwrap();
-        let name = std::str::from_utf8(&rest[..end]).unwrap();
-        let file = datahost_plugin_api::ingest::SourceFile { name, bytes: &rest[end + 1..] };
-        let mut batch = parse(&file).expect("the file is read");
-        let keys = |b: &datahost_plugin_api::ingest::IngestBatch| {
-            b.records
-                .iter()
-                .filter(|r| r.collection == "recalls" && r.key == "02V237000:000015211000106324000000272")
-                .count()
-        };
-        assert!(keys(&batch) > 1, "the parser alone gives the key more than once");
-        batch.keep_one_per_key();
-        assert_eq!(keys(&batch), 1);
-        let mut seen = std::collections::HashSet::new();
-        assert!(batch.records.iter().all(|r| seen.insert((r.collection.clone(), r.key.clone()))));
+        datahost_plugin_api::testing::assert_repeated_row_kept_once(
+            "nhtsa-duplicate-recall-key",
+            parse,
+            "recalls",
+            "02V237000:000015211000106324000000272",
+        );
     }
 }
