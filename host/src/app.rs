@@ -8,12 +8,11 @@ use std::time::Instant;
 use axum::body::Bytes;
 use std::net::SocketAddr;
 
-use axum::extract::{ConnectInfo, MatchedPath, RawQuery, Request, State};
+use axum::extract::{ConnectInfo, MatchedPath, Request, State};
 use axum::http::{header, HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use axum::Extension;
 use axum::Router;
 use datahost_plugin_api::{RequestEnvelope, Tier};
 use metrics::{Counter, Histogram};
@@ -153,16 +152,11 @@ pub fn app(state: Arc<AppState>) -> Router {
             });
             router = router.route(
                 &route.path,
-                get(
-                    move |State(s): State<Arc<AppState>>,
-                          peer: Option<Extension<ConnectInfo<SocketAddr>>>,
-                          headers: HeaderMap,
-                          RawQuery(q): RawQuery| {
-                        let ctx = ctx.clone();
-                        let peer = peer.map(|Extension(ConnectInfo(addr))| addr);
-                        async move { vary_by_credentials(plugin_route(s, ctx, peer, headers, q).await) }
-                    },
-                ),
+                // The whole request, read by reference: the `HeaderMap` and `RawQuery` extractors copy theirs.
+                get(move |State(s): State<Arc<AppState>>, request: Request| {
+                    let ctx = ctx.clone();
+                    async move { vary_by_credentials(plugin_route(s, ctx, request.into_parts().0).await) }
+                }),
             );
         }
     }
@@ -214,15 +208,11 @@ pub fn repeated(query: &[(String, String)]) -> Option<&str> {
         .map(|(_, k)| k)
 }
 
-async fn plugin_route(
-    state: Arc<AppState>,
-    ctx: Arc<RouteCtx>,
-    peer: Option<SocketAddr>,
-    headers: HeaderMap,
-    raw_query: Option<String>,
-) -> Response {
-    let mut query = parse_query(raw_query.as_deref());
-    let rid = request_id(&headers).map(str::to_string);
+async fn plugin_route(state: Arc<AppState>, ctx: Arc<RouteCtx>, request: axum::http::request::Parts) -> Response {
+    let headers = &request.headers;
+    let peer = request.extensions.get::<ConnectInfo<SocketAddr>>().map(|ConnectInfo(addr)| *addr);
+    let mut query = parse_query(request.uri.query());
+    let rid = request_id(headers);
     // One value per parameter: `ticker=a&ticker=b` (or two credentials) is ambiguous, so it is refused rather
     // than read as either.
     if let Some(name) = repeated(&query) {
@@ -233,9 +223,9 @@ async fn plugin_route(
     }
 
     let query_key = query.iter().find(|(k, _)| k == "api_key").map(|(_, v)| v.clone());
-    let presentation = presented(&headers, query_key.as_deref(), state.proxy_secret.as_ref());
+    let presentation = presented(headers, query_key.as_deref(), state.proxy_secret.as_ref());
     // An address past its failed-credential budget is not answered on any credential, valid or not.
-    let client = state.failed_auth.client_ip(peer, &headers);
+    let client = state.failed_auth.client_ip(peer, headers);
     if !matches!(presentation, Err(AuthError::Missing)) {
         if let Some(secs) = client.and_then(|ip| state.failed_auth.blocked_for(ip)) {
             return throttled(&state, secs);
@@ -301,7 +291,7 @@ async fn plugin_route(
     let key = cache.enabled().then(|| cache.key(ctx.plugin.slug(), &ctx.path, caller.tier, &query));
     if let Some(entry) = key.as_ref().and_then(|k| cache.get(k)) {
         ctx.cache_hits.increment(1);
-        let resp = entry.respond(&headers).await;
+        let resp = entry.respond(headers).await;
         let resp = link_next(state.config.base_url(), &ctx.path, &query, resp);
         return with_tier(finish(resp, decision), tier_label);
     }
@@ -313,12 +303,12 @@ async fn plugin_route(
         route: ctx.path.clone(),
         query,
         tier: caller.tier,
-        request_id: rid.clone().unwrap_or_default(),
+        request_id: rid.unwrap_or_default().to_string(),
     };
     let envelope_json = serde_json::to_string(&envelope).unwrap_or_default();
-    let resp = match call_plugin(&state, &ctx, envelope_json, rid.as_deref()).await {
+    let resp = match call_plugin(&state, &ctx, envelope_json, rid).await {
         Answer::Ok { body, headers: answer_headers, cacheable } => {
-            cache.admit(key, body, answer_headers, cacheable).respond(&headers).await
+            cache.admit(key, body, answer_headers, cacheable).respond(headers).await
         }
         Answer::Other(resp) => resp,
     };
@@ -658,9 +648,9 @@ async fn method_not_allowed(State(state): State<Arc<AppState>>) -> Response {
 /// than `server.max_request_target_bytes` (414) and headers larger than `server.max_header_bytes` (431).
 async fn protocol_guard(State(state): State<Arc<AppState>>, request: Request, next: Next) -> Response {
     let server = &state.config.server;
-    let rid = request_id(request.headers()).map(str::to_string);
+    let rid = request_id(request.headers());
     let refuse = |status: StatusCode, message: String| {
-        AppError::new(&server.base_url, status.as_u16(), message).with_request_id(rid.as_deref()).into_response()
+        AppError::new(&server.base_url, status.as_u16(), message).with_request_id(rid).into_response()
     };
     if request.version() == axum::http::Version::HTTP_11 && !request.headers().contains_key(header::HOST) {
         return refuse(
@@ -698,7 +688,9 @@ async fn observe(State(state): State<Arc<AppState>>, request: Request, next: Nex
     let started = Instant::now();
     let route = request.extensions().get::<MatchedPath>().cloned();
     // The access line's request fields, read only when it is written (this runs on every request).
-    let logged = state.config.server.access_log.then(|| {
+    // (Also off while the access target is filtered out, e.g. `RUST_LOG=warn`: nothing would be written.)
+    let log_on = state.config.server.access_log && tracing::enabled!(target: "datahost::access", tracing::Level::INFO);
+    let logged = log_on.then(|| {
         let request_id: String = request_id(request.headers()).unwrap_or("").chars().take(64).collect();
         (request.method().clone(), request_id)
     });

@@ -222,9 +222,11 @@ pub fn next_generation() {
     GENERATION.fetch_add(1, Ordering::AcqRel);
 }
 
+type Entries = Cache<Key, Arc<Entry>, EntryWeight, DefaultHashBuilder, CountEvictions>;
+
 /// The cache of one host.
 pub struct ResponseCache {
-    entries: Option<Cache<Box<[u8]>, Arc<Entry>, EntryWeight, DefaultHashBuilder, CountEvictions>>,
+    entries: Option<Entries>,
     evictions: Arc<AtomicU64>,
     ttl: Option<Duration>,
     max_entry_bytes: usize,

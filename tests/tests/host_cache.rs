@@ -138,17 +138,19 @@ fn errors_never_carry_a_tag() {
     let server = Server::start();
     let owner = server.owner_key.clone();
     fetch(&server, SPY, &owner, &[]);
-    let cases: Vec<(String, Vec<(&str, &str)>, u16)> = vec![
-        ("/v1/prices?ticker=SPY&tickr=x".into(), vec![("X-API-Key", owner.as_str())], 400),
-        ("/v1/prices?ticker=SPY&ticker=SPY".into(), vec![("X-API-Key", owner.as_str())], 400),
-        (SPY.into(), vec![], 401),
-        (SPY.into(), vec![("X-API-Key", "dh_nope")], 401),
-        ("/v1/nowhere".into(), vec![("X-API-Key", owner.as_str())], 404),
+    let owned = [("X-API-Key", owner.as_str())];
+    type Case<'a> = (&'a str, &'a [(&'a str, &'a str)], u16);
+    let cases: [Case; 5] = [
+        ("/v1/prices?ticker=SPY&tickr=x", &owned, 400),
+        ("/v1/prices?ticker=SPY&ticker=SPY", &owned, 400),
+        (SPY, &[], 401),
+        (SPY, &[("X-API-Key", "dh_nope")], 401),
+        ("/v1/nowhere", &owned, 404),
     ];
     for (path, headers, expected) in cases {
-        let mut headers = headers.clone();
+        let mut headers = headers.to_vec();
         headers.push(("If-None-Match", "*"));
-        let resp = server.request(&path, &headers);
+        let resp = server.request(path, &headers);
         assert_eq!(resp.status().as_u16(), expected, "{path}");
         assert!(header(&resp, "etag").is_empty(), "{path}: {expected} has no tag");
         assert!(header(&resp, "content-encoding").is_empty());
