@@ -8,16 +8,16 @@ use std::time::Instant;
 use axum::body::Bytes;
 use std::net::SocketAddr;
 
-use axum::extract::{ConnectInfo, MatchedPath, RawQuery, Request, State};
+use axum::extract::{ConnectInfo, MatchedPath, Request, State};
 use axum::http::{header, HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use axum::Extension;
 use axum::Router;
 use datahost_plugin_api::{RequestEnvelope, Tier};
+use metrics::{Counter, Histogram};
 use serde_json::json;
-use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
+use tower_http::request_id::{MakeRequestId, PropagateRequestIdLayer, RequestId, SetRequestIdLayer};
 
 use crate::auth::{presented, resolved, AuthError, Caller, Presented, ProxySecret};
 use crate::auth_guard::{FailedAuth, IpRange};
@@ -28,6 +28,7 @@ use crate::keys::KeyRing;
 use crate::plugins::dispatch::{self, CallOutcome, Isolation};
 use crate::plugins::{data_status, label_body, HandleOutcome, LoadedPlugin, PluginRegistry};
 use crate::ratelimit::{tier_limit, Decision, Limiter};
+use crate::response_cache::{Entry, ResponseCache, NO_CACHE_HEADER};
 
 /// Everything a request needs, shared by all handlers.
 pub struct AppState {
@@ -39,6 +40,10 @@ pub struct AppState {
     pub proxy_secret: Option<ProxySecret>,
     /// The assembled OpenAPI document, serialised once at start.
     pub openapi: Bytes,
+    /// The same, tagged, with its compressed variants made on first demand.
+    openapi_entry: Arc<Entry>,
+    /// Finished dataset answers (`response_cache.rs`); emptied by `watch.rs` after every data change.
+    pub response_cache: Arc<ResponseCache>,
     /// Each dataset's last successful `datahost sync`, refreshed from the engine (`sync/schedule.rs`).
     pub sync_freshness: Arc<crate::sync::schedule::Freshness>,
     /// Failed credentials per client address (`auth_guard.rs`).
@@ -64,6 +69,11 @@ impl AppState {
         let trusted = config.server.trusted_proxies.iter().filter_map(|p| IpRange::parse(p).ok()).collect();
         let failed_auth = Arc::new(FailedAuth::new(config.auth.failed_per_minute, trusted));
         let cors = crate::cors::Cors::from_config(&config.server.cors_allowed_origins);
+        let mut doc_headers = HeaderMap::new();
+        doc_headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        doc_headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+        let openapi_entry = Arc::new(Entry::new(openapi.clone(), doc_headers, true));
+        let response_cache = Arc::new(ResponseCache::new(&config.cache));
         Self {
             config,
             registry,
@@ -72,6 +82,8 @@ impl AppState {
             limiter,
             proxy_secret,
             openapi,
+            openapi_entry,
+            response_cache,
             sync_freshness: Arc::default(),
             failed_auth,
             cors,
@@ -95,6 +107,23 @@ struct RouteCtx {
     min_tier: Tier,
     /// The query parameters the route documents (besides the `api_key` credential).
     params: Vec<String>,
+    /// The plugin's series, resolved once here rather than looked up by name and labels per request.
+    plugin_seconds: Histogram,
+    cache_hits: Counter,
+    cache_misses: Counter,
+}
+
+/// Request ids: UUID v4 text from the thread's generator (seeded from the OS, reseeded now and then), not a
+/// `getrandom` system call per request as `MakeRequestUuid` makes.
+#[derive(Clone, Copy, Default)]
+struct MakeFastRequestId;
+
+impl MakeRequestId for MakeFastRequestId {
+    fn make_request_id<B>(&mut self, _: &axum::http::Request<B>) -> Option<RequestId> {
+        let id = uuid::Builder::from_random_bytes(rand::random()).into_uuid();
+        let mut text = [0u8; uuid::fmt::Hyphenated::LENGTH];
+        HeaderValue::from_bytes(id.hyphenated().encode_lower(&mut text).as_bytes()).ok().map(RequestId::new)
+    }
 }
 
 /// Builds the router. In-process tests call this directly.
@@ -111,24 +140,23 @@ pub fn app(state: Arc<AppState>) -> Router {
     for plugin in &state.registry.plugins {
         // Internal routes are for other plugins (`route.get`) only: never mounted over HTTP.
         for route in plugin.manifest.routes.iter().filter(|r| !r.is_internal()) {
+            let slug = plugin.slug().to_string();
             let ctx = Arc::new(RouteCtx {
                 plugin: plugin.clone(),
                 path: route.path.clone(),
                 min_tier: route.min_tier,
                 params: route.params.iter().map(|p| p.name.clone()).collect(),
+                plugin_seconds: metrics::histogram!("datahost_plugin_duration_seconds", "plugin" => slug.clone()),
+                cache_hits: metrics::counter!("datahost_response_cache_hits_total", "plugin" => slug.clone()),
+                cache_misses: metrics::counter!("datahost_response_cache_misses_total", "plugin" => slug),
             });
             router = router.route(
                 &route.path,
-                get(
-                    move |State(s): State<Arc<AppState>>,
-                          peer: Option<Extension<ConnectInfo<SocketAddr>>>,
-                          headers: HeaderMap,
-                          RawQuery(q): RawQuery| {
-                        let ctx = ctx.clone();
-                        let peer = peer.map(|Extension(ConnectInfo(addr))| addr);
-                        async move { vary_by_credentials(plugin_route(s, ctx, peer, headers, q).await) }
-                    },
-                ),
+                // The whole request, read by reference: the `HeaderMap` and `RawQuery` extractors copy theirs.
+                get(move |State(s): State<Arc<AppState>>, request: Request| {
+                    let ctx = ctx.clone();
+                    async move { vary_by_credentials(plugin_route(s, ctx, request.into_parts().0).await) }
+                }),
             );
         }
     }
@@ -156,7 +184,7 @@ pub fn app(state: Arc<AppState>) -> Router {
         // Outside the protocol guard, so that its 414/431 envelopes carry the CORS headers too.
         .layer(middleware::from_fn_with_state(state.clone(), crate::cors::middleware))
         .layer(PropagateRequestIdLayer::x_request_id())
-        .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
+        .layer(SetRequestIdLayer::x_request_id(MakeFastRequestId))
         .with_state(state)
 }
 
@@ -169,21 +197,22 @@ pub fn parse_query(raw: Option<&str>) -> Vec<(String, String)> {
     raw.map(|q| url::form_urlencoded::parse(q.as_bytes()).into_owned().collect()).unwrap_or_default()
 }
 
-/// The first parameter name given more than once.
+/// The first parameter name given more than once. (A scan of the names before it: queries are short, and a
+/// set would cost an allocation per request.)
 pub fn repeated(query: &[(String, String)]) -> Option<&str> {
-    let mut seen = std::collections::HashSet::new();
-    query.iter().map(|(k, _)| k.as_str()).find(|k| !seen.insert(*k))
+    query
+        .iter()
+        .enumerate()
+        .map(|(i, (k, _))| (i, k.as_str()))
+        .find(|(i, k)| query[..*i].iter().any(|(p, _)| p == k))
+        .map(|(_, k)| k)
 }
 
-async fn plugin_route(
-    state: Arc<AppState>,
-    ctx: Arc<RouteCtx>,
-    peer: Option<SocketAddr>,
-    headers: HeaderMap,
-    raw_query: Option<String>,
-) -> Response {
-    let mut query = parse_query(raw_query.as_deref());
-    let rid = request_id(&headers).map(str::to_string);
+async fn plugin_route(state: Arc<AppState>, ctx: Arc<RouteCtx>, request: axum::http::request::Parts) -> Response {
+    let headers = &request.headers;
+    let peer = request.extensions.get::<ConnectInfo<SocketAddr>>().map(|ConnectInfo(addr)| *addr);
+    let mut query = parse_query(request.uri.query());
+    let rid = request_id(headers);
     // One value per parameter: `ticker=a&ticker=b` (or two credentials) is ambiguous, so it is refused rather
     // than read as either.
     if let Some(name) = repeated(&query) {
@@ -194,9 +223,9 @@ async fn plugin_route(
     }
 
     let query_key = query.iter().find(|(k, _)| k == "api_key").map(|(_, v)| v.clone());
-    let presentation = presented(&headers, query_key.as_deref(), state.proxy_secret.as_ref());
+    let presentation = presented(headers, query_key.as_deref(), state.proxy_secret.as_ref());
     // An address past its failed-credential budget is not answered on any credential, valid or not.
-    let client = state.failed_auth.client_ip(peer, &headers);
+    let client = state.failed_auth.client_ip(peer, headers);
     if !matches!(presentation, Err(AuthError::Missing)) {
         if let Some(secs) = client.and_then(|ip| state.failed_auth.blocked_for(ip)) {
             return throttled(&state, secs);
@@ -257,16 +286,40 @@ async fn plugin_route(
         return with_tier(finish(e.into_response(), decision), tier_label);
     }
 
+    // A query answered before on the same data: the finished answer, without the plugin (`response_cache.rs`).
+    let cache = &state.response_cache;
+    let key = cache.enabled().then(|| cache.key(ctx.plugin.slug(), &ctx.path, caller.tier, &query));
+    if let Some(entry) = key.as_ref().and_then(|k| cache.get(k)) {
+        ctx.cache_hits.increment(1);
+        let resp = entry.respond(headers).await;
+        let resp = link_next(state.config.base_url(), &ctx.path, &query, resp);
+        return with_tier(finish(resp, decision), tier_label);
+    }
+    if key.is_some() {
+        ctx.cache_misses.increment(1);
+    }
+
     let envelope = RequestEnvelope {
         route: ctx.path.clone(),
         query,
         tier: caller.tier,
-        request_id: rid.clone().unwrap_or_default(),
+        request_id: rid.unwrap_or_default().to_string(),
     };
     let envelope_json = serde_json::to_string(&envelope).unwrap_or_default();
-    let resp = call_plugin(&state, &ctx.plugin, envelope_json, rid.as_deref()).await;
+    let resp = match call_plugin(&state, &ctx, envelope_json, rid).await {
+        Answer::Ok { body, headers: answer_headers, cacheable } => {
+            cache.admit(key, body, answer_headers, cacheable).respond(headers).await
+        }
+        Answer::Other(resp) => resp,
+    };
     let resp = link_next(state.config.base_url(), &ctx.path, &envelope.query, resp);
     with_tier(finish(resp, decision), tier_label)
+}
+
+/// What a plugin call produced: a 200 answer ready to be tagged and kept, or any other response.
+enum Answer {
+    Ok { body: Bytes, headers: HeaderMap, cacheable: bool },
+    Other(Response),
 }
 
 /// A paged list's `Link: <next page>; rel="next"`: the plugin names the next page's cursor in `X-Next-Cursor`
@@ -297,19 +350,16 @@ async fn limit(state: &AppState, caller: &Caller) -> Result<Option<Decision>, Re
     match state.limiter.check(&caller.id, per_minute).await {
         Ok(d) => {
             let outcome = if d.allowed { "allowed" } else { "limited" };
-            metrics::counter!("datahost_ratelimit_decisions_total", "tier" => caller.tier.as_str(), "decision" => outcome)
-                .increment(1);
+            crate::metrics::ratelimit_decision(caller.tier, outcome);
             Ok(Some(d))
         }
         Err(e) if state.limiter.fails_open() => {
-            metrics::counter!("datahost_ratelimit_decisions_total", "tier" => caller.tier.as_str(), "decision" => "fail_open")
-                .increment(1);
+            crate::metrics::ratelimit_decision(caller.tier, "fail_open");
             tracing::warn!(error = %e, "rate limiter unavailable; failing open");
             Ok(None)
         }
         Err(e) => {
-            metrics::counter!("datahost_ratelimit_decisions_total", "tier" => caller.tier.as_str(), "decision" => "fail_closed")
-                .increment(1);
+            crate::metrics::ratelimit_decision(caller.tier, "fail_closed");
             tracing::error!(error = %e, "rate limiter unavailable; failing closed");
             Err(state.error(503, "the rate limiter is unavailable; retry shortly").into_response())
         }
@@ -376,12 +426,8 @@ fn finish(mut resp: Response, decision: Option<Decision>) -> Response {
 /// 0.71 inline, 0.55 of inline) for its cheaper handoff: tests/bench/run.sh measured the pool at 0.80 of inline
 /// in one run (0.49 and 0.61 of the bare route; BENCHMARKS.md, "Plugin calls"). `plugins.bench_inline_calls`
 /// (benchmarks only) restores the inline call for that comparison.
-async fn call_plugin(
-    state: &AppState,
-    plugin: &Arc<LoadedPlugin>,
-    envelope_json: String,
-    rid: Option<&str>,
-) -> Response {
+async fn call_plugin(state: &AppState, ctx: &RouteCtx, envelope_json: String, rid: Option<&str>) -> Answer {
+    let plugin = &ctx.plugin;
     let slug = plugin.slug().to_string();
     let started = Instant::now();
     let outcome = if state.config.plugins.bench_inline_calls && plugin.isolation() == Isolation::InProcess {
@@ -389,8 +435,7 @@ async fn call_plugin(
     } else {
         dispatch::call(&state.registry.pool, plugin, envelope_json).await
     };
-    metrics::histogram!("datahost_plugin_duration_seconds", "plugin" => slug.clone())
-        .record(started.elapsed().as_secs_f64());
+    ctx.plugin_seconds.record(started.elapsed().as_secs_f64());
     let fault = |kind: &'static str, detail: &str| {
         metrics::counter!("datahost_plugin_faults_total", "plugin" => slug.clone(), "kind" => kind).increment(1);
         tracing::error!(plugin = %slug, request_id = rid.unwrap_or(""), kind, detail, "plugin fault");
@@ -418,7 +463,8 @@ async fn call_plugin(
                 "the {slug} dataset did not answer within {} ms; retry later, and quote request id {} when reporting it",
                 after.as_millis(),
                 rid.unwrap_or("-")
-            ));
+            ))
+            .into();
         }
         CallOutcome::BreakerOpen { retry_after } => {
             let secs = retry_after.as_secs_f64().ceil().max(1.0) as u64;
@@ -427,13 +473,14 @@ async fn call_plugin(
                 format!("the {slug} dataset is degraded after repeated faults and paused; retry in {secs} s"),
             );
             e.retry_after = Some(secs);
-            return e.with_request_id(rid).with_header(header::RETRY_AFTER, secs.to_string()).into_response();
+            return e.with_request_id(rid).with_header(header::RETRY_AFTER, secs.to_string()).into_response().into();
         }
         CallOutcome::Overloaded { reason } => {
-            return unavailable(format!("the {slug} dataset cannot take this request now: {reason}; retry later"));
+            return unavailable(format!("the {slug} dataset cannot take this request now: {reason}; retry later"))
+                .into();
         }
     };
-    match outcome {
+    let resp = match outcome {
         HandleOutcome::Panic { message } => {
             metrics::counter!("datahost_plugin_panics_total", "plugin" => slug.clone()).increment(1);
             fault("panic", &message)
@@ -462,15 +509,21 @@ async fn call_plugin(
         }
         HandleOutcome::Response { status, body, headers } => {
             if (200..300).contains(&status) {
+                // Validated once, here: a cached answer is served without being read again.
                 if serde_json::from_slice::<serde::de::IgnoredAny>(&body).is_err() {
-                    return fault("invalid-json", "2xx body is not JSON");
+                    return fault("invalid-json", "2xx body is not JSON").into();
                 }
                 let data_status = data_status(plugin.as_ref());
-                let body = label_body(body, data_status);
-                let mut resp = (StatusCode::from_u16(status).unwrap_or(StatusCode::OK), body).into_response();
-                resp.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
-                resp.headers_mut().insert("x-data-status", HeaderValue::from_static(data_status));
+                let body = Bytes::from(label_body(body, data_status));
+                let mut out = HeaderMap::new();
+                out.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+                out.insert("x-data-status", HeaderValue::from_static(data_status));
+                let mut cacheable = true;
                 for (k, v) in headers {
+                    if k.eq_ignore_ascii_case(NO_CACHE_HEADER) {
+                        cacheable = false;
+                        continue;
+                    }
                     let allowed = k.eq_ignore_ascii_case("cache-control")
                         || (k.to_ascii_lowercase().starts_with("x-")
                             && !k.to_ascii_lowercase().starts_with("x-ratelimit")
@@ -478,9 +531,18 @@ async fn call_plugin(
                     if let (true, Ok(name), Ok(value)) =
                         (allowed, HeaderName::try_from(k.as_str()), HeaderValue::try_from(v.as_str()))
                     {
-                        resp.headers_mut().insert(name, value);
+                        if name == header::CACHE_CONTROL && v.to_ascii_lowercase().contains("no-store") {
+                            cacheable = false;
+                        }
+                        out.insert(name, value);
                     }
                 }
+                if status == 200 {
+                    return Answer::Ok { body, headers: out, cacheable };
+                }
+                // Another 2xx (no plugin sends one today) is passed on as it is, untagged and not kept.
+                let mut resp = (StatusCode::from_u16(status).unwrap_or(StatusCode::OK), body).into_response();
+                resp.headers_mut().extend(out);
                 resp
             } else if (400..600).contains(&status) {
                 #[derive(serde::Deserialize)]
@@ -497,6 +559,13 @@ async fn call_plugin(
                 fault("invalid-status", &format!("status {status}"))
             }
         }
+    };
+    Answer::Other(resp)
+}
+
+impl From<Response> for Answer {
+    fn from(resp: Response) -> Self {
+        Answer::Other(resp)
     }
 }
 
@@ -553,8 +622,9 @@ async fn health(State(state): State<Arc<AppState>>) -> Response {
     resp
 }
 
-async fn openapi(State(state): State<Arc<AppState>>) -> Response {
-    ([(header::CONTENT_TYPE, "application/json")], state.openapi.clone()).into_response()
+/// The document, compressed once per coding, with its ETag (304 on `If-None-Match`).
+async fn openapi(State(state): State<Arc<AppState>>, headers: HeaderMap) -> Response {
+    state.openapi_entry.respond(&headers).await
 }
 
 async fn not_found(State(state): State<Arc<AppState>>, method: Method, uri: axum::http::Uri) -> Response {
@@ -578,9 +648,9 @@ async fn method_not_allowed(State(state): State<Arc<AppState>>) -> Response {
 /// than `server.max_request_target_bytes` (414) and headers larger than `server.max_header_bytes` (431).
 async fn protocol_guard(State(state): State<Arc<AppState>>, request: Request, next: Next) -> Response {
     let server = &state.config.server;
-    let rid = request_id(request.headers()).map(str::to_string);
+    let rid = request_id(request.headers());
     let refuse = |status: StatusCode, message: String| {
-        AppError::new(&server.base_url, status.as_u16(), message).with_request_id(rid.as_deref()).into_response()
+        AppError::new(&server.base_url, status.as_u16(), message).with_request_id(rid).into_response()
     };
     if request.version() == axum::http::Version::HTTP_11 && !request.headers().contains_key(header::HOST) {
         return refuse(
@@ -616,13 +686,11 @@ async fn protocol_guard(State(state): State<Arc<AppState>>, request: Request, ne
 /// id the server set (or the caller's, which is at most 64 characters by then).
 async fn observe(State(state): State<Arc<AppState>>, request: Request, next: Next) -> Response {
     let started = Instant::now();
-    let route = request
-        .extensions()
-        .get::<MatchedPath>()
-        .map(|m| m.as_str().to_string())
-        .unwrap_or_else(|| "unmatched".to_string());
+    let route = request.extensions().get::<MatchedPath>().cloned();
     // The access line's request fields, read only when it is written (this runs on every request).
-    let logged = state.config.server.access_log.then(|| {
+    // (Also off while the access target is filtered out, e.g. `RUST_LOG=warn`: nothing would be written.)
+    let log_on = state.config.server.access_log && tracing::enabled!(target: "datahost::access", tracing::Level::INFO);
+    let logged = log_on.then(|| {
         let request_id: String = request_id(request.headers()).unwrap_or("").chars().take(64).collect();
         (request.method().clone(), request_id)
     });
@@ -631,15 +699,14 @@ async fn observe(State(state): State<Arc<AppState>>, request: Request, next: Nex
     let status = response.status().as_u16();
     let label = response.extensions().get::<TierLabel>();
     let tier = label.map_or("none", |l| l.0);
+    let route = route.as_ref().map_or("unmatched", |m| m.as_str());
     if let Some((method, request_id)) = logged {
         let key_id: String = label.map(|l| l.1.chars().take(64).collect()).unwrap_or_default();
         tracing::info!(target: "datahost::access", method = %method, route = %route, status,
             latency_ms = (elapsed.as_secs_f64() * 1e6).round() / 1e3, request_id = %request_id, tier = %tier,
             key_id = %key_id, "request");
     }
-    let labels = [("route", route), ("status", status.to_string()), ("tier", tier.to_string())];
-    metrics::counter!("datahost_http_requests_total", &labels).increment(1);
-    metrics::histogram!("datahost_http_request_duration_seconds", &labels).record(elapsed.as_secs_f64());
+    crate::metrics::http_request(route, status, tier, elapsed);
     response
 }
 

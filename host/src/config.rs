@@ -23,6 +23,7 @@ pub struct Config {
     pub ratelimit: RateLimitConfig,
     pub auth: AuthConfig,
     pub sync: SyncConfig,
+    pub cache: CacheConfig,
     /// The file layered over the defaults (`--config` or `DATAHOST_CONFIG`), so a scheduled `datahost sync`
     /// child process reads the same configuration.
     #[serde(skip)]
@@ -53,6 +54,20 @@ pub struct ServerConfig {
     pub trusted_proxies: Vec<String>,
     /// Web origins whose pages may call the API from a browser (CORS); empty: CORS off; `["*"]`: any origin.
     pub cors_allowed_origins: Vec<String>,
+}
+
+/// `[cache]`: the host's cache of finished dataset answers (`response_cache.rs`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CacheConfig {
+    /// Memory the cache may account for (bodies, keys, room for compressed variants); 0 turns it off.
+    pub max_bytes: u64,
+    /// Larger answers are not kept.
+    pub max_entry_bytes: usize,
+    /// Answers are kept at most this long even when no data changes; 0: until a data change or eviction.
+    pub ttl_secs: u64,
+    /// Smaller answers are sent uncompressed whatever the client accepts.
+    pub compress_min_bytes: usize,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]

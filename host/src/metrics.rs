@@ -4,13 +4,19 @@
 //! `/metrics` listener that is kept apart from the public API listener.
 //!
 //! Every label value is bounded: route templates, statuses, tiers, plugin slugs, dataset names, fault kinds.
+//!
+//! The series every request touches are resolved once and kept ([`http_request`], [`ratelimit_decision`], and
+//! per route in `app.rs`): looking a series up by name and labels hashes and allocates on every request.
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, OnceLock, RwLock};
 use std::time::Duration;
 
 use axum::routing::get;
 use axum::Router;
+use datahost_plugin_api::Tier;
+use metrics::{Counter, Histogram};
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 
 use crate::app::AppState;
@@ -60,6 +66,14 @@ fn describe() {
         "Time spent in each plugin's handle."
     );
     metrics::describe_counter!("datahost_plugin_panics_total", "Panics caught in plugin handlers.");
+    metrics::describe_counter!(
+        "datahost_response_cache_hits_total",
+        "Dataset requests answered from the response cache, per plugin."
+    );
+    metrics::describe_counter!(
+        "datahost_response_cache_misses_total",
+        "Dataset requests the response cache had no answer for (the plugin was called), per plugin."
+    );
     metrics::describe_counter!("datahost_plugin_faults_total", "Plugin faults (panics, invalid responses) by kind.");
     metrics::describe_gauge!(
         "datahost_plugin_breaker_state",
@@ -99,9 +113,57 @@ fn describe() {
     );
 }
 
+/// The request series of one route template, status and tier.
+struct RequestSeries {
+    requests: Counter,
+    seconds: Histogram,
+}
+
+type SeriesByRoute = HashMap<Box<str>, HashMap<(u16, &'static str), RequestSeries>>;
+
+/// Counts and times one request: `datahost_http_requests_total` and `datahost_http_request_duration_seconds`.
+/// `route` is a route template or `unmatched`, so the set of series stays bounded.
+pub fn http_request(route: &str, status: u16, tier: &'static str, elapsed: Duration) {
+    static SERIES: OnceLock<RwLock<SeriesByRoute>> = OnceLock::new();
+    let series = SERIES.get_or_init(Default::default);
+    let record = |s: &RequestSeries| {
+        s.requests.increment(1);
+        s.seconds.record(elapsed.as_secs_f64());
+    };
+    if let Some(s) = series.read().unwrap_or_else(|e| e.into_inner()).get(route).and_then(|r| r.get(&(status, tier))) {
+        return record(s);
+    }
+    let labels = [("route", route.to_string()), ("status", status.to_string()), ("tier", tier.to_string())];
+    let s = RequestSeries {
+        requests: metrics::counter!("datahost_http_requests_total", &labels),
+        seconds: metrics::histogram!("datahost_http_request_duration_seconds", &labels),
+    };
+    record(&s);
+    series.write().unwrap_or_else(|e| e.into_inner()).entry(route.into()).or_default().insert((status, tier), s);
+}
+
+/// Counts one decision of the rate limiter (`allowed`, `limited`, `fail_open`, `fail_closed`). Each series is
+/// created on its first decision, as before, and kept.
+pub fn ratelimit_decision(tier: Tier, decision: &'static str) {
+    const DECISIONS: [&str; 4] = ["allowed", "limited", "fail_open", "fail_closed"];
+    static SERIES: [OnceLock<Counter>; 16] = [const { OnceLock::new() }; 16];
+    let tier_at = Tier::ALL.iter().position(|t| *t == tier);
+    let at = DECISIONS.iter().position(|d| *d == decision);
+    let Some(slot) = tier_at.zip(at).and_then(|(t, d)| SERIES.get(t * DECISIONS.len() + d)) else {
+        return metrics::counter!("datahost_ratelimit_decisions_total", "tier" => tier.as_str(), "decision" => decision)
+            .increment(1);
+    };
+    slot.get_or_init(
+        || metrics::counter!("datahost_ratelimit_decisions_total", "tier" => tier.as_str(), "decision" => decision),
+    )
+    .increment(1);
+}
+
 /// Creates the per-plugin fault and panic counters at 0 for every loaded plugin, so they exist from start.
 pub fn register_plugins<'a>(slugs: impl IntoIterator<Item = &'a str>) {
     for slug in slugs {
+        metrics::counter!("datahost_response_cache_hits_total", "plugin" => slug.to_string()).increment(0);
+        metrics::counter!("datahost_response_cache_misses_total", "plugin" => slug.to_string()).increment(0);
         metrics::counter!("datahost_plugin_panics_total", "plugin" => slug.to_string()).increment(0);
         for kind in PLUGIN_FAULT_KINDS {
             metrics::counter!("datahost_plugin_faults_total", "plugin" => slug.to_string(), "kind" => *kind)
@@ -212,6 +274,22 @@ fn scrape_time_families(state: &AppState, out: &mut Exposition) {
     for plugin in plugins {
         out.sample("datahost_plugin_degraded", &[("plugin", plugin)], flag(degraded.iter().any(|d| d == plugin)));
     }
+
+    let (entries, bytes, evictions) = state.response_cache.stats();
+    out.single("datahost_response_cache_entries", "gauge", "Answers held by the response cache.", entries as f64);
+    out.single(
+        "datahost_response_cache_bytes",
+        "gauge",
+        "Bytes the response cache accounts for: bodies, keys and room for their compressed variants (at most \
+         cache.max_bytes).",
+        bytes as f64,
+    );
+    out.single(
+        "datahost_response_cache_evictions_total",
+        "counter",
+        "Answers evicted from the response cache to stay within cache.max_bytes.",
+        evictions as f64,
+    );
 
     dataset_families(state, out);
     #[cfg(target_os = "linux")]

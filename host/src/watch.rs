@@ -1,7 +1,8 @@
 //! Background upkeep of a serving host: reloads API keys when their store changes, watches the records engine
 //! (health; changed datasets through LISTEN/NOTIFY in PostgreSQL mode and a periodic checksum check in both
-//! modes) and re-initialises the plugins that read a dataset the engine reports as changed. This is the glue
-//! between the engine (which knows nothing of HTTP or plugins) and the plugin registry.
+//! modes) and re-initialises the plugins that read a dataset the engine reports as changed, emptying the
+//! response cache after each. This is the glue between the engine (which knows nothing of HTTP or plugins), the
+//! plugin registry and the response cache.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -118,7 +119,11 @@ async fn reinit(state: &AppState, mut plugins: Vec<Arc<crate::plugins::LoadedPlu
     plugins.sort_by_key(|p| p.manifest.datasets.is_empty());
     for plugin in plugins {
         let slug = plugin.slug().to_string();
-        match tokio::task::spawn_blocking(move || plugin.reinit()).await {
+        let result = tokio::task::spawn_blocking(move || plugin.reinit()).await;
+        // After each re-init, even a failed one: the answers of this plugin, and of any plugin that reads it
+        // through `route.get`, may have changed (one generation for the whole host keeps that simple).
+        state.response_cache.invalidate();
+        match result {
             Ok(Ok(())) => {
                 tracing::info!(plugin = %slug, "reloaded after {why}");
                 state.plugin_health.reloaded(&slug);

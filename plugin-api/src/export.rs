@@ -148,7 +148,11 @@ impl<P: Plugin> PluginState<P> {
                 }
             }
             match instance.handle(&request) {
-                Ok(resp) => {
+                Ok(mut resp) => {
+                    if cache.is_none() {
+                        // Neither this cache nor the host's may reuse an answer of an instance that reads live.
+                        resp.headers.push((crate::request::NO_HOST_CACHE_HEADER.into(), "off".into()));
+                    }
                     let headers = headers_json(&resp.headers);
                     if let (Some(cache), Some(key), 200) = (&cache, key, resp.status) {
                         cache.put(
@@ -444,6 +448,9 @@ mod tests {
         call(&state, &[("ticker", "A")]);
         call(&state, &[("ticker", "A")]);
         assert_eq!(CALLS.load(Ordering::SeqCst) - before, 7, "plugins that opt out are always asked");
+        let json = serde_json::to_string(&RequestEnvelope::new("/v1/x", &[("ticker", "A")])).unwrap();
+        let headers = state.handle(RStr::from(json.as_str())).headers_json.into_string();
+        assert_eq!(headers, r#"{"x-datahost-cache":"off"}"#, "and tell the host not to keep their answers");
         CACHING.store(true, Ordering::SeqCst);
     }
 

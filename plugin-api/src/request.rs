@@ -36,6 +36,12 @@ impl RequestEnvelope {
     }
 }
 
+/// A response header by which a plugin tells the host not to keep this answer in its response cache (value
+/// `off`); the host removes it before the answer leaves. The SDK sets it on every answer of an instance whose
+/// `Plugin::cache_responses` is false. A plugin may instead set `Cache-Control: no-store`, which the client
+/// sees too. (A header, not an ABI field: the response layout is frozen.)
+pub const NO_HOST_CACHE_HEADER: &str = "x-datahost-cache";
+
 /// A successful (or deliberately non-200) JSON response.
 #[derive(Debug, Clone)]
 pub struct Response {

@@ -149,7 +149,7 @@ impl LoadedPlugin {
         let services = host_services(self.token);
         let about_to_serve = context(self.token).map(|c| served_by(&c.engine, &self.manifest)).unwrap_or_default();
         (self.module.init())(services, RStr::from(self.config_json.as_str())).into_result()?;
-        *self.served.write().unwrap_or_else(|e| e.into_inner()) = about_to_serve;
+        publish(&self.served, about_to_serve);
         Ok(())
     }
 
@@ -216,6 +216,15 @@ impl LoadedPlugin {
     pub fn reads(&self) -> impl Iterator<Item = &str> {
         self.manifest.datasets.iter().chain(&self.manifest.reads).chain(&self.manifest.also_serves).map(String::as_str)
     }
+}
+
+/// Records what a newly initialised instance serves, and moves the response cache to a new data generation
+/// under the same lock: whoever sees the new `served` (`/health`, the `dataStatus` label) also finds none of
+/// the previous instance's answers (`response_cache.rs`).
+fn publish(served: &RwLock<Served>, about_to_serve: Served) {
+    let mut current = served.write().unwrap_or_else(|e| e.into_inner());
+    *current = about_to_serve;
+    crate::response_cache::next_generation();
 }
 
 fn parse_headers(json: &str) -> Vec<(String, String)> {

@@ -255,7 +255,7 @@ impl Supervised {
         let reply =
             self.converse(conn, protocol::INIT, &[self.config_json.as_bytes()], timeout).map_err(|e| e.to_string())?;
         reply_result(&reply)?;
-        *self.served.write().unwrap_or_else(|e| e.into_inner()) = about_to_serve;
+        super::publish(&self.served, about_to_serve);
         Ok(())
     }
 

@@ -1,0 +1,443 @@
+//! The host's cache of finished dataset answers. A plugin's 2xx answer is validated, labelled (`dataStatus`) and
+//! hashed once, when it is produced; the entry then holds its bytes (`Bytes`, shared, never copied per request),
+//! its headers, a strong `ETag` and, computed on first demand, its gzip and brotli variants. A request that finds
+//! its entry skips the request envelope, the plugin call and the validation; auth, the rate limit, the tier check
+//! and the parameter checks run before the lookup exactly as for any other request.
+//!
+//! Keys: the data generation, the plugin, the route, the tier and the canonical query (decoded pairs without
+//! `api_key`, in name order: the host admits each name once and plugins read parameters by name). The data
+//! generation is one counter for the whole process, moved on whenever any plugin publishes a new instance
+//! (`plugins::publish`, under the lock that publishes what the instance serves: whoever sees the new data
+//! status finds no older answer), so an answer that reads other plugins through `route.get` (entity-graph) is
+//! left behind when any of them changes. A request that read the old generation may still store its answer,
+//! under a key no later request builds. `watch.rs` also empties the cache after each re-init, for the memory.
+//!
+//! Not cached: errors (only 2xx answers are kept), answers a plugin marks as uncacheable (`Cache-Control:
+//! no-store`, or the SDK's `x-datahost-cache: off` for an instance that reads live tables:
+//! `Plugin::cache_responses`), bodies over `cache.max_entry_bytes`, and everything while `cache.max_bytes` is 0.
+//! Entries also expire after `cache.ttl_secs` (0: only data changes and eviction end them).
+
+use std::io::Write as _;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+
+use axum::body::{Body, Bytes};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::Response;
+use datahost_plugin_api::Tier;
+use quick_cache::sync::Cache;
+use quick_cache::{DefaultHashBuilder, Lifecycle, Weighter};
+use sha2::{Digest, Sha256};
+
+use crate::config::CacheConfig;
+use crate::negotiate::{self, Coding};
+
+/// The plugin header by which the SDK says an instance's answers must not be reused (stripped from responses).
+pub const NO_CACHE_HEADER: &str = datahost_plugin_api::request::NO_HOST_CACHE_HEADER;
+
+/// What dataset answers say about caching unless the plugin says otherwise: a client may keep the answer but
+/// revalidates it (`If-None-Match`) before reuse, and shared caches keep none (answers depend on the key).
+const DEFAULT_CACHE_CONTROL: HeaderValue = HeaderValue::from_static("private, no-cache");
+const VARY_ENCODING: HeaderValue = HeaderValue::from_static("accept-encoding");
+
+/// A cached answer: the identity body and what is needed to send it, or a variant of it.
+pub struct Entry {
+    body: Bytes,
+    /// Content type, `X-Data-Status`, the plugin's own headers (`X-Next-Cursor`...), `Cache-Control`, `ETag`.
+    headers: HeaderMap,
+    /// The opaque tag of the identity body; the variants' tags add `-gzip` / `-br`.
+    tag: String,
+    tag_gzip: String,
+    tag_br: String,
+    /// Whether compressed variants are offered at all (body at least `compress_min_bytes`, and cacheable).
+    compressible: bool,
+    gzip: OnceLock<Option<Bytes>>,
+    br: OnceLock<Option<Bytes>>,
+    created: Instant,
+}
+
+/// Compressing takes longer than answering: above this size a variant is made off the async workers.
+const INLINE_COMPRESS_MAX: usize = 64 << 10;
+
+impl Entry {
+    /// An entry for `body` (already validated and labelled) with the headers the plugin's answer carries.
+    /// `compressible`: offer gzip and brotli variants.
+    pub fn new(body: Bytes, mut headers: HeaderMap, compressible: bool) -> Self {
+        let digest = Sha256::digest(&body);
+        let tag = hex::encode(&digest[..16]);
+        if !headers.contains_key(header::CACHE_CONTROL) {
+            headers.insert(header::CACHE_CONTROL, DEFAULT_CACHE_CONTROL);
+        }
+        if let Ok(etag) = HeaderValue::try_from(format!("\"{tag}\"")) {
+            headers.insert(header::ETAG, etag);
+        }
+        Self {
+            body,
+            headers,
+            tag_gzip: format!("{tag}-gzip"),
+            tag_br: format!("{tag}-br"),
+            tag,
+            compressible,
+            gzip: OnceLock::new(),
+            br: OnceLock::new(),
+            created: Instant::now(),
+        }
+    }
+
+    /// Bytes the entry may come to hold: the body and room for its two variants (each kept only when at most
+    /// half the body, see [`compress`]).
+    fn weight(&self) -> u64 {
+        let variants = if self.compressible { self.body.len() } else { 0 };
+        (self.body.len() + variants + 256) as u64
+    }
+
+    fn tag(&self, coding: Coding) -> &str {
+        match coding {
+            Coding::Identity => &self.tag,
+            Coding::Gzip => &self.tag_gzip,
+            Coding::Br => &self.tag_br,
+        }
+    }
+
+    /// The body in `coding`, compressing it on first demand; `None` when that coding is not offered.
+    async fn variant(self: &Arc<Self>, coding: Coding) -> Option<Bytes> {
+        let cell = match coding {
+            Coding::Identity => return Some(self.body.clone()),
+            _ if !self.compressible => return None,
+            Coding::Gzip => &self.gzip,
+            Coding::Br => &self.br,
+        };
+        if let Some(done) = cell.get() {
+            return done.clone();
+        }
+        if self.body.len() <= INLINE_COMPRESS_MAX {
+            return cell.get_or_init(|| compress(&self.body, coding)).clone();
+        }
+        let entry = self.clone();
+        tokio::task::spawn_blocking(move || {
+            let cell = if coding == Coding::Gzip { &entry.gzip } else { &entry.br };
+            cell.get_or_init(|| compress(&entry.body, coding)).clone()
+        })
+        .await
+        .ok()
+        .flatten()
+    }
+
+    /// The answer to a request with these headers: 304 when its `If-None-Match` names this entry (in any
+    /// coding), else 200 in the best coding the request accepts. Rate-limit and credential headers are added by
+    /// the caller, as for every answer.
+    pub async fn respond(self: &Arc<Self>, request: &HeaderMap) -> Response {
+        let accepted = negotiate::accepted(request);
+        let mut chosen = (Coding::Identity, None);
+        if self.compressible && accepted.any_compressed() {
+            for coding in accepted.preference() {
+                if let Some(body) = self.variant(coding).await {
+                    chosen = (coding, Some(body));
+                    break;
+                }
+            }
+        }
+        let (coding, body) = chosen;
+        let not_modified = negotiate::none_match(request, &[self.tag.as_str(), &self.tag_gzip, &self.tag_br]);
+        let mut resp = if not_modified {
+            // RFC 9110 section 15.4.5: a 304 carries the validators and caching headers of the 200 it stands for.
+            let mut resp = Response::new(Body::empty());
+            *resp.status_mut() = StatusCode::NOT_MODIFIED;
+            for name in [header::CACHE_CONTROL, header::ETAG] {
+                if let Some(v) = self.headers.get(&name) {
+                    resp.headers_mut().insert(name, v.clone());
+                }
+            }
+            resp
+        } else {
+            let mut resp = Response::new(Body::from(body.unwrap_or_else(|| self.body.clone())));
+            *resp.headers_mut() = self.headers.clone();
+            if let Some(token) = coding.token() {
+                resp.headers_mut().insert(header::CONTENT_ENCODING, HeaderValue::from_static(token));
+            }
+            resp
+        };
+        if coding != Coding::Identity {
+            if let Ok(etag) = HeaderValue::try_from(format!("\"{}\"", self.tag(coding))) {
+                resp.headers_mut().insert(header::ETAG, etag);
+            }
+        }
+        if self.compressible {
+            resp.headers_mut().append(header::VARY, VARY_ENCODING);
+        }
+        resp
+    }
+}
+
+/// `body` in `coding`, kept only when it is at most half the size (else the identity body is sent).
+fn compress(body: &[u8], coding: Coding) -> Option<Bytes> {
+    let out = match coding {
+        Coding::Identity => return None,
+        Coding::Gzip => {
+            let mut enc =
+                flate2::write::GzEncoder::new(Vec::with_capacity(body.len() / 4), flate2::Compression::new(6));
+            enc.write_all(body).ok()?;
+            enc.finish().ok()?
+        }
+        Coding::Br => {
+            let mut out = Vec::with_capacity(body.len() / 4);
+            {
+                // Quality 5 of 11: most of brotli's gain over gzip at a fraction of the time of 11.
+                let mut enc = brotli::CompressorWriter::new(&mut out, 4096, 5, 22);
+                enc.write_all(body).ok()?;
+                enc.flush().ok()?;
+            }
+            out
+        }
+    };
+    (out.len() <= body.len() / 2).then(|| Bytes::from(out))
+}
+
+#[derive(Clone)]
+struct EntryWeight;
+
+impl Weighter<Box<[u8]>, Arc<Entry>> for EntryWeight {
+    fn weight(&self, key: &Box<[u8]>, entry: &Arc<Entry>) -> u64 {
+        key.len() as u64 + entry.weight()
+    }
+}
+
+/// Counts entries evicted to stay within `cache.max_bytes`.
+#[derive(Clone, Default)]
+struct CountEvictions(Arc<AtomicU64>);
+
+impl Lifecycle<Box<[u8]>, Arc<Entry>> for CountEvictions {
+    type RequestState = ();
+    fn begin_request(&self) -> Self::RequestState {}
+    fn on_evict(&self, _: &mut (), _: Box<[u8]>, _: Arc<Entry>) {
+        self.0.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+static GENERATION: AtomicU64 = AtomicU64::new(0);
+
+/// A plugin instance was published: answers made before are not to be served again.
+pub fn next_generation() {
+    GENERATION.fetch_add(1, Ordering::AcqRel);
+}
+
+type Entries = Cache<Key, Arc<Entry>, EntryWeight, DefaultHashBuilder, CountEvictions>;
+
+/// The cache of one host.
+pub struct ResponseCache {
+    entries: Option<Entries>,
+    evictions: Arc<AtomicU64>,
+    ttl: Option<Duration>,
+    max_entry_bytes: usize,
+    compress_min_bytes: usize,
+}
+
+/// A lookup key: see the module documentation.
+pub type Key = Box<[u8]>;
+
+impl ResponseCache {
+    pub fn new(config: &CacheConfig) -> Self {
+        let evictions = Arc::new(AtomicU64::new(0));
+        let entries = (config.max_bytes > 0).then(|| {
+            // Few shards: each holds an equal part of the budget, and an entry must fit in one part.
+            let options = quick_cache::OptionsBuilder::new()
+                .estimated_items_capacity(4096)
+                .weight_capacity(config.max_bytes)
+                .shards(4)
+                .build()
+                .expect("valid cache options");
+            Cache::with_options(options, EntryWeight, DefaultHashBuilder::default(), CountEvictions(evictions.clone()))
+        });
+        Self {
+            entries,
+            evictions,
+            ttl: (config.ttl_secs > 0).then(|| Duration::from_secs(config.ttl_secs)),
+            max_entry_bytes: config.max_entry_bytes,
+            compress_min_bytes: config.compress_min_bytes,
+        }
+    }
+
+    pub fn enabled(&self) -> bool {
+        self.entries.is_some()
+    }
+
+    /// The key of one request (`query` without `api_key`).
+    pub fn key(&self, plugin: &str, route: &str, tier: Tier, query: &[(String, String)]) -> Key {
+        key(GENERATION.load(Ordering::Acquire), plugin, route, tier, query)
+    }
+
+    pub fn get(&self, key: &Key) -> Option<Arc<Entry>> {
+        let entry = self.entries.as_ref()?.get(key)?;
+        match self.ttl {
+            Some(ttl) if entry.created.elapsed() >= ttl => None,
+            _ => Some(entry),
+        }
+    }
+
+    /// An entry for a fresh plugin answer, kept under `key` when `cacheable` and within the size limits.
+    /// Compressed variants are offered only for kept entries of at least `cache.compress_min_bytes`: an answer
+    /// that is not kept would pay for its compression on every request.
+    pub fn admit(&self, key: Option<Key>, body: Bytes, headers: HeaderMap, cacheable: bool) -> Arc<Entry> {
+        let kept = match (&self.entries, key) {
+            (Some(entries), Some(key)) if cacheable && body.len() <= self.max_entry_bytes => Some((entries, key)),
+            _ => None,
+        };
+        let compressible = kept.is_some() && body.len() >= self.compress_min_bytes;
+        let entry = Arc::new(Entry::new(body, headers, compressible));
+        if let Some((entries, key)) = kept {
+            entries.insert(key, entry.clone());
+        }
+        entry
+    }
+
+    /// After a data change: drops every entry (those of earlier generations are unreachable already).
+    pub fn invalidate(&self) {
+        next_generation();
+        if let Some(entries) = &self.entries {
+            entries.clear();
+        }
+    }
+
+    /// Entries, accounted bytes and evictions so far, for `/metrics`.
+    pub fn stats(&self) -> (usize, u64, u64) {
+        let (len, weight) = self.entries.as_ref().map_or((0, 0), |c| (c.len(), c.weight()));
+        (len, weight, self.evictions.load(Ordering::Relaxed))
+    }
+}
+
+/// Length-prefixed fields, so no value can imitate a separator; pairs in name order.
+fn key(generation: u64, plugin: &str, route: &str, tier: Tier, query: &[(String, String)]) -> Key {
+    let mut pairs: Vec<&(String, String)> = query.iter().collect();
+    pairs.sort_by(|a, b| a.0.cmp(&b.0));
+    let size = 16 + plugin.len() + route.len() + query.iter().map(|(k, v)| k.len() + v.len() + 8).sum::<usize>();
+    let mut out = Vec::with_capacity(size + 16);
+    out.extend_from_slice(&generation.to_le_bytes());
+    let mut field = |bytes: &[u8]| {
+        out.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
+        out.extend_from_slice(bytes);
+    };
+    field(plugin.as_bytes());
+    field(route.as_bytes());
+    field(tier.as_str().as_bytes());
+    for (k, v) in pairs {
+        field(k.as_bytes());
+        field(v.as_bytes());
+    }
+    out.into_boxed_slice()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Read as _;
+
+    fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
+        list.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    }
+
+    #[test]
+    fn keys_are_canonical_and_keep_every_difference() {
+        let k = |tier, q: &[(&str, &str)]| key(7, "prices", "/v1/prices", tier, &pairs(q));
+        let base = k(Tier::Pro, &[("ticker", "SPY"), ("from", "2026-01-02")]);
+        assert_eq!(
+            base,
+            k(Tier::Pro, &[("from", "2026-01-02"), ("ticker", "SPY")]),
+            "parameter order is not part of it"
+        );
+        assert_ne!(base, k(Tier::Owner, &[("ticker", "SPY"), ("from", "2026-01-02")]), "the tier is");
+        assert_ne!(base, k(Tier::Pro, &[("ticker", "SPY"), ("from", "2026-01-03")]), "every value is");
+        assert_ne!(base, k(Tier::Pro, &[("ticker", "SPY")]), "every parameter is");
+        assert_ne!(
+            base,
+            key(8, "prices", "/v1/prices", Tier::Pro, &pairs(&[("ticker", "SPY"), ("from", "2026-01-02")]))
+        );
+        assert_ne!(k(Tier::Pro, &[("ticker", "")]), k(Tier::Pro, &[]), "an empty value is still given");
+        // Length prefixes: no value can imitate the boundary between two fields.
+        assert_ne!(k(Tier::Pro, &[("a", "b"), ("c", "d")]), k(Tier::Pro, &[("a", "b\u{1}\0\0\0c"), ("", "d")]));
+        assert_ne!(key(0, "ab", "/c", Tier::Pro, &[]), key(0, "a", "b/c", Tier::Pro, &[]));
+    }
+
+    fn big_body() -> Bytes {
+        let rows: Vec<String> =
+            (0..400).map(|i| format!("{{\"date\":\"2026-01-{:02}\",\"close\":{i}.5}}", i % 28 + 1)).collect();
+        Bytes::from(format!("{{\"dataStatus\":\"demo\",\"rows\":[{}]}}", rows.join(",")))
+    }
+
+    fn request(list: &[(&str, &str)]) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        for (k, v) in list {
+            h.append(axum::http::HeaderName::from_bytes(k.as_bytes()).unwrap(), HeaderValue::from_str(v).unwrap());
+        }
+        h
+    }
+
+    async fn body_of(resp: Response) -> Vec<u8> {
+        axum::body::to_bytes(resp.into_body(), usize::MAX).await.unwrap().to_vec()
+    }
+
+    #[tokio::test]
+    async fn entries_negotiate_codings_and_answer_304() {
+        let body = big_body();
+        let entry = Arc::new(Entry::new(body.clone(), HeaderMap::new(), true));
+        let plain = entry.respond(&request(&[])).await;
+        assert_eq!(plain.status(), StatusCode::OK);
+        let etag = plain.headers()[header::ETAG].to_str().unwrap().to_string();
+        assert!(etag.starts_with('"') && etag.len() == 34, "{etag}");
+        assert_eq!(plain.headers()[header::CACHE_CONTROL], "private, no-cache");
+        assert_eq!(plain.headers()[header::VARY], "accept-encoding");
+        assert!(plain.headers().get(header::CONTENT_ENCODING).is_none());
+        assert_eq!(body_of(plain).await, body);
+
+        let gz = entry.respond(&request(&[("accept-encoding", "gzip")])).await;
+        assert_eq!(gz.headers()[header::CONTENT_ENCODING], "gzip");
+        let gz_tag = gz.headers()[header::ETAG].to_str().unwrap().to_string();
+        assert_ne!(gz_tag, etag, "each coding has its own strong tag");
+        let mut decoded = Vec::new();
+        flate2::read::GzDecoder::new(&body_of(gz).await[..]).read_to_end(&mut decoded).unwrap();
+        assert_eq!(decoded, body);
+
+        let br = entry.respond(&request(&[("accept-encoding", "gzip, deflate, br")])).await;
+        assert_eq!(br.headers()[header::CONTENT_ENCODING], "br");
+        let mut decoded = Vec::new();
+        brotli::Decompressor::new(&body_of(br).await[..], 4096).read_to_end(&mut decoded).unwrap();
+        assert_eq!(decoded, body);
+
+        for tag in [etag.as_str(), &gz_tag, "W/\"nope\", *", &format!("W/{etag}")] {
+            let resp = entry.respond(&request(&[("if-none-match", tag)])).await;
+            assert_eq!(resp.status(), StatusCode::NOT_MODIFIED, "{tag}");
+            assert_eq!(resp.headers()[header::ETAG], etag.as_str());
+            assert!(body_of(resp).await.is_empty());
+        }
+        let other = entry.respond(&request(&[("if-none-match", "\"0000\"")])).await;
+        assert_eq!(other.status(), StatusCode::OK);
+    }
+
+    #[tokio::test]
+    async fn small_or_unkept_answers_are_sent_as_they_are() {
+        let entry = Arc::new(Entry::new(Bytes::from_static(b"{\"a\":1}"), HeaderMap::new(), false));
+        let resp = entry.respond(&request(&[("accept-encoding", "br, gzip")])).await;
+        assert!(resp.headers().get(header::CONTENT_ENCODING).is_none());
+        assert!(resp.headers().get(header::VARY).is_none(), "it does not vary by coding");
+        assert_eq!(body_of(resp).await, b"{\"a\":1}");
+    }
+
+    #[test]
+    fn the_cache_keeps_only_what_it_may() {
+        let config = CacheConfig { max_bytes: 1 << 20, max_entry_bytes: 4096, ttl_secs: 0, compress_min_bytes: 1024 };
+        let cache = ResponseCache::new(&config);
+        let k = |q: &str| cache.key("p", "/v1/p", Tier::Pro, &pairs(&[("q", q)]));
+        let (a, b, c) = (k("a"), k("b"), k("c"));
+        cache.admit(Some(a.clone()), Bytes::from_static(b"{}"), HeaderMap::new(), true);
+        assert!(cache.get(&a).is_some());
+        cache.admit(Some(b.clone()), Bytes::from_static(b"{}"), HeaderMap::new(), false);
+        assert!(cache.get(&b).is_none(), "marked uncacheable");
+        cache.admit(Some(c.clone()), Bytes::from(vec![b' '; 5000]), HeaderMap::new(), true);
+        assert!(cache.get(&c).is_none(), "over max_entry_bytes");
+        cache.invalidate();
+        assert!(cache.get(&a).is_none(), "a data change empties it");
+        assert_ne!(k("a"), a, "and moves the generation on");
+        let off = ResponseCache::new(&CacheConfig { max_bytes: 0, ..config });
+        assert!(!off.enabled());
+    }
+}
