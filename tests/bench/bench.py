@@ -2,7 +2,8 @@
 """Helpers of tests/bench/run.sh (not run on their own): the query sets, capturing the host's answers, the
 nginx tree, cold-start timing and the report. Standard library only.
 
-  bench.py cold-queries BASE KEY N                 candidate cold queries (path?query), one a line, per route
+  bench.py cold-queries SET BASE KEY N             candidate cold queries `route<TAB>path?query`: SET is memory
+                                                   (the demo seeds) or table (table-backed datasets, ingested)
   bench.py capture BASE KEY LIST OUTDIR            GET each; prints `target<TAB>file<TAB>route` for each 200
   bench.py nginx-tree INDEX ROOT                   ROOT/<path>/<query> holds each captured body (nginx try_files)
   bench.py startup BIN CONFIG PORT RUNS [FRESH_DATA_DIR]   exec to first 200 on /health, RSS at idle
@@ -76,47 +77,55 @@ def strings_under(doc, field):
     return sorted(set(found))
 
 
-def cold_queries(base, key, n):
+def cold_queries(which, base, key, n):
     """Distinct queries per route, more than needed: the capture keeps those answering 200. Tickers, members,
     words and dates come from the server's own answers, so the queries find data."""
     c = Client(base, key)
     out = {}
-    # prices: a ticker and a distinct date range each.
-    tickers = strings_under(c.json("/v1/prices") or {}, "ticker") or ["SPY"]
-    q = []
-    for i in range(n):
-        t = tickers[i % len(tickers)]
-        start = 2000 + (i // len(tickers)) % 24
-        month = 1 + (i // (len(tickers) * 24)) % 12
-        day = 1 + (i // (len(tickers) * 24 * 12)) % 28
-        q.append(f"/v1/prices?ticker={t}&from={start}-{month:02d}-{day:02d}&to={min(start + 2, 2026)}-12-31")
-    out["prices"] = q
-    # congress-trades: ticker or member with a distinct limit each.
-    doc = c.json("/v1/congress-trades") or {}
-    filters = [("ticker", t) for t in strings_under(doc, "ticker") if t and t != "--"]
-    filters += [("member", m.split()[-1].lower()) for m in strings_under(doc, "member") + strings_under(doc, "name")
-                if m.strip()]
-    filters = sorted(set(filters)) or [("ticker", "NVDA")]
-    out["congress-trades"] = [
-        f"/v1/congress-trades?{urllib.parse.urlencode({k: v, 'limit': 1 + i // len(filters)})}"
-        for i, (k, v) in ((i, filters[i % len(filters)]) for i in range(n))]
-    # edgar-search: a word of the filings found for `revenue`, with a distinct limit and date range each.
-    doc = c.json("/v1/edgar-search?q=revenue&limit=100") or {}
-    text = " ".join(strings_under(doc, "snippet") + strings_under(doc, "companyName") + strings_under(doc, "title")
-                    + strings_under(doc, "entityName"))
-    words = sorted({w.lower() for w in re.findall(r"[A-Za-z]{5,}", text)} | {"revenue", "income", "risk"})
-    out["edgar-search"] = [
-        f"/v1/edgar-search?q={words[i % len(words)]}&limit={1 + (i // len(words)) % 100}"
-        f"&from={2001 + (i // (len(words) * 100)) % 20}-01-01"
-        for i in range(n)]
-    # vin: the example's make and model with every serial number (valid check digit).
-    out["vin"] = [f"/v1/vin?vin={vin_with_check_digit('1HGCM82603A' + f'{i:06d}')}" for i in range(n)]
-    # Table-backed once ingested: insiders (Form 4 rows read per issuer with records.query), all its issuers.
-    issuers = strings_under(c.json("/v1/insiders") or {}, "ticker")
-    out["insiders"] = [f"/v1/insiders?ticker={t}" for t in issuers]
+    if which == "memory":
+        # prices: a ticker and a distinct date range each.
+        tickers = strings_under(c.json("/v1/prices") or {}, "ticker") or ["SPY"]
+        q = []
+        for i in range(n):
+            t = tickers[i % len(tickers)]
+            start = 2000 + (i // len(tickers)) % 24
+            month = 1 + (i // (len(tickers) * 24)) % 12
+            day = 1 + (i // (len(tickers) * 24 * 12)) % 28
+            q.append(f"/v1/prices?ticker={t}&from={start}-{month:02d}-{day:02d}&to={min(start + 2, 2026)}-12-31")
+        out["prices"] = q
+        # congress-trades: a ticker or a member's surname, with a distinct limit each.
+        doc = c.json("/v1/congress-trades") or {}
+        filters = [("ticker", t) for t in strings_under(doc, "ticker") if t and t != "--"]
+        filters += [("member", m.split()[-1].lower()) for m in strings_under(doc, "member") if m.strip()]
+        filters = sorted(set(filters)) or [("ticker", "NVDA")]
+        out["congress-trades"] = [
+            f"/v1/congress-trades?{urllib.parse.urlencode({k: v, 'limit': 1 + i // len(filters)})}"
+            for i, (k, v) in ((i, filters[i % len(filters)]) for i in range(n))]
+        out["edgar-search"] = edgar_queries(c.json("/v1/edgar-search?q=revenue&limit=100"), n, "from")
+        # vin: the example's make and model with every serial number (valid check digit).
+        out["vin"] = [f"/v1/vin?vin={vin_with_check_digit('1HGCM82603A' + f'{i:06d}')}" for i in range(n)]
+    else:
+        # insiders: Form 4 rows read per issuer with records.query; every issuer (few: a corpus sample).
+        issuers = strings_under(c.json("/v1/insiders") or {}, "ticker")
+        out["insiders"] = [f"/v1/insiders?ticker={t}" for t in issuers]
+        # edgar-search over the ingested filings: the hits' documents are read from the records table.
+        names = " ".join(strings_under(c.json("/v1/insiders") or {}, "name"))
+        out["edgar-search"] = edgar_queries({"names": names}, n, "to")
     for route, queries in out.items():
         for target in dict.fromkeys(queries):
             print(f"{route}\t{target}")
+
+
+def edgar_queries(doc, n, bound):
+    """A word of the documents' text with a distinct limit and date bound each (`bound`: from or to, so the
+    memory and table sets never share a query)."""
+    text = " ".join(strings_under(doc or {}, "snippet") + strings_under(doc or {}, "companyName")
+                    + strings_under(doc or {}, "title") + strings_under(doc or {}, "entityName")
+                    + strings_under(doc or {}, "names"))
+    words = sorted({w.lower() for w in re.findall(r"[A-Za-z]{5,}", text)} | {"revenue", "income", "risk"})
+    return [f"/v1/edgar-search?q={words[i % len(words)]}&limit={1 + (i // len(words)) % 100}"
+            f"&{bound}={2001 + (i // (len(words) * 100)) % 25}-01-01"
+            for i in range(n)]
 
 
 def capture(base, key, listing, outdir):
@@ -204,13 +213,9 @@ def report(results):
     tables = {}
     for (table, case), servers in runs.items():
         tables.setdefault(table, []).append((case, servers))
-    header = {
-        "hot": ("datahost", [("bare axum", "axum"), ("nginx", "nginx")]),
-        "cold": ("datahost", [("bare axum", "axum"), ("nginx", "nginx")]),
-        "redis": ("redis", [("in-process limiter", "datahost")]),
-    }
     for table, rows in tables.items():
-        subject, others = header[table]
+        subject, others = ("redis", [("in-process limiter", "datahost")]) if table == "redis" else \
+            ("datahost", [("bare axum", "axum"), ("nginx", "nginx")])
         print(f"\n### {table}\n")
         print("| case | " + " | ".join([subject] + [o for o, _ in others]) + " | "
               + " | ".join(f"{subject} / {o}" for o, _ in others) + " | errors |")
@@ -228,7 +233,7 @@ def report(results):
 
 if __name__ == "__main__":
     command, args = sys.argv[1], sys.argv[2:]
-    {"cold-queries": lambda: cold_queries(args[0], args[1], int(args[2])),
+    {"cold-queries": lambda: cold_queries(args[0], args[1], args[2], int(args[3])),
      "capture": lambda: capture(*args),
      "nginx-tree": lambda: nginx_tree(*args),
      "startup": lambda: startup(*args),

@@ -16,7 +16,7 @@ ${4:-}
 [metrics]
 listen = "127.0.0.1:0"
 [plugins]
-dir = "$root/target/release"
+dir = "$root/target/${BENCH_PROFILE:-release}"
 [keys]
 file = "$3/keys.json"
 [engine]

@@ -18,7 +18,8 @@
 #                  same-binary /__baseline route: tests/bench/pool.sh SECS ROUNDS
 # Environment: SECS (seconds per wrk run, 5), ROUNDS (3), CONNS (wrk connections, 32), PRO_KEYS (pro keys
 # rotated, 1000), COLD_N (distinct queries per route, 10000), STARTS (start-ups timed per data dir, 5),
-# NO_BUILD=1 (use the release binaries as built), BENCH_DIR (keep the work files there).
+# NO_BUILD=1 (use the binaries as built), BENCH_PROFILE (release; debug only to try the script), BENCH_DIR (keep
+# the work files there).
 set -euo pipefail
 mode=${1:-all}
 secs=${SECS:-5}
@@ -44,8 +45,8 @@ need() { # command package
 need wrk wrk
 need nginx nginx-light
 [ -n "${NO_BUILD:-}" ] || (cd "$root" && cargo build --release --workspace)
-bin="$root/target/release/datahost"
-baseline_bin="$root/target/release/datahost-bench-baseline"
+bin="$root/target/${BENCH_PROFILE:-release}/datahost"
+baseline_bin="$root/target/${BENCH_PROFILE:-release}/datahost-bench-baseline"
 
 work=${BENCH_DIR:-$(mktemp -d)}
 mkdir -p "$work"
@@ -61,7 +62,7 @@ trap cleanup EXIT
 # shellcheck source=tests/bench/common.sh
 . "$here/common.sh"
 
-p_dh=$(free_port); p_redis=$(free_port); p_axum=$(free_port); p_nginx=$(free_port)
+p_dh=$(free_port); p_redis=$(free_port); p_table=$(free_port); p_axum=$(free_port); p_nginx=$(free_port)
 bench_config "$work/datahost.toml" "$p_dh" "$work"
 bench_config "$work/redis.toml" "$p_redis" "$work" "" "[ratelimit]
 redis_url = \"redis://127.0.0.1:6379\"
@@ -87,17 +88,21 @@ PY
   [ "$mode" = startup ] && exit 0
 fi
 
-# Real records beside the demo seeds: prices (SPY's series), House disclosures, Form 4 (insiders: table-backed).
-ingest() { "$bin" ingest "$@" > /dev/null 2>> "$work/ingest.err" || echo "ingest $1: some files refused (see $work/ingest.err)"; }
-export DATAHOST_CONFIG="$work/datahost.toml"
-ingest prices "$corpus/prices"
-ingest congress-trades "$corpus/house-fd/2023FD.xml" "$corpus/house-fd/20022260.pdf"
-ingest insiders "$corpus/sec-form4"
+# The demo seeds (what a fresh clone serves; issue 9's sizes) on one data dir, and a second one ("table") with
+# Form 4 filings ingested: insiders and edgar-search then read their rows from the records table per request.
+bench_config "$work/table.toml" "$p_table" "$work/table"
+issue_keys() { # config file tier count
+  for _ in $(seq 1 "$4"); do DATAHOST_CONFIG="$1" "$bin" keys issue --tier "$3" 2> /dev/null; done > "$2"
+}
 echo "issuing 1 owner key and $pro_keys pro keys..."
-"$bin" keys issue --tier owner 2> /dev/null > "$work/owner.txt"
-for _ in $(seq 1 "$pro_keys"); do "$bin" keys issue --tier pro 2> /dev/null; done > "$work/pro.txt"
+issue_keys "$work/datahost.toml" "$work/owner.txt" owner 1
+issue_keys "$work/datahost.toml" "$work/pro.txt" pro "$pro_keys"
 owner=$(cat "$work/owner.txt")
-unset DATAHOST_CONFIG
+if [ "$mode" = cold ] || [ "$mode" = all ]; then
+  DATAHOST_CONFIG="$work/table.toml" "$bin" ingest insiders "$corpus/sec-form4" > /dev/null 2> "$work/ingest.err" \
+    || echo "ingest insiders: some files refused (see $work/ingest.err)"
+  issue_keys "$work/table.toml" "$work/owner-table.txt" owner 1
+fi
 
 start_datahost() { # name
   DATAHOST_CONFIG="$work/$1.toml" "$bin" serve > "$work/$1.out" 2> "$work/$1.err" &
@@ -108,28 +113,38 @@ start_datahost() { # name
 start_datahost datahost
 [ "$mode" = hot ] || [ "$mode" = cold ] || start_datahost redis
 
-# The hot queries (issue 9's four sizes) and, for the cold table, COLD_N distinct queries per route.
+# The hot queries (issue 9's four) and, for the cold tables, up to COLD_N distinct queries per route.
 printf '%s\n' vin$'\t'"/v1/vin?vin=1HGCM82633A004352" \
   congress-trades$'\t'"/v1/congress-trades?ticker=NVDA" \
   edgar-search$'\t'"/v1/edgar-search?q=revenue&limit=20" \
   prices$'\t'"/v1/prices?ticker=SPY" > "$work/hot.list"
-: > "$work/cold.list"
-if [ "$mode" = cold ] || [ "$mode" = all ]; then
-  python3 "$here/bench.py" cold-queries "http://127.0.0.1:$p_dh" "$owner" "$cold_n" > "$work/cold.list"
-fi
+: > "$work/cold.index"
+: > "$work/cold-table.index"
 echo "capturing the host's answers..."
-python3 "$here/bench.py" capture "http://127.0.0.1:$p_dh" "$owner" "$work/hot.list" "$work/bodies/hot" > "$work/hot.index"
-python3 "$here/bench.py" capture "http://127.0.0.1:$p_dh" "$owner" "$work/cold.list" "$work/bodies/cold" > "$work/cold.index"
+capture() { # port key list name
+  python3 "$here/bench.py" capture "http://127.0.0.1:$1" "$2" "$3" "$work/bodies/$4" > "$work/$4.index"
+}
+capture "$p_dh" "$owner" "$work/hot.list" hot
 [ "$(wc -l < "$work/hot.index")" -eq 4 ] || { echo "a hot query does not answer 200" >&2; exit 1; }
 while IFS=$'\t' read -r target file _; do
   echo "hot query $target: $(wc -c < "$file") bytes"
 done < "$work/hot.index"
-# Cold queries already answered would not be cold: the table runs start on a freshly started host.
-kill "${pids[0]}"; wait "${pids[0]}" 2> /dev/null || true
-start_datahost datahost
-pids=("${pids[@]:1}")
+if [ "$mode" = cold ] || [ "$mode" = all ]; then
+  start_datahost table
+  python3 "$here/bench.py" cold-queries memory "http://127.0.0.1:$p_dh" "$owner" "$cold_n" > "$work/cold.list"
+  python3 "$here/bench.py" cold-queries table "http://127.0.0.1:$p_table" "$(cat "$work/owner-table.txt")" "$cold_n" \
+    > "$work/cold-table.list"
+  capture "$p_dh" "$owner" "$work/cold.list" cold
+  capture "$p_table" "$(cat "$work/owner-table.txt")" "$work/cold-table.list" cold-table
+  # Queries answered while capturing would not be cold: the table runs start on freshly started hosts.
+  for p in "${pids[@]}"; do kill "$p"; wait "$p" 2> /dev/null || true; done
+  pids=()
+  start_datahost datahost
+  start_datahost table
+  [ "$mode" = cold ] || start_datahost redis
+fi
 
-cat "$work/hot.index" "$work/cold.index" > "$work/all.index"
+cat "$work/hot.index" "$work/cold.index" "$work/cold-table.index" > "$work/all.index"
 "$baseline_bin" "127.0.0.1:$p_axum" "$work/all.index" > "$work/axum.out" 2> "$work/axum.err" &
 pids+=($!)
 python3 "$here/bench.py" nginx-tree "$work/all.index" "$work/nginx/root"
@@ -181,9 +196,10 @@ run_wrk() { # table case server port keys paths
   out=$(wrk -t2 -c"$conns" -d"${secs}s" --timeout 5s -s "$here/soak.lua" "http://127.0.0.1:$4" -- "$5" "$6" | grep '^{')
   printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$r" "$out" "$(cut -d' ' -f1 /proc/loadavg)" >> "$results"
 }
-for route in vin congress-trades edgar-search prices; do
-  grep -P "\t$route\$" "$work/hot.index" | cut -f1 > "$work/hot-$route.paths"
+for route in vin congress-trades edgar-search prices insiders; do
+  grep -P "\t$route\$" "$work/hot.index" | cut -f1 > "$work/hot-$route.paths" || true
   grep -P "\t$route\$" "$work/cold.index" | cut -f1 > "$work/cold-$route.paths" || true
+  grep -P "\t$route\$" "$work/cold-table.index" | cut -f1 > "$work/cold-$route-table.paths" || true
 done
 started=$(date -u '+%Y-%m-%d %H:%M UTC')
 load_before=$(uptime | sed 's/.*load average: //')
@@ -202,10 +218,12 @@ for r in $(seq 1 "$rounds"); do
   if [ "$mode" = cold ] || [ "$mode" = all ]; then
     for paths in "$work"/cold-*.paths; do
       [ -s "$paths" ] || continue
-      route=$(basename "$paths" .paths); route=${route#cold-}
+      set -- cold "$p_dh" "$work/owner.txt"
+      case "$paths" in *-table.paths) set -- "cold (table-backed)" "$p_table" "$work/owner-table.txt" ;; esac
+      route=$(basename "$paths" .paths); route=${route#cold-}; route=${route%-table}
       for server in datahost axum nginx; do
-        port=$p_dh; [ "$server" = axum ] && port=$p_axum; [ "$server" = nginx ] && port=$p_nginx
-        run_wrk cold "$route ($(wc -l < "$paths") distinct)" "$server" "$port" "$work/owner.txt" "$paths"
+        port=$2; [ "$server" = axum ] && port=$p_axum; [ "$server" = nginx ] && port=$p_nginx
+        run_wrk "$1" "$route ($(wc -l < "$paths") distinct)" "$server" "$port" "$3" "$paths"
       done
     done
   fi

@@ -2,8 +2,8 @@
 //! host answered it with (`Content-Type: application/json`), on the same runtime as the host (multi-thread tokio,
 //! one worker per core) and nothing else: no auth, limit, plugin or middleware. Anything not captured is a 404.
 //!
-//! Usage: `datahost-bench-baseline ADDR INDEX`, where INDEX has one `path?query<TAB>body file` per line. Prints
-//! `listening` once bound.
+//! Usage: `datahost-bench-baseline ADDR INDEX`, where INDEX has one `path?query<TAB>body file[<TAB>anything]` per
+//! line. Prints `listening` once bound.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -27,7 +27,10 @@ fn load(index: &str) -> Result<HashMap<String, Bytes>, String> {
     let text = std::fs::read_to_string(index).map_err(|e| format!("{index}: {e}"))?;
     let mut bodies = HashMap::new();
     for line in text.lines().filter(|l| !l.is_empty()) {
-        let (target, file) = line.split_once('\t').ok_or_else(|| format!("{index}: no tab in `{line}`"))?;
+        let mut fields = line.split('\t');
+        let (Some(target), Some(file)) = (fields.next(), fields.next()) else {
+            return Err(format!("{index}: no tab in `{line}`"));
+        };
         let body = std::fs::read(file).map_err(|e| format!("{file}: {e}"))?;
         bodies.insert(target.to_string(), Bytes::from(body));
     }
