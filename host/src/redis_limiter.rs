@@ -1,37 +1,30 @@
-//! Rate-limit state in Redis, shared by every replica. One round trip per request: a pipeline of
-//! `SET key 0 PX 120000 NX` (the window's counter is created with its expiry, atomically) and `INCR key`, keyed
-//! by window start and the key id (never the key): `{prefix}:{window start ms}:{key id}`, as the Lua script of
-//! earlier versions named it, so replicas of both versions count in the same window during an upgrade.
-//! The window is read from Redis' own clock so replicas with skewed clocks still agree: each replica learns the
-//! offset of Redis' clock to its own with `TIME` (at connection, then every [`CLOCK_RESYNC_MS`] in the
-//! background, half a round trip of uncertainty), which spares Redis a Lua script per request (a script costs
-//! Redis about three times an INCR's CPU, and on a shared machine that CPU is the host's).
+//! Rate-limit state in Redis, shared by every replica. One round trip per request: a Lua script increments
+//! the counter of the current window (keyed by window start and the key id, never the key), sets its expiry on
+//! the first hit, and reads the window from Redis' own clock so replicas with skewed clocks still agree.
 //! A slow or lost Redis is bounded by a short timeout and decided by the fail mode. `rediss://` URLs connect over
 //! TLS (managed services require it), verified against `ratelimit.redis_tls_ca_file` or the system's roots.
 
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use redis::aio::ConnectionManager;
+use redis::Script;
 
 use crate::config::{redact_url, FailMode};
 use crate::ratelimit::{decide, Decision, WINDOW_MS};
 
-/// How often each replica re-reads Redis' clock (a request never waits for it once the offset is known).
-pub const CLOCK_RESYNC_MS: u64 = 10_000;
-
-/// `reachable` before the first answer, so the gauge is set on the first check whatever it finds.
-const STORE_UNKNOWN: u8 = 0;
-const STORE_UP: u8 = 1;
-const STORE_DOWN: u8 = 2;
-
-/// Redis' clock minus this host's, in ms, and when it was last learned (host ms; 0: never).
-struct ClockOffset {
-    offset_ms: AtomicI64,
-    synced_at_ms: AtomicU64,
-    syncing: AtomicBool,
-}
+const SCRIPT: &str = r#"
+local t = redis.call('TIME')
+local now_ms = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local window = now_ms - (now_ms % tonumber(ARGV[1]))
+local key = KEYS[1] .. ':' .. window .. ':' .. ARGV[2]
+local count = redis.call('INCR', key)
+if count == 1 then
+  redis.call('PEXPIRE', key, tonumber(ARGV[1]) * 2)
+end
+return {count, window + tonumber(ARGV[1]) - now_ms}
+"#;
 
 pub struct RedisLimiter {
     /// Boxed: with TLS support the client is several hundred bytes, and `Limiter` holds this inline.
@@ -42,10 +35,9 @@ pub struct RedisLimiter {
     prefix: String,
     timeout: Duration,
     fail_mode: FailMode,
+    script: Script,
     conn: Mutex<Option<ConnectionManager>>,
-    clock: Arc<ClockOffset>,
-    /// STORE_UNKNOWN, STORE_UP or STORE_DOWN: the last check's outcome.
-    reachable: AtomicU8,
+    reachable: AtomicBool,
     /// Unix ms before which no reconnect is attempted, so a dead Redis costs nothing per request.
     retry_after_ms: AtomicU64,
 }
@@ -83,13 +75,9 @@ impl RedisLimiter {
             prefix: prefix.to_string(),
             timeout: Duration::from_millis(timeout_ms),
             fail_mode,
+            script: Script::new(SCRIPT),
             conn: Mutex::new(None),
-            clock: Arc::new(ClockOffset {
-                offset_ms: AtomicI64::new(0),
-                synced_at_ms: AtomicU64::new(0),
-                syncing: AtomicBool::new(false),
-            }),
-            reachable: AtomicU8::new(STORE_UNKNOWN),
+            reachable: AtomicBool::new(true),
             retry_after_ms: AtomicU64::new(0),
         })
     }
@@ -99,7 +87,7 @@ impl RedisLimiter {
     }
 
     pub fn is_reachable(&self) -> bool {
-        self.reachable.load(Ordering::Relaxed) != STORE_DOWN
+        self.reachable.load(Ordering::Relaxed)
     }
 
     async fn connection(&self) -> Result<ConnectionManager, String> {
@@ -129,37 +117,14 @@ impl RedisLimiter {
         }
     }
 
-    /// Redis' clock now, in ms: the learned offset applied to this host's clock. Learns it first when unknown;
-    /// when it is older than CLOCK_RESYNC_MS, one background task re-reads it while this request goes on.
-    async fn redis_now_ms(&self, conn: &ConnectionManager) -> Result<u64, String> {
-        let now = now_ms();
-        let synced_at = self.clock.synced_at_ms.load(Ordering::Relaxed);
-        if synced_at == 0 {
-            self.clock.learn(conn.clone(), self.timeout).await?;
-        } else if now.saturating_sub(synced_at) > CLOCK_RESYNC_MS && !self.clock.syncing.swap(true, Ordering::AcqRel) {
-            let (clock, conn, timeout) = (self.clock.clone(), conn.clone(), self.timeout);
-            tokio::spawn(async move {
-                if let Err(e) = clock.learn(conn, timeout).await {
-                    tracing::debug!(error = %e, "redis clock not re-read; keeping the last offset");
-                }
-                clock.syncing.store(false, Ordering::Release);
-            });
-        }
-        Ok(now_ms().saturating_add_signed(self.clock.offset_ms.load(Ordering::Relaxed)))
-    }
-
     pub async fn check(&self, id: &Arc<str>, limit: u64) -> Result<Decision, String> {
         let result = async {
             let mut conn = self.connection().await?;
-            let now = self.redis_now_ms(&conn).await?;
-            let window = now - now % WINDOW_MS;
-            let key = format!("{}:{window}:{id}", self.prefix);
-            let mut pipe = redis::pipe();
-            pipe.cmd("SET").arg(&key).arg(0).arg("PX").arg(WINDOW_MS * 2).arg("NX").ignore();
-            pipe.cmd("INCR").arg(&key);
-            let call = pipe.query_async::<(u64,)>(&mut conn);
+            let mut invocation = self.script.key(&self.prefix);
+            invocation.arg(WINDOW_MS).arg(id.as_ref());
+            let call = invocation.invoke_async::<(u64, u64)>(&mut conn);
             match tokio::time::timeout(self.timeout, call).await {
-                Ok(Ok((count,))) => Ok(decide(count, limit, (window + WINDOW_MS - now).div_ceil(1000).max(1))),
+                Ok(Ok((count, reset_ms))) => Ok(decide(count, limit, reset_ms.div_ceil(1000).max(1))),
                 Ok(Err(e)) => Err(format!("redis at {}: {e}", self.address)),
                 Err(_) => {
                     Err(format!("redis at {} did not answer within {} ms", self.address, self.timeout.as_millis()))
@@ -168,33 +133,14 @@ impl RedisLimiter {
         }
         .await;
         let ok = result.is_ok();
-        let state = if ok { STORE_UP } else { STORE_DOWN };
-        let before = self.reachable.swap(state, Ordering::Relaxed);
-        if before != state {
-            // Only on a change: the gauge's registry lookup is not free at every request.
-            metrics::gauge!("datahost_ratelimit_store_up").set(if ok { 1.0 } else { 0.0 });
-            if ok && before == STORE_DOWN {
+        if self.reachable.swap(ok, Ordering::Relaxed) != ok {
+            if ok {
                 tracing::info!(redis = %self.address, "rate-limit store reachable again");
-            } else if !ok {
+            } else {
                 tracing::warn!(redis = %self.address, "rate-limit store unreachable");
             }
         }
+        metrics::gauge!("datahost_ratelimit_store_up").set(if ok { 1.0 } else { 0.0 });
         result
-    }
-}
-
-impl ClockOffset {
-    /// Reads Redis' `TIME` and keeps its offset to this host's clock, taken at the middle of the round trip.
-    async fn learn(&self, mut conn: ConnectionManager, timeout: Duration) -> Result<(), String> {
-        let before = now_ms();
-        let (secs, micros) = tokio::time::timeout(timeout, redis::cmd("TIME").query_async::<(u64, u64)>(&mut conn))
-            .await
-            .map_err(|_| format!("redis TIME did not answer within {} ms", timeout.as_millis()))?
-            .map_err(|e| format!("redis TIME: {e}"))?;
-        let after = now_ms();
-        let redis_ms = secs * 1000 + micros / 1000;
-        self.offset_ms.store(redis_ms as i64 - (before + after).div_ceil(2) as i64, Ordering::Relaxed);
-        self.synced_at_ms.store(after.max(1), Ordering::Relaxed);
-        Ok(())
     }
 }
