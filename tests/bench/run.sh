@@ -18,7 +18,8 @@
 #                  same-binary /__baseline route: tests/bench/pool.sh SECS ROUNDS
 # Environment: SECS (seconds per wrk run, 5), ROUNDS (3), CONNS (wrk connections, 32), PRO_KEYS (pro keys
 # rotated, 1000), COLD_N (distinct queries per route, 10000), STARTS (start-ups timed per data dir, 5),
-# NO_BUILD=1 (use the binaries as built), BENCH_PROFILE (release; debug only to try the script), BENCH_DIR (keep
+# NO_BUILD=1 (use the binaries as built), BENCH_PROFILE (release; debug only to try the script), BENCH_BIN (another
+# datahost binary, e.g. a build of main to compare with: the plugins stay this tree's), BENCH_DIR (keep
 # the work files there).
 set -euo pipefail
 mode=${1:-all}
@@ -45,7 +46,7 @@ need() { # command package
 need wrk wrk
 need nginx nginx-light
 [ -n "${NO_BUILD:-}" ] || (cd "$root" && cargo build --release --workspace)
-bin="$root/target/${BENCH_PROFILE:-release}/datahost"
+bin="${BENCH_BIN:-$root/target/${BENCH_PROFILE:-release}/datahost}"
 baseline_bin="$root/target/${BENCH_PROFILE:-release}/datahost-bench-baseline"
 
 work=${BENCH_DIR:-$(mktemp -d)}
@@ -236,5 +237,5 @@ for r in $(seq 1 "$rounds"); do
   echo "round $r done"
 done
 echo
-echo "## datahost $(git -C "$root" rev-parse --short HEAD 2> /dev/null || echo '?'), $started to $(date -u '+%H:%M UTC'); load average before $load_before, after $(uptime | sed 's/.*load average: //')"
+echo "## datahost ${BENCH_BIN:-$(git -C "$root" rev-parse --short HEAD 2> /dev/null || echo '?')}, $started to $(date -u '+%H:%M UTC'); load average before $load_before, after $(uptime | sed 's/.*load average: //')"
 python3 "$here/bench.py" report "$results"
