@@ -2,8 +2,8 @@
 //! then the public and metrics listeners, a "listening" line on stdout, and a graceful stop on SIGTERM/SIGINT
 //! that lets in-flight requests finish.
 
-use std::sync::Arc;
-use std::time::Duration;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use tokio::net::TcpListener;
 
@@ -14,6 +14,37 @@ use crate::keys::KeyRing;
 use crate::plugins::{init_all, open_all, OpenedPlugins, PluginRegistry};
 use crate::ratelimit::{Limiter, LocalLimiter, SystemClock};
 use crate::redis_limiter::RedisLimiter;
+
+/// Milliseconds of each start-up phase since `serve` began, logged once listening (`datahost listening` at
+/// info), so a slow start says which phase to look at.
+pub struct Phases {
+    started: Instant,
+    marks: Mutex<Vec<(&'static str, u64)>>,
+}
+
+impl Phases {
+    pub fn new() -> Self {
+        Self { started: Instant::now(), marks: Mutex::new(Vec::new()) }
+    }
+
+    /// Records that `phase` ended now.
+    pub fn mark(&self, phase: &'static str) {
+        let ms = self.started.elapsed().as_millis() as u64;
+        self.marks.lock().unwrap_or_else(|e| e.into_inner()).push((phase, ms));
+    }
+
+    /// `engine=3 plugins_open=40 ...`: the end of each phase, in ms since the start.
+    pub fn summary(&self) -> String {
+        let marks = self.marks.lock().unwrap_or_else(|e| e.into_inner());
+        marks.iter().map(|(phase, ms)| format!("{phase}={ms}")).collect::<Vec<_>>().join(" ")
+    }
+}
+
+impl Default for Phases {
+    fn default() -> Self {
+        Self::new()
+    }
+}
 
 /// Opens every plugin library on a blocking thread (dlopen is synchronous) and registers their seeds.
 pub async fn open_plugins(config: &Config, engine: &Arc<Engine>) -> Result<OpenedPlugins, String> {
@@ -28,7 +59,16 @@ pub async fn open_plugins(config: &Config, engine: &Arc<Engine>) -> Result<Opene
 /// Loads the plugins: open them, prepare the PostgreSQL engine for them (their migrations, missing seeds,
 /// the dataset cache), then run their `init` on a blocking thread.
 pub async fn load_plugins(config: &Config, engine: &Arc<Engine>) -> Result<Arc<PluginRegistry>, String> {
+    load_plugins_timed(config, engine, &Phases::new()).await
+}
+
+async fn load_plugins_timed(
+    config: &Config,
+    engine: &Arc<Engine>,
+    phases: &Phases,
+) -> Result<Arc<PluginRegistry>, String> {
     let opened = open_plugins(config, engine).await?;
+    phases.mark("plugins_open");
     if let Some(slug) =
         config.plugin_options()?.keys().find(|slug| !opened.knows(slug) && !config.plugins.disabled.contains(slug))
     {
@@ -60,12 +100,14 @@ pub async fn load_plugins(config: &Config, engine: &Arc<Engine>) -> Result<Arc<P
             tracing::info!(datasets = ?ingested, store = %store.path().display(), "serving ingested records");
         }
     }
+    phases.mark("engine_prepare");
     let engine = engine.clone();
     let settings = config.plugins.settings.clone();
     let policies = config.plugin_policies();
     let registry = tokio::task::spawn_blocking(move || init_all(opened, &engine, &settings, &policies))
         .await
         .map_err(|e| format!("plugin loader crashed: {e}"))?;
+    phases.mark("plugins_init");
     for p in &registry.plugins {
         metrics::gauge!("datahost_plugin_loaded", "plugin" => p.slug().to_string()).set(1.0);
     }
@@ -91,9 +133,14 @@ pub fn limiter(config: &Config) -> Result<Limiter, String> {
 
 /// Builds the full application state from a config.
 pub async fn build_state(config: Config) -> Result<Arc<AppState>, String> {
+    build_state_timed(config, &Phases::new()).await
+}
+
+async fn build_state_timed(config: Config, phases: &Phases) -> Result<Arc<AppState>, String> {
     let config = Arc::new(config);
     let engine = Engine::from_config(&config).await?;
-    let registry = load_plugins(&config, &engine).await?;
+    phases.mark("engine_open");
+    let registry = load_plugins_timed(&config, &engine, phases).await?;
     let keys = Arc::new(KeyRing::new(crate::pg::key_source(&config, &engine)));
     if let Err(e) = keys.refresh_if_due(Duration::ZERO).await {
         if !engine.is_degraded() {
@@ -101,12 +148,16 @@ pub async fn build_state(config: Config) -> Result<Arc<AppState>, String> {
         }
         tracing::warn!(error = %e, "no API keys until the records engine returns");
     }
+    phases.mark("keys");
     let limiter = Arc::new(limiter(&config)?);
-    Ok(Arc::new(AppState::new(config, registry, engine, keys, limiter)))
+    let state = Arc::new(AppState::new(config, registry, engine, keys, limiter));
+    phases.mark("state");
+    Ok(state)
 }
 
 /// Runs the server until SIGTERM or SIGINT.
 pub async fn serve(config: Config) -> Result<(), String> {
+    let phases = Phases::new();
     let metrics_handle = crate::metrics::install();
     let grace = Duration::from_secs(config.server.shutdown_grace_secs);
     let api_listener = TcpListener::bind(config.server.listen)
@@ -116,17 +167,21 @@ pub async fn serve(config: Config) -> Result<(), String> {
         .await
         .map_err(|e| format!("cannot listen on metrics.listen {}: {e}", config.metrics.listen))?;
 
-    let state = build_state(config).await?;
+    let state = build_state_timed(config, &phases).await?;
     if state.keys.cache.is_empty() {
         tracing::warn!("no API keys issued yet: run `datahost keys issue --tier owner`");
     }
     crate::watch::spawn_background(state.clone());
     crate::sync::schedule::spawn(state.clone());
 
+    let limits = crate::conn::Limits::from_config(&state.config.server);
+    let router = app(state.clone());
+    phases.mark("router");
     let api_addr = api_listener.local_addr().map_err(|e| e.to_string())?;
     let metrics_addr = metrics_listener.local_addr().map_err(|e| e.to_string())?;
     tracing::info!(api = %api_addr, metrics = %metrics_addr, plugins = state.registry.plugins.len(),
-        failures = state.registry.failures.len(), engine = state.engine.address(), "datahost listening");
+        failures = state.registry.failures.len(), engine = state.engine.address(), startup_ms = %phases.summary(),
+        "datahost listening");
     println!(
         "{}",
         serde_json::json!({"event": "listening", "api": api_addr.to_string(), "metrics": metrics_addr.to_string()})
@@ -139,7 +194,6 @@ pub async fn serve(config: Config) -> Result<(), String> {
         }
     });
 
-    let limits = crate::conn::Limits::from_config(&state.config.server);
     crate::conn::watch_stop_signals();
     tracing::info!(
         max_connections = limits.max_connections,
@@ -154,7 +208,7 @@ pub async fn serve(config: Config) -> Result<(), String> {
             "shutting down: closing idle connections, finishing in-flight requests"
         );
     };
-    if !crate::conn::serve(api_listener, app(state), limits, shutdown, grace).await {
+    if !crate::conn::serve(api_listener, router, limits, shutdown, grace).await {
         tracing::warn!("grace period over; exiting with requests still in flight");
         std::process::exit(1);
     }

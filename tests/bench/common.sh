@@ -1,9 +1,12 @@
+# shellcheck shell=bash
 # Shared by the benchmark scripts (sourced): a free loopback port and the server configuration they run with.
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
 # bench_config FILE PORT WORKDIR [SERVER_TOML] [EXTRA_TOML]: release plugins, keys and the embedded engine under
 # WORKDIR, the API on PORT (0: any), metrics on any free port; SERVER_TOML adds keys to [server], EXTRA_TOML tables.
+# The sourcing script sets `root` (the repository).
+# shellcheck disable=SC2154
 bench_config() {
   cat > "$1" <<TOML
 [server]
@@ -13,7 +16,7 @@ ${4:-}
 [metrics]
 listen = "127.0.0.1:0"
 [plugins]
-dir = "$root/target/release"
+dir = "$root/target/${BENCH_PROFILE:-release}"
 [keys]
 file = "$3/keys.json"
 [engine]

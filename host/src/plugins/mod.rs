@@ -573,35 +573,48 @@ pub fn init_all(
 ) -> PluginRegistry {
     let OpenedPlugins { candidates, mut failures } = opened;
     let mut plugins = Vec::new();
-    for c in candidates {
-        let token = register_token(engine.clone(), &c.manifest);
-        let config_json = settings.get(&c.manifest.slug).map(|v| v.to_string()).unwrap_or_else(|| "{}".into());
+    // Every plugin's `init` runs at once on a few threads (most of the start-up is here: indexes, parsed seeds);
+    // they are independent by contract (`Host::get_route` is for serving, not `init`), and the plugins are then
+    // registered in file order as before.
+    let inits: Vec<Init> = candidates
+        .into_iter()
+        .map(|c| {
+            let config_json = settings.get(&c.manifest.slug).map(|v| v.to_string()).unwrap_or_else(|| "{}".into());
+            let policy = policies.for_slug(&c.manifest.slug);
+            Init { token: register_token(engine.clone(), &c.manifest), config_json, policy, c }
+        })
+        .collect();
+    let outcomes = in_parallel(&inits, |i| {
         let started = Instant::now();
-        let slug = c.manifest.slug.clone();
-        let policy = policies.for_slug(&slug);
         let served = Arc::new(RwLock::new(Served::new()));
-        let result = match policy.isolation {
+        let result = match i.policy.isolation {
             Isolation::InProcess => {
-                let about_to_serve = served_by(engine, &c.manifest);
-                (c.module.init())(host_services(token), RStr::from(config_json.as_str())).into_result().map(|_| {
-                    *served.write().unwrap_or_else(|e| e.into_inner()) = about_to_serve;
-                    Runtime::InProcess
-                })
+                let about_to_serve = served_by(engine, &i.c.manifest);
+                (i.c.module.init())(host_services(i.token), RStr::from(i.config_json.as_str())).into_result().map(
+                    |_| {
+                        *served.write().unwrap_or_else(|e| e.into_inner()) = about_to_serve;
+                        Runtime::InProcess
+                    },
+                )
             }
             Isolation::Process => Supervised::start(
-                c.file.clone(),
-                token,
-                c.manifest.clone(),
-                config_json.clone(),
-                policy.clone(),
+                i.c.file.clone(),
+                i.token,
+                i.c.manifest.clone(),
+                i.config_json.clone(),
+                i.policy.clone(),
                 served.clone(),
             )
             .map(Runtime::Process),
         };
+        (result, served, started.elapsed())
+    });
+    for (Init { token, config_json, policy, c }, (result, served, took)) in inits.into_iter().zip(outcomes) {
+        let slug = c.manifest.slug.clone();
         match result {
             Ok(runtime) => {
                 tracing::info!(plugin = %slug, file = %c.file.display(), version = %c.manifest.version,
-                    isolation = policy.isolation.as_str(), ms = started.elapsed().as_millis() as u64, "plugin loaded");
+                    isolation = policy.isolation.as_str(), ms = took.as_millis() as u64, "plugin loaded");
                 let plugin = Arc::new(LoadedPlugin {
                     token,
                     file: c.file,
@@ -629,6 +642,40 @@ pub fn init_all(
         tracing::error!(plugin = %f.plugin, file = %f.file, stage = f.stage, error = %f.error, "plugin not loaded");
     }
     PluginRegistry { plugins, failures, pool: HandlerPool::new(policies.handler_threads) }
+}
+
+/// What one plugin's `init` needs, prepared in file order.
+struct Init {
+    token: u64,
+    config_json: String,
+    policy: dispatch::PluginPolicy,
+    c: Candidate,
+}
+
+/// `f` over every item on up to `available_parallelism` threads; the outcomes in the items' order.
+fn in_parallel<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).min(items.len()).max(1);
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut outcomes: Vec<Option<R>> = std::iter::repeat_with(|| None).take(items.len()).collect();
+    let done: Vec<Vec<(usize, R)>> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(item) = items.get(i) else { break mine };
+                        mine.push((i, f(item)));
+                    }
+                })
+            })
+            .collect();
+        workers.into_iter().map(|w| w.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))).collect()
+    });
+    for (i, r) in done.into_iter().flatten() {
+        outcomes[i] = Some(r);
+    }
+    outcomes.into_iter().map(|r| r.expect("every item ran")).collect()
 }
 
 /// For `plugins list`: one line per plugin and per failure.

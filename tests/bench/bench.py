@@ -1,0 +1,240 @@
+#!/usr/bin/env python3
+"""Helpers of tests/bench/run.sh (not run on their own): the query sets, capturing the host's answers, the
+nginx tree, cold-start timing and the report. Standard library only.
+
+  bench.py cold-queries SET BASE KEY N             candidate cold queries `route<TAB>path?query`: SET is memory
+                                                   (the demo seeds) or table (table-backed datasets, ingested)
+  bench.py capture BASE KEY LIST OUTDIR            GET each; prints `target<TAB>file<TAB>route` for each 200
+  bench.py nginx-tree INDEX ROOT                   ROOT/<path>/<query> holds each captured body (nginx try_files)
+  bench.py startup BIN CONFIG PORT RUNS [FRESH_DATA_DIR]   exec to first 200 on /health, RSS at idle
+  bench.py report RESULTS                          the markdown tables from the wrk results
+"""
+
+import http.client
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+import urllib.parse
+
+VIN_WEIGHTS = [8, 7, 6, 5, 4, 3, 2, 10, 0, 9, 8, 7, 6, 5, 4, 3, 2]
+VIN_VALUES = {**{str(d): d for d in range(10)},
+              **dict(zip("ABCDEFGH", range(1, 9))), **dict(zip("JKLMN", range(1, 6))), "P": 7, "R": 9,
+              **dict(zip("STUVWXYZ", range(2, 10)))}
+
+
+def vin_with_check_digit(vin):
+    total = sum(VIN_VALUES[c] * w for c, w in zip(vin, VIN_WEIGHTS))
+    check = "X" if total % 11 == 10 else str(total % 11)
+    return vin[:8] + check + vin[9:]
+
+
+class Client:
+    """One keep-alive connection, reopened when the server closes it."""
+
+    def __init__(self, base, key):
+        self.host, self.port = urllib.parse.urlsplit(base).netloc.split(":")
+        self.key = key
+        self.conn = None
+
+    def get(self, target):
+        for attempt in range(2):
+            try:
+                if self.conn is None:
+                    self.conn = http.client.HTTPConnection(self.host, int(self.port), timeout=30)
+                self.conn.request("GET", target, headers={"X-API-Key": self.key})
+                r = self.conn.getresponse()
+                return r.status, r.read()
+            except (ConnectionError, http.client.HTTPException):
+                self.conn = None
+                if attempt:
+                    raise
+        raise AssertionError("unreachable")
+
+    def json(self, target):
+        status, body = self.get(target)
+        return json.loads(body) if status == 200 else None
+
+
+def strings_under(doc, field):
+    """Every string value of `field` anywhere in a JSON document."""
+    found = []
+    stack = [doc]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, dict):
+            for k, x in v.items():
+                if k == field and isinstance(x, str):
+                    found.append(x)
+                else:
+                    stack.append(x)
+        elif isinstance(v, list):
+            stack.extend(v)
+    return sorted(set(found))
+
+
+def cold_queries(which, base, key, n):
+    """Distinct queries per route, more than needed: the capture keeps those answering 200. Tickers, members,
+    words and dates come from the server's own answers, so the queries find data."""
+    c = Client(base, key)
+    out = {}
+    if which == "memory":
+        # prices: a ticker and a distinct date range each.
+        tickers = strings_under(c.json("/v1/prices") or {}, "ticker") or ["SPY"]
+        q = []
+        for i in range(n):
+            t = tickers[i % len(tickers)]
+            start = 2000 + (i // len(tickers)) % 24
+            month = 1 + (i // (len(tickers) * 24)) % 12
+            day = 1 + (i // (len(tickers) * 24 * 12)) % 28
+            q.append(f"/v1/prices?ticker={t}&from={start}-{month:02d}-{day:02d}&to={min(start + 2, 2026)}-12-31")
+        out["prices"] = q
+        # congress-trades: a ticker or a member's surname, with a distinct limit each.
+        doc = c.json("/v1/congress-trades") or {}
+        filters = [("ticker", t) for t in strings_under(doc, "ticker") if t and t != "--"]
+        filters += [("member", m.split()[-1].lower()) for m in strings_under(doc, "member") if m.strip()]
+        filters = sorted(set(filters)) or [("ticker", "NVDA")]
+        out["congress-trades"] = [
+            f"/v1/congress-trades?{urllib.parse.urlencode({k: v, 'limit': 1 + i // len(filters)})}"
+            for i, (k, v) in ((i, filters[i % len(filters)]) for i in range(n))]
+        out["edgar-search"] = edgar_queries(c.json("/v1/edgar-search?q=revenue&limit=100"), n, "from")
+        # vin: the example's make and model with every serial number (valid check digit).
+        out["vin"] = [f"/v1/vin?vin={vin_with_check_digit('1HGCM82603A' + f'{i:06d}')}" for i in range(n)]
+    else:
+        # insiders: Form 4 rows read per issuer with records.query; every issuer (few: a corpus sample).
+        issuers = strings_under(c.json("/v1/insiders") or {}, "ticker")
+        out["insiders"] = [f"/v1/insiders?ticker={t}" for t in issuers]
+        # edgar-search over the ingested filings: the hits' documents are read from the records table.
+        names = " ".join(strings_under(c.json("/v1/insiders") or {}, "name"))
+        out["edgar-search"] = edgar_queries({"names": names}, n, "to")
+    for route, queries in out.items():
+        for target in dict.fromkeys(queries):
+            print(f"{route}\t{target}")
+
+
+def edgar_queries(doc, n, bound):
+    """A word of the documents' text with a distinct limit and date bound each (`bound`: from or to, so the
+    memory and table sets never share a query)."""
+    text = " ".join(strings_under(doc or {}, "snippet") + strings_under(doc or {}, "companyName")
+                    + strings_under(doc or {}, "title") + strings_under(doc or {}, "entityName")
+                    + strings_under(doc or {}, "names"))
+    words = sorted({w.lower() for w in re.findall(r"[A-Za-z]{5,}", text)} | {"revenue", "income", "risk"})
+    return [f"/v1/edgar-search?q={words[i % len(words)]}&limit={1 + (i // len(words)) % 100}"
+            f"&{bound}={2001 + (i // (len(words) * 100)) % 25}-01-01"
+            for i in range(n)]
+
+
+def capture(base, key, listing, outdir):
+    """Fetches each `route<TAB>target` and keeps the 200s, in files named by their line number."""
+    os.makedirs(outdir, exist_ok=True)
+    c = Client(base, key)
+    refused = {}
+    for i, line in enumerate(open(listing)):
+        route, target = line.rstrip("\n").split("\t")
+        status, body = c.get(target)
+        if status != 200:
+            refused[(route, status)] = refused.get((route, status), 0) + 1
+            continue
+        path = os.path.join(outdir, f"{i}.json")
+        with open(path, "wb") as f:
+            f.write(body)
+        print(f"{target}\t{path}\t{route}")
+    for (route, status), count in sorted(refused.items()):
+        print(f"capture: {count} {route} queries answered {status} (left out)", file=sys.stderr)
+
+
+def nginx_tree(index, root):
+    """nginx answers `try_files /$uri/$args`: each body at ROOT/<path>/<raw query>."""
+    for line in open(index):
+        target, file, _ = line.rstrip("\n").split("\t")
+        path, _, query = target.partition("?")
+        dest = os.path.join(root, path.lstrip("/"), query or "_")
+        os.makedirs(os.path.dirname(dest), exist_ok=True)
+        shutil.copyfile(file, dest)
+
+
+def rss_kib(pid):
+    for line in open(f"/proc/{pid}/status"):
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+def startup(binary, config, port, runs, fresh_dir=None):
+    """Median milliseconds from exec to the first 200 on /health, and RSS after 3 s idle. With FRESH_DIR, the
+    engine's data directory is removed before each start (seeds assembled anew); without, it is kept warm."""
+    times, rss = [], []
+    env = dict(os.environ, DATAHOST_CONFIG=config, RUST_LOG=os.environ.get("STARTUP_LOG", "warn"))
+    for _ in range(int(runs)):
+        if fresh_dir:
+            shutil.rmtree(fresh_dir, ignore_errors=True)
+        log = open(config + ".startup.log", "ab")
+        began = time.monotonic()
+        p = subprocess.Popen([binary, "serve"], env=env, stdout=subprocess.DEVNULL, stderr=log)
+        try:
+            while True:
+                if p.poll() is not None:
+                    sys.exit(f"the server exited with {p.returncode}; see {config}.startup.log")
+                if time.monotonic() - began > 60:
+                    sys.exit("no 200 on /health within 60 s")
+                try:
+                    conn = http.client.HTTPConnection("127.0.0.1", int(port), timeout=1)
+                    conn.request("GET", "/health")
+                    if conn.getresponse().status == 200:
+                        break
+                except OSError:
+                    pass
+                time.sleep(0.002)
+            times.append((time.monotonic() - began) * 1000)
+            time.sleep(3)
+            rss.append(rss_kib(p.pid) / 1024)
+        finally:
+            p.terminate()
+            p.wait()
+    print(json.dumps({"ms": times, "rss_mib": rss, "median_ms": statistics.median(times),
+                      "median_rss_mib": statistics.median(rss)}))
+
+
+def report(results):
+    """RESULTS lines: table, case, server, round, wrk JSON summary (soak.lua), load average at the run."""
+    runs = {}
+    loads = []
+    for line in open(results):
+        table, case, server, _, summary, load = line.rstrip("\n").split("\t")
+        s = json.loads(summary)
+        errors = sum(s[k] for k in ("connect", "read", "write", "timeout", "non2xx"))
+        rps = s["requests"] / (s["duration_us"] / 1e6)
+        runs.setdefault((table, case), {}).setdefault(server, []).append((rps, errors, s["p99_us"]))
+        loads.append(float(load))
+    tables = {}
+    for (table, case), servers in runs.items():
+        tables.setdefault(table, []).append((case, servers))
+    for table, rows in tables.items():
+        subject, others = ("redis", [("in-process limiter", "datahost")]) if table == "redis" else \
+            ("datahost", [("bare axum", "axum"), ("nginx", "nginx")])
+        print(f"\n### {table}\n")
+        print("| case | " + " | ".join([subject] + [o for o, _ in others]) + " | "
+              + " | ".join(f"{subject} / {o}" for o, _ in others) + " | errors |")
+        print("|---" * (3 + 2 * len(others)) + "|")
+        for case, servers in rows:
+            med = {name: statistics.median(r for r, _, _ in v) for name, v in servers.items()}
+            errors = sum(e for v in servers.values() for _, e, _ in v)
+            cells = [f"{med.get(subject, 0):,.0f}"] + [f"{med.get(s, 0):,.0f}" for _, s in others]
+            ratios = [f"{med[subject] / med[s]:.3f}" if med.get(s) else "-" for _, s in others]
+            print(f"| {case} | " + " | ".join(cells + ratios) + f" | {errors} |")
+    if loads:
+        print(f"\nload average (1 min) at the runs: min {min(loads):.2f}, median {statistics.median(loads):.2f}, "
+              f"max {max(loads):.2f}; req/s are medians of the rounds")
+
+
+if __name__ == "__main__":
+    command, args = sys.argv[1], sys.argv[2:]
+    {"cold-queries": lambda: cold_queries(args[0], args[1], args[2], int(args[3])),
+     "capture": lambda: capture(*args),
+     "nginx-tree": lambda: nginx_tree(*args),
+     "startup": lambda: startup(*args),
+     "report": lambda: report(*args)}[command]()
