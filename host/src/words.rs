@@ -266,3 +266,110 @@ pub fn search(
     let docs = run(&page_sql(d, q, driver))?.into_iter().filter_map(|r| r.into_iter().next()).collect();
     Ok(WordHits { docs, total, total_is_lower_bound: driven > cap })
 }
+
+#[cfg(test)]
+mod tests {
+    use datahost_plugin_api::words::{search_in, WordIndex, WordSearch};
+    use datahost_plugin_api::{IngestBatch, IngestRecord};
+    use serde_json::{json, Value};
+
+    use crate::engine::Engine;
+
+    fn index() -> WordIndex {
+        WordIndex {
+            words: "terms".into(),
+            word_field: "term".into(),
+            doc_field: "docKey".into(),
+            docs: "docs".into(),
+            key_field: "docKey".into(),
+            scope_field: "scope".into(),
+            facet_fields: vec!["kind".into()],
+            date_field: "date".into(),
+            id_field: "id".into(),
+        }
+    }
+
+    /// 60 documents in two scopes and two kinds, on few dates (ties ordered by id), with words A (every one),
+    /// B (every third), C (every fifth) and their own id. The words of the second half arrive in a second file
+    /// (before their documents' own records in the first file's refresh, as clerk tables may).
+    fn files() -> (IngestBatch, IngestBatch, Vec<Value>, Vec<Value>) {
+        let (mut first, mut second, mut words, mut docs) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for i in 0..60 {
+            let key = format!("d{i:02}");
+            let doc = json!({"docKey": key, "id": format!("ID{:02}", 59 - i), "date": format!("2020-01-{:02}", 1 + i % 7),
+                "scope": if i % 4 == 0 { "s2" } else { "s1" }, "kind": if i % 9 == 0 { "lien" } else { "deed" }});
+            first.push(IngestRecord::new("docs", key.clone(), key.clone(), doc.clone()).unwrap());
+            docs.push(doc);
+            let mut own = vec!["A".to_string(), format!("ID{i}")];
+            own.extend((i % 3 == 0).then(|| "B".to_string()));
+            own.extend((i % 5 == 0).then(|| "C".to_string()));
+            for w in own {
+                let data = json!({"term": w, "docKey": key});
+                let r = IngestRecord::new("terms", format!("{w}:{key}"), key.clone(), data.clone()).unwrap();
+                if i < 30 { &mut first } else { &mut second }.push(r);
+                words.push(data);
+            }
+        }
+        let batch = |records| IngestBatch { format: "t".into(), records, ..Default::default() };
+        (batch(first), batch(second), words, docs)
+    }
+
+    #[test]
+    fn the_embedded_engine_answers_as_the_reference() {
+        let dir = tempfile::tempdir().unwrap();
+        let engine = Engine::embedded_at(dir.path()).unwrap();
+        let (first, second, words, docs) = files();
+        let store = engine.sqlite().unwrap();
+        // The first file before the index exists (built from the records), the second refreshed on ingest.
+        store.apply_file("d", "1", "sha1", &first, None).unwrap();
+        engine.declare_word_index("d", &index()).unwrap();
+        store.apply_file("d", "2", "sha2", &second, engine.word_index("d").as_ref()).unwrap();
+        let readable = vec!["d".to_string()];
+        for (w, cap, limit) in [
+            (vec!["A"], 10, 5),
+            (vec!["A"], 100, 100),
+            (vec!["A", "B"], 5, 3),
+            (vec!["C", "B"], 3, 2),
+            (vec!["ID7"], 2, 9),
+        ] {
+            for facets in [vec!["deed"], vec!["deed", "lien"]] {
+                let mut q = WordSearch {
+                    dataset: "d".into(),
+                    index: index(),
+                    words: w.iter().map(|s| s.to_string()).collect(),
+                    scope: "s1".into(),
+                    facets: facets.iter().map(|s| s.to_string()).collect(),
+                    after: None,
+                    limit,
+                    count_cap: cap,
+                };
+                // Every page of the walk, and its count, as the reference answers them.
+                loop {
+                    let got = engine.search_words(&readable, &q).unwrap();
+                    assert_eq!(got, search_in(&q, &words, &docs), "{q:?}");
+                    if got.docs.len() <= limit {
+                        break;
+                    }
+                    let last = docs.iter().find(|d| d["docKey"] == got.docs[limit - 1].as_str()).unwrap();
+                    q.after = Some((last["date"].as_str().unwrap().into(), last["id"].as_str().unwrap().into()));
+                }
+            }
+        }
+        let other = WordSearch { index: WordIndex { docs: "other".into(), ..index() }, ..search("A") };
+        assert!(engine.search_words(&readable, &other).unwrap_err().contains("no such word index"));
+        assert!(engine.search_words(&[], &search("A")).is_err(), "only datasets the plugin reads");
+    }
+
+    fn search(word: &str) -> WordSearch {
+        WordSearch {
+            dataset: "d".into(),
+            index: index(),
+            words: vec![word.into()],
+            scope: "s1".into(),
+            facets: vec!["deed".into()],
+            after: None,
+            limit: 10,
+            count_cap: 10,
+        }
+    }
+}

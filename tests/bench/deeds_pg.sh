@@ -4,6 +4,7 @@
 #   cargo build --release -p datahost -p datahost-deeds      # once
 #   bash tests/bench/deeds_pg.sh [documents, default 2200000] [repetitions of the mix, default 10]
 #   BIN=/path/to/other/datahost bash tests/bench/deeds_pg.sh ...   # the same database, another build
+#   QUERY_TIMEOUT=600 ...   # engine.query_timeout_secs (default 30)
 #
 # 2,200,000 documents are 10M ACRIS table rows (1 master, 2.25 parties and 1 legal row per document), which
 # ingest stores as ~32M records (the rows plus one `terms` record per search word and document).
@@ -56,7 +57,7 @@ file = "$WORK/keys.json"
 url = "$PG/$1"
 data_dir = "$WORK/data"
 pool_size = 8
-query_timeout_secs = 30
+query_timeout_secs = ${QUERY_TIMEOUT:-30}
 TOML
   echo "$WORK/$1.toml"
 }
