@@ -194,6 +194,15 @@ pub fn guide_markdown(base_url: &str, pro_paths: &[&str]) -> String {
          `retryAfterSec` in the body. Every response carries `X-Request-Id`.\n\n",
     );
 
+    md.push_str("# Pages and totals\n\n");
+    md.push_str(
+        "Lists come in pages: `limit` sets the page size and the body's `next` (also `Link: <...>; rel=\"next\"`) \
+         is the cursor of the following page, `null` on the last. Searches that also report `total`, the number \
+         of matches over every page, may count only part of a very large result so that a broad query answers \
+         as fast as a narrow one: the response then says `totalIsLowerBound: true` and `total` is how many were \
+         counted (at least that many match). The pages still reach every match.\n\n",
+    );
+
     md.push_str("# Errors\n\n<a id=\"errors\"></a>\n\n");
     md.push_str(&format!(
         "Every error answers with the same JSON envelope, whose `docs` link points at the section below for \

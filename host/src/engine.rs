@@ -12,6 +12,7 @@ use std::sync::{Arc, RwLock};
 
 use datahost_plugin_api::ingest::IngestedInfo;
 use datahost_plugin_api::query::{RecordIndex, RecordsPage, RecordsQuery};
+use datahost_plugin_api::words::{WordHits, WordIndex, WordSearch};
 
 use crate::companies::CompanyIndex;
 use crate::config::{redact_url, Config};
@@ -41,6 +42,8 @@ pub struct Engine {
     companies: RwLock<Arc<CompanyIndex>>,
     /// Per dataset, the record indexes its owner declared: the only lookups `records.query` runs.
     indexes: RwLock<HashMap<String, Vec<RecordIndex>>>,
+    /// The word index each table-backed dataset's owner declared (`records.words`).
+    word_indexes: RwLock<HashMap<String, WordIndex>>,
     /// `engine.data_dir`: where plugins get a directory of their own for derived files (a search index)
     /// that can be rebuilt from the records. Local to this host in either engine; `None` for an engine that
     /// keeps nothing.
@@ -68,6 +71,7 @@ impl Engine {
             ingested: RwLock::new(HashMap::new()),
             companies: RwLock::new(Arc::new(CompanyIndex::default())),
             indexes: RwLock::new(HashMap::new()),
+            word_indexes: RwLock::new(HashMap::new()),
             datasets: RwLock::new(HashMap::new()),
             seeds: RwLock::new(HashMap::new()),
             address,
@@ -274,12 +278,48 @@ impl Engine {
         Ok(())
     }
 
+    /// Records the word index a plugin declared for the dataset it owns and makes sure its table is built (from
+    /// the records held, the first time: minutes for tens of millions of records). A build that fails is retried
+    /// by the next declaration; searches fail until then.
+    pub fn declare_word_index(&self, dataset: &str, index: &WordIndex) -> Result<(), String> {
+        self.word_indexes.write().unwrap_or_else(|e| e.into_inner()).insert(dataset.to_string(), index.clone());
+        match (&self.pg, &self.sqlite) {
+            (Some(pg), _) => pg.ensure_word_index(dataset, index),
+            (None, Some(store)) => store.ensure_word_index(dataset, index),
+            (None, None) => Ok(()),
+        }
+    }
+
+    /// The word index declared for `dataset`, which every ingested file of it refreshes.
+    pub fn word_index(&self, dataset: &str) -> Option<WordIndex> {
+        self.word_indexes.read().unwrap_or_else(|e| e.into_inner()).get(dataset).cloned()
+    }
+
+    /// Answers `records.words` for a plugin that may read `readable` datasets, on the declared word index only.
+    pub fn search_words(&self, readable: &[String], q: &WordSearch) -> Result<WordHits, String> {
+        if !readable.iter().any(|d| d == &q.dataset) {
+            return Err(format!("dataset `{}` is neither owned nor declared in `reads` by this plugin", q.dataset));
+        }
+        if let Some(problem) = q.problem(self.word_index(&q.dataset).as_ref()) {
+            return Err(format!("records.words on `{}`: {problem}", q.dataset));
+        }
+        match (&self.pg, &self.sqlite) {
+            (Some(pg), _) => pg.search_words(q),
+            (None, Some(store)) => store.search_words(q),
+            (None, None) => Ok(WordHits::default()),
+        }
+    }
+
     /// Builds every declared index again (idempotent): after host migrations have created the records table
     /// on a fresh PostgreSQL database, where the first attempt at plugin load found no table yet.
     pub fn build_declared_indexes(&self) -> Result<(), String> {
         let declared = self.indexes.read().unwrap_or_else(|e| e.into_inner()).clone();
         for (dataset, indexes) in declared {
             self.declare_indexes(&dataset, &indexes)?;
+        }
+        let words = self.word_indexes.read().unwrap_or_else(|e| e.into_inner()).clone();
+        for (dataset, index) in words {
+            self.declare_word_index(&dataset, &index)?;
         }
         Ok(())
     }
@@ -394,7 +434,7 @@ mod tests {
         let engine = Engine::embedded_at(dir.path()).unwrap();
         engine.declare_indexes("vin", &index()).unwrap();
         engine.declare_indexes("vin", &index()).unwrap();
-        engine.sqlite().unwrap().apply_file("vin", "FLAT_RCL.txt", "sha", &batch()).unwrap();
+        engine.sqlite().unwrap().apply_file("vin", "FLAT_RCL.txt", "sha", &batch(), None).unwrap();
         check_queries(&engine);
 
         // SQLite's planner answers the lookup from the declared expression index, not a table scan.
@@ -429,7 +469,7 @@ mod tests {
         let e = engine.clone();
         tokio::task::spawn_blocking(move || {
             e.declare_indexes("vin", &index()).unwrap();
-            e.pg().unwrap().apply_file("vin", "FLAT_RCL.txt", "sha", &batch()).unwrap();
+            e.pg().unwrap().apply_file("vin", "FLAT_RCL.txt", "sha", &batch(), None).unwrap();
             check_queries(&e);
         })
         .await

@@ -225,9 +225,10 @@ fn ingest_one(engine: &Engine, parser: &Parser, dataset: &str, path: &Path, name
             format!("the parser reported format `{}`, which the {} plugin does not declare", batch.format, parser.slug),
         );
     }
+    let words = engine.word_index(dataset);
     let applied = match (engine.pg(), engine.sqlite()) {
-        (Some(pg), _) => pg.apply_file(dataset, name, &sha256, &batch),
-        (None, Some(store)) => store.apply_file(dataset, name, &sha256, &batch),
+        (Some(pg), _) => pg.apply_file(dataset, name, &sha256, &batch, words.as_ref()),
+        (None, Some(store)) => store.apply_file(dataset, name, &sha256, &batch, words.as_ref()),
         (None, None) => Err("this engine keeps nothing".into()),
     };
     let problems: Vec<String> =

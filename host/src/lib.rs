@@ -29,5 +29,6 @@ pub mod sqlite;
 pub mod sync;
 pub mod tls;
 pub mod watch;
+pub mod words;
 
 pub use app::{app, AppState};

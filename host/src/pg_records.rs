@@ -6,7 +6,9 @@ use datahost_plugin_api::IngestBatch;
 
 use crate::pg::PgEngine;
 use crate::records::{self, Bound, Counts, Dialect, RecordsTx, StoredRecord};
+use crate::words;
 use datahost_plugin_api::query::{RecordIndex, RecordsPage, RecordsQuery};
+use datahost_plugin_api::words::{WordHits, WordIndex, WordSearch};
 
 /// Host migration 3.
 pub const MIGRATION: &str = r#"
@@ -84,14 +86,55 @@ impl PgEngine {
         records::page(q, rows.iter().map(|r| r.get::<_, String>(0)).collect())
     }
 
-    /// Applies one parsed file in one transaction. Call from a blocking thread of the runtime (for example
-    /// inside `spawn_blocking`), never from async code: each statement is driven with `Handle::block_on`.
+    /// Makes sure the word index table of `dataset` exists, is built from the records held (once, under the
+    /// dataset's ingest lock, so replicas starting together build it once) and has its indexes.
+    pub fn ensure_word_index(&self, dataset: &str, index: &WordIndex) -> Result<(), String> {
+        let d = Dialect::Postgres;
+        crate::pg::block_on(async {
+            let mut client = self.client().await?;
+            client.batch_execute(&words::table_sql(d)).await.map_err(err("creating the word index table"))?;
+            let tx = client.transaction().await.map_err(err("begin"))?;
+            tx.execute("SELECT pg_advisory_xact_lock(727174, hashtext($1))", &[&dataset])
+                .await
+                .map_err(err("locking the dataset"))?;
+            if pg_rows(&tx, &words::missing_sql(d, dataset, index)).await?.first().and_then(|r| r.first())
+                == Some(&"1".to_string())
+            {
+                tracing::info!(dataset, "building the word index from the records held");
+                for statement in words::refresh_sql(d, dataset, index, None) {
+                    pg_rows(&tx, &statement).await?;
+                }
+            }
+            tx.batch_execute(&words::index_sql(d)).await.map_err(err("indexing the word index"))?;
+            tx.commit().await.map_err(err("commit"))
+        })
+    }
+
+    /// Answers a word search (validated by the caller) on one connection, each statement within the engine's
+    /// query timeout.
+    pub fn search_words(&self, q: &WordSearch) -> Result<WordHits, String> {
+        let timeout = self.query_timeout();
+        let client = crate::pg::block_on(self.client())?;
+        words::search(Dialect::Postgres, q, |statement| {
+            crate::pg::block_on(async {
+                match tokio::time::timeout(timeout, pg_rows(&client, statement)).await {
+                    Ok(rows) => rows,
+                    Err(_) => Err(format!("records engine: a word search took longer than {timeout:?}")),
+                }
+            })
+        })
+    }
+
+    /// Applies one parsed file in one transaction, refreshing the word index rows of the documents it touched.
+    /// Call from a blocking thread of the runtime (for example inside `spawn_blocking`), never from async code:
+    /// each statement is driven with `Handle::block_on`.
     pub fn apply_file(
         &self,
         dataset: &str,
         file_name: &str,
         sha256: &str,
         batch: &IngestBatch,
+        word_index: Option<&WordIndex>,
     ) -> Result<Counts, String> {
         let handle = tokio::runtime::Handle::current();
         let mut client = handle.block_on(self.client())?;
@@ -102,6 +145,11 @@ impl PgEngine {
             .map_err(err("locking the dataset"))?;
         let mut wrapped = PgTx { tx, handle: handle.clone() };
         let counts = records::apply(&mut wrapped, dataset, file_name, sha256, batch)?;
+        if let Some(index) = word_index.filter(|_| counts.changed()) {
+            for statement in words::refresh_sql(Dialect::Postgres, dataset, index, Some(words::touched(batch))) {
+                handle.block_on(pg_rows(&wrapped.tx, &statement))?;
+            }
+        }
         handle.block_on(wrapped.tx.commit()).map_err(err("commit"))?;
         Ok(counts)
     }
@@ -175,6 +223,17 @@ impl PgEngine {
             .map_err(err("reading dataset state"))?;
         Ok(rows.iter().map(|r| r.get(0)).collect())
     }
+}
+
+/// Runs one statement of text parameters; every cell of the answer as text.
+async fn pg_rows(
+    client: &impl deadpool_postgres::GenericClient,
+    s: &words::Statement,
+) -> Result<Vec<Vec<String>>, String> {
+    let params: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> =
+        s.params.iter().map(|p| p as &(dyn tokio_postgres::types::ToSql + Sync)).collect();
+    let rows = client.query(&s.sql, &params).await.map_err(err("running a word index statement"))?;
+    Ok(rows.iter().map(|r| (0..r.len()).map(|i| r.get::<_, Option<String>>(i).unwrap_or_default()).collect()).collect())
 }
 
 struct PgTx<'c> {

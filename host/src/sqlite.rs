@@ -12,7 +12,9 @@ use std::time::Duration;
 use rusqlite::{params, Connection, OptionalExtension};
 
 use crate::records::{self, Bound, Counts, Dialect, RecordsTx, StoredRecord};
+use crate::words;
 use datahost_plugin_api::query::{RecordIndex, RecordsPage, RecordsQuery};
+use datahost_plugin_api::words::{WordHits, WordIndex, WordSearch};
 
 /// The database file name inside `engine.data_dir`.
 pub const DB_FILE: &str = "datahost.db";
@@ -60,6 +62,20 @@ CREATE TABLE IF NOT EXISTS dataset_state (
     assembled_version INTEGER NOT NULL DEFAULT 0
 );
 "#;
+
+/// Runs one statement of text parameters; every cell of the answer as text (`CAST` in the SQL where needed).
+fn sqlite_rows(conn: &Connection, s: &words::Statement) -> Result<Vec<Vec<String>>, String> {
+    let mut stmt = conn.prepare_cached(&s.sql).map_err(err("preparing a word index statement"))?;
+    let columns = stmt.column_count();
+    let rows = stmt
+        .query_map(rusqlite::params_from_iter(s.params.iter()), |r| {
+            (0..columns).map(|i| r.get::<_, Option<String>>(i).map(Option::unwrap_or_default)).collect()
+        })
+        .map_err(err("running a word index statement"))?
+        .collect::<Result<Vec<Vec<String>>, _>>()
+        .map_err(err("reading a word index statement"));
+    rows
+}
 
 /// The embedded store. One connection behind a mutex: SQLite serialises writers anyway, and reads here are
 /// rare (start-up, a checksum poll every few seconds).
@@ -146,18 +162,47 @@ impl SqliteStore {
         records::page(q, rows)
     }
 
-    /// Applies one parsed file in one transaction.
+    /// Makes sure the word index table of `dataset` exists, is built from the records held, and is indexed.
+    pub fn ensure_word_index(&self, dataset: &str, index: &WordIndex) -> Result<(), String> {
+        let d = Dialect::Sqlite;
+        let mut conn = self.lock();
+        conn.execute_batch(&words::table_sql(d)).map_err(err("creating the word index table"))?;
+        let tx = conn.transaction().map_err(err("begin"))?;
+        if sqlite_rows(&tx, &words::missing_sql(d, dataset, index))?.first().and_then(|r| r.first())
+            == Some(&"1".to_string())
+        {
+            for statement in words::refresh_sql(d, dataset, index, None) {
+                sqlite_rows(&tx, &statement)?;
+            }
+        }
+        tx.execute_batch(&words::index_sql(d)).map_err(err("indexing the word index"))?;
+        tx.commit().map_err(err("commit"))
+    }
+
+    /// Answers a word search (validated by the caller).
+    pub fn search_words(&self, q: &WordSearch) -> Result<WordHits, String> {
+        let conn = self.lock();
+        words::search(Dialect::Sqlite, q, |statement| sqlite_rows(&conn, statement))
+    }
+
+    /// Applies one parsed file in one transaction, refreshing the word index rows of the documents it touched.
     pub fn apply_file(
         &self,
         dataset: &str,
         file_name: &str,
         sha256: &str,
         batch: &datahost_plugin_api::IngestBatch,
+        word_index: Option<&WordIndex>,
     ) -> Result<Counts, String> {
         let mut conn = self.lock();
         let tx = conn.transaction().map_err(err("begin"))?;
         let mut wrapped = SqliteTx { tx };
         let counts = records::apply(&mut wrapped, dataset, file_name, sha256, batch)?;
+        if let Some(index) = word_index.filter(|_| counts.changed()) {
+            for statement in words::refresh_sql(Dialect::Sqlite, dataset, index, Some(words::touched(batch))) {
+                sqlite_rows(&wrapped.tx, &statement)?;
+            }
+        }
         wrapped.tx.commit().map_err(err("commit"))?;
         Ok(counts)
     }
@@ -383,7 +428,7 @@ mod tests {
         };
         {
             let store = SqliteStore::open(dir.path()).unwrap();
-            assert_eq!(store.apply_file("d", "a.txt", "sha", &batch).unwrap().added, 1);
+            assert_eq!(store.apply_file("d", "a.txt", "sha", &batch, None).unwrap().added, 1);
             assert_eq!(store.stale_datasets().unwrap(), ["d"]);
             assert!(store.assemble_if_changed("d", &[]).unwrap());
             assert!(!store.assemble_if_changed("d", &[]).unwrap(), "nothing changed since");
@@ -395,7 +440,7 @@ mod tests {
         assert_eq!(v["ingested"]["rows"], 1);
         assert_eq!(v["ingested"]["files"], 1);
         assert!(store.dataset_checksums().unwrap().contains_key("d"));
-        assert_eq!(store.apply_file("d", "a.txt", "sha", &batch).unwrap().unchanged, 1);
+        assert_eq!(store.apply_file("d", "a.txt", "sha", &batch, None).unwrap().unchanged, 1);
         assert!(store.stale_datasets().unwrap().is_empty());
     }
 }

@@ -8,9 +8,10 @@
 //!
 //! Ingest ([`parse`]) turns one table file into records: the row itself, plus one `terms` record per search
 //! word of the row (party name words, address words, the document's own numbers), qualified by the mapping
-//! (`nyc-acris:SMITH`). Every collection is table-backed ([`INDEXES`]), so a search ([`ClerkStore::search`])
-//! reads the documents that hold every query word (intersecting the word lists, each one indexed lookup), then
-//! their instrument, party and parcel rows, and joins them. The tables may arrive in any order and in separate
+//! (`nyc-acris:SMITH`). Every collection is table-backed ([`INDEXES`]), and the host keeps a word index over
+//! them ([`word_index`], the SDK's `words` module), so a search ([`ClerkStore::search`]) asks the host for one
+//! page of the documents holding every query word, newest first, with a capped count, then reads only those
+//! documents' instrument, party and parcel rows and joins them. The tables may arrive in any order and in separate
 //! files: a document is served once its instrument row is held, with the parties and parcels held so far.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
@@ -18,11 +19,12 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use crate::address::{canonical_tokens, TokenQuery, TokenSet};
+use crate::address::{canonical_tokens, TokenSet};
 use crate::county::{parse_county_slug, ClerkSearch};
 use crate::ingest::{IngestBatch, IngestRecord, Refusal, RowProblem, SourceFile};
-use crate::query::{RecordsQuery, MAX_QUERY_LIMIT};
+use crate::query::RecordsQuery;
 use crate::tabular::{fill, parse_date, parse_number, placeholders, Header, Table};
+use crate::words::{WordIndex, WordSearch};
 use crate::Host;
 
 pub const INSTRUMENTS: &str = "instruments";
@@ -393,34 +395,67 @@ struct LegalRow {
     parcel: String,
 }
 
-/// Why a search cannot be answered.
-#[derive(Debug, Clone, PartialEq)]
-pub enum SearchError {
-    /// Every word of the query is on more documents than one lookup reads: the caller should narrow it.
-    TooBroad,
-    /// The records engine failed.
-    Engine(String),
+/// The word index of clerk records (`Manifest::word_indexing`): a document's words are its `terms` records,
+/// searched within one mapping's county (`coverage`) and document kind (`kind|lienType`), newest recording
+/// first.
+pub fn word_index() -> WordIndex {
+    WordIndex {
+        words: TERMS.into(),
+        word_field: TERM.into(),
+        doc_field: DOC_KEY.into(),
+        docs: INSTRUMENTS.into(),
+        key_field: DOC_KEY.into(),
+        scope_field: COVERAGE.into(),
+        facet_fields: vec!["kind".into(), "lienType".into()],
+        date_field: "recordedDate".into(),
+        id_field: "documentId".into(),
+    }
 }
 
+/// The facet of a kind of document in [`word_index`]: `deed|`, `lien|tax`.
+pub fn facet(kind: Kind, lien_type: Option<&str>) -> String {
+    let kind = serde_json::to_value(kind).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+    format!("{kind}|{}", lien_type.unwrap_or_default())
+}
+
+/// The facets of liens of one SPEC type, or of every type.
+pub fn lien_facets(lien_type: Option<&str>) -> Vec<String> {
+    match lien_type {
+        Some(t) => vec![facet(Kind::Lien, Some(t))],
+        None => LIEN_TYPES.iter().map(|t| facet(Kind::Lien, Some(t))).collect(),
+    }
+}
+
+/// The OpenAPI description of the ingested search's `total` and `totalIsLowerBound` (deeds and liens).
+pub const TOTAL_DESCRIPTION: &str = "Number of matches over every page. Exact unless `totalIsLowerBound` is true.";
+pub const TOTAL_IS_LOWER_BOUND_DESCRIPTION: &str =
+    "True when `total` is a lower bound, not the exact count: on ingested clerk records the search counts the \
+     matches among at most 1,000 documents holding the query's rarest word (the one on the fewest documents), \
+     so a query matching more documents answers as fast as a narrow one. Paging with `next` still reaches every \
+     match. False on the demo seed, which is always counted exactly.";
+
+/// Documents whose matches are counted for `total` (see [`crate::words::WordHits::total`]).
+pub const COUNT_CAP: usize = crate::words::DEFAULT_COUNT_CAP;
+
+/// Why a search cannot be answered: the records engine failed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchError(pub String);
+
 impl From<SearchError> for crate::ApiError {
-    /// The API's answer: 400 naming the remedy for a query too broad, 503 when the engine failed.
+    /// The API's answer: 503.
     fn from(e: SearchError) -> Self {
-        match e {
-            SearchError::TooBroad => crate::ApiError::bad_request(
-                "query: every word of it is on too many recorded documents to search; add a more specific word (a \
-                 surname, a house number or an instrument number)",
-            ),
-            SearchError::Engine(e) => crate::ApiError::unavailable(format!("the clerk records could not be read: {e}")),
-        }
+        crate::ApiError::unavailable(format!("the clerk records could not be read: {}", e.0))
     }
 }
 
 /// The answer to a search: whether the county is onboarded, one page of documents newest first, how many
-/// matched, and the cursor of the next page.
+/// matched (counted among at most [`COUNT_CAP`] documents: then a lower bound), and the cursor of the next
+/// page.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Found {
     pub onboarded: bool,
     pub total: usize,
+    pub total_is_lower_bound: bool,
     pub documents: Vec<ClerkDocument>,
     pub next: Option<String>,
 }
@@ -450,20 +485,46 @@ impl ClerkStore {
         self.coverage.contains_key(county)
     }
 
-    /// The documents of `county` whose party names, addresses and numbers hold every query word and that
-    /// `keep` accepts, newest recording first (equal dates by document id), one page of them (the matches
-    /// are read whole for the query, then paged: the word index narrows them to the query's documents).
-    /// A county that is not onboarded answers `onboarded: false` and nothing else.
-    pub fn search(&self, search: &ClerkSearch, keep: impl Fn(&ClerkDocument) -> bool) -> Result<Found, SearchError> {
+    /// The documents of `county` whose party names, addresses and numbers hold every query word, whose facet
+    /// is one of `facets` (see [`facet`]; none: nothing matches) and that `keep` accepts, newest recording first (equal dates by
+    /// document id), one page of them. The host's word index reads one page of matches in that order, whatever
+    /// their number, and counts them among at most [`COUNT_CAP`] documents; only the page's documents are then
+    /// read and joined. A county that is not onboarded answers `onboarded: false` and nothing else.
+    pub fn search(
+        &self,
+        search: &ClerkSearch,
+        facets: &[String],
+        keep: impl Fn(&ClerkDocument) -> bool,
+    ) -> Result<Found, SearchError> {
         let (county, query) = (search.county.as_str(), &search.tokens);
         if !self.is_onboarded(county) {
             return Ok(Found::default());
         }
-        let engine = SearchError::Engine;
+        if facets.is_empty() {
+            return Ok(Found { onboarded: true, ..Found::default() });
+        }
+        let after = search.page.after.as_ref().map(|(std::cmp::Reverse(date), id)| (date.clone(), id.clone()));
+        let mut found = Found { onboarded: true, ..Found::default() };
         let mut documents = Vec::new();
         for mapping in self.coverage.get(county).into_iter().flatten() {
-            let Some(candidates) = self.candidates(mapping, query)? else { continue };
-            for doc in self.join(&candidates).map_err(engine)? {
+            let hits = self
+                .host
+                .search_words(&WordSearch {
+                    dataset: self.dataset.clone(),
+                    index: word_index(),
+                    words: query.tokens().iter().map(|w| format!("{mapping}:{w}")).collect(),
+                    scope: format!("{mapping}|{county}"),
+                    facets: facets.to_vec(),
+                    after: after.clone(),
+                    limit: search.page.request.limit,
+                    count_cap: COUNT_CAP,
+                })
+                .map_err(SearchError)?;
+            found.total += hits.total;
+            found.total_is_lower_bound |= hits.total_is_lower_bound;
+            // The page's documents only, checked once more on their joined rows (a word of a party that is
+            // neither grantor nor grantee does not match).
+            for doc in self.join(&hits.docs).map_err(SearchError)? {
                 let words = TokenSet::from_fields(
                     doc.first_parties
                         .iter()
@@ -479,35 +540,10 @@ impl ClerkStore {
             }
         }
         documents.sort_by(|a, b| b.recorded_date.cmp(&a.recorded_date).then_with(|| a.document_id.cmp(&b.document_id)));
-        let total = documents.len();
         let page = search.page.page(documents, |d| crate::county::clerk_key(&d.recorded_date, &d.document_id));
-        Ok(Found { onboarded: true, total, documents: page.items, next: page.next })
-    }
-
-    /// The document keys holding every query word, from the word lists that fit one lookup (the words on
-    /// more documents are checked on the joined documents instead). `None` when some word is on no document.
-    fn candidates(&self, mapping: &str, query: &TokenQuery) -> Result<Option<Vec<String>>, SearchError> {
-        let mut sets: Vec<HashSet<String>> = Vec::new();
-        for word in query.tokens() {
-            let q = RecordsQuery::new(&self.dataset, TERMS).eq(TERM, format!("{mapping}:{word}")).distinct(DOC_KEY);
-            let page = self.host.query_records(&q.limit(MAX_QUERY_LIMIT)).map_err(SearchError::Engine)?;
-            if page.truncated {
-                continue;
-            }
-            let set: HashSet<String> =
-                page.records.into_iter().filter_map(|v| v.as_str().map(str::to_string)).collect();
-            if set.is_empty() {
-                return Ok(None);
-            }
-            sets.push(set);
-        }
-        sets.sort_by_key(HashSet::len);
-        let mut sets = sets.into_iter();
-        let Some(first) = sets.next() else { return Err(SearchError::TooBroad) };
-        let rest: Vec<HashSet<String>> = sets.collect();
-        let mut keys: Vec<String> = first.into_iter().filter(|k| rest.iter().all(|s| s.contains(k))).collect();
-        keys.sort();
-        Ok(Some(keys))
+        found.documents = page.items;
+        found.next = page.next;
+        Ok(found)
     }
 
     fn rows(&self, collection: &str, keys: &[String]) -> Result<Vec<Value>, String> {

@@ -120,6 +120,13 @@ impl Host {
         serde_json::from_value(out).map_err(|e| format!("the host's records answer is not readable: {e}"))
     }
 
+    /// Finds documents by words (see [`crate::words`]): one page of document keys in order, and the count.
+    pub fn search_words(&self, search: &crate::words::WordSearch) -> Result<crate::words::WordHits, String> {
+        let input = serde_json::to_value(search).map_err(|e| e.to_string())?;
+        let out = self.call(crate::words::WORDS_CALL, &input)?;
+        serde_json::from_value(out).map_err(|e| format!("the host's word search answer is not readable: {e}"))
+    }
+
     /// Every record a query matches, read page by page (each page at most [`crate::query::MAX_QUERY_LIMIT`]
     /// records), in ingest order. For lookups whose answer may exceed one page (an issuer's Form 4 rows over
     /// decades); `query.limit` and `query.offset` are replaced.

@@ -32,6 +32,7 @@ pub mod sql;
 pub mod tabular;
 pub mod testing;
 pub mod text;
+pub mod words;
 
 pub use abi_stable;
 pub use host::{Host, LogLevel};

@@ -192,6 +192,9 @@ pub struct Manifest {
     /// Fields its own datasets' records are looked up by with `records.query` (the host indexes them).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub indexes: Vec<crate::query::RecordIndex>,
+    /// How its own dataset's documents are found by words with `records.words` (the host keeps the table).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub word_index: Option<crate::words::WordIndex>,
     /// Datasets of other plugins whose *ingested* records this plugin also serves (edgar-search indexes the
     /// Form 4 and 13F filings the engine holds). Their demo seeds are never served; once any of them holds
     /// ingested records, the plugin serves no demo seed at all, its own included (the host labels responses
@@ -279,6 +282,9 @@ pub fn validate(m: &Manifest) -> Vec<String> {
         if route.is_internal() {
             continue;
         }
+        if let Some(problem) = m.word_index.as_ref().and_then(crate::words::WordIndex::problem) {
+            problems.push(problem);
+        }
         if let Some(paths) = paths {
             match paths.get(&route.path).and_then(|item| item.get("get")) {
                 Some(op) if op.pointer("/responses/200").is_some() => {}
@@ -330,6 +336,7 @@ impl Manifest {
             reads: Vec::new(),
             also_serves: Vec::new(),
             indexes: Vec::new(),
+            word_index: None,
         }
     }
 
@@ -339,6 +346,12 @@ impl Manifest {
             collection: collection.into(),
             fields: fields.iter().map(|f| f.to_string()).collect(),
         });
+        self
+    }
+
+    /// Declares how the documents of its dataset are found by words (see [`crate::words`]).
+    pub fn word_indexing(mut self, index: crate::words::WordIndex) -> Self {
+        self.word_index = Some(index);
         self
     }
 

@@ -74,6 +74,19 @@ extern "C" fn call(token: u64, name: RStr<'_>, input: RStr<'_>) -> FfiReply {
                 None => FfiReply::err(format!("dataset `{}` is not in the records engine", q.dataset)),
             }
         }
+        crate::words::WORDS_CALL => {
+            let q: crate::words::WordSearch = match serde_json::from_str(input.as_str()) {
+                Ok(q) => q,
+                Err(e) => return FfiReply::err(format!("records.words: {e}")),
+            };
+            let Some(doc) = with_host(token, |h| h.datasets.get(&q.dataset).cloned()).flatten() else {
+                return FfiReply::err(format!("dataset `{}` is not in the records engine", q.dataset));
+            };
+            let doc: serde_json::Value = serde_json::from_str(&doc).unwrap_or_default();
+            let list = |c: &str| doc.get(c).and_then(|v| v.as_array()).cloned().unwrap_or_default();
+            let hits = crate::words::search_in(&q, &list(&q.index.words), &list(&q.index.docs));
+            FfiReply::ok(serde_json::to_string(&hits).unwrap_or_default())
+        }
         crate::host::PLUGIN_DIR_CALL => {
             let dir = test_host_dir(token);
             match std::fs::create_dir_all(&dir) {

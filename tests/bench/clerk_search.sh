@@ -5,7 +5,7 @@
 # from a fixed vocabulary, never real records), ingests them with `datahost ingest deeds`, starts the server and
 # times each query class with curl (median of REPS requests): an instrument number (1 match), a full name (a
 # handful), a street address (a handful), a surname (~1/40 of the documents), and words that are on every
-# document, which the search does not look up (answered 400, asking for a more specific word).
+# document (answered from the host's word index like any other query; before it existed, a 400).
 # Usage: tests/bench/clerk_search.sh [documents, default 20000] [reps, default 20, at most 40]
 set -euo pipefail
 docs=${1:-20000}

@@ -1160,3 +1160,70 @@ fn deeds_and_liens_are_ingested_and_served_from_the_embedded_engine() {
 fn deeds_and_liens_are_ingested_and_served_from_postgresql() {
     clerk(&Store::postgres("ingest_clerk"));
 }
+
+/// SYNTHETIC clerk tables (never real records: document ids `SYNCAP...`, invented names): `docs` deeds recorded on
+/// distinct days, each with the grantor `SYNTHCAP, ALEX`; every second one also has the grantee `SYNTHHALF, DANA`.
+fn synthetic_clerk_tables(dir: &Path, docs: usize) -> [PathBuf; 2] {
+    let (master, parties) = (dir.join("synthetic_master.csv"), dir.join("synthetic_parties.csv"));
+    let mut m = String::from("DOCUMENT ID,RECORD TYPE,CRFN,BOROUGH,DOC. TYPE,DOC. DATE,DOC. AMOUNT,RECORDED / FILED\n");
+    let mut p = String::from("DOCUMENT ID,RECORD TYPE,PARTY TYPE,NAME\n");
+    let day = chrono::NaiveDate::from_ymd_opt(2000, 1, 1).unwrap();
+    for i in 0..docs {
+        let date = (day + chrono::Duration::days(i as i64)).format("%m/%d/%Y");
+        m.push_str(&format!("SYNCAP{i:010},A,,3,DEED,{date},1000,{date}\n"));
+        p.push_str(&format!("SYNCAP{i:010},P,1,\"SYNTHCAP, ALEX\"\n"));
+        if i % 2 == 0 {
+            p.push_str(&format!("SYNCAP{i:010},P,2,\"SYNTHHALF, DANA\"\n"));
+        }
+    }
+    std::fs::write(&master, m).unwrap();
+    std::fs::write(&parties, p).unwrap();
+    [master, parties]
+}
+
+/// The count of an ingested clerk search is capped: matches are counted among at most 1,000 documents of the
+/// query's rarest word, and `totalIsLowerBound` says when more were left uncounted; pages still reach every match.
+fn clerk_capped_totals(store: &Store) {
+    let tmp = tempfile::tempdir().unwrap();
+    let docs = 1_205;
+    let files = synthetic_clerk_tables(tmp.path(), docs);
+    let server = store.start();
+    let report = ingest(&server, "deeds", &[&files[0], &files[1]]);
+    let rows = report["totals"]["added"].as_u64().unwrap();
+    server.wait_for_data("deeds", PICKUP, |s| s["rows"] == rows);
+    let total = |query: &str| {
+        let body = served(&server, &format!("/v1/deeds?county=kings-ny&query={query}"));
+        (body["total"].as_u64().unwrap(), body["totalIsLowerBound"].as_bool().unwrap(), body["count"].as_u64().unwrap())
+    };
+    assert_eq!(total("synthcap"), (1_000, true, 100), "1,205 match; 1,000 counted");
+    assert_eq!(total("alex%20synthcap"), (1_000, true, 100), "two words on every document");
+    assert_eq!(total("synthhalf"), (603, false, 100), "a word on 603 documents is counted exactly");
+    assert_eq!(total("synthcap%20dana%20synthhalf"), (603, false, 100), "the rarest word drives the count");
+    assert_eq!(total("SYNCAP0000001204"), (1, false, 1));
+    assert_eq!(total("synthcap%20nobody"), (0, false, 0));
+    // Paging walks every match, newest first, whatever the count says.
+    let mut seen = Vec::new();
+    let mut path = "/v1/deeds?county=kings-ny&query=synthcap&limit=1000".to_string();
+    loop {
+        let body = served(&server, &path);
+        for d in body["deeds"].as_array().unwrap() {
+            seen.push(d["recordedDate"].as_str().unwrap().to_string());
+        }
+        match body["next"].as_str() {
+            Some(cursor) => path = format!("/v1/deeds?county=kings-ny&query=synthcap&limit=1000&cursor={cursor}"),
+            None => break,
+        }
+    }
+    assert_eq!(seen.len(), docs);
+    assert!(seen.windows(2).all(|w| w[0] > w[1]), "newest first, no repeat");
+}
+
+#[test]
+fn clerk_totals_are_capped_in_the_embedded_engine() {
+    clerk_capped_totals(&Store::embedded());
+}
+
+#[test]
+fn clerk_totals_are_capped_in_postgresql() {
+    clerk_capped_totals(&Store::postgres("ingest_clerk_cap"));
+}

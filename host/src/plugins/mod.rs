@@ -542,6 +542,11 @@ pub fn open_all(dir: &Path, engine: &Arc<Engine>, disabled: &[String]) -> Result
             if let Err(e) = engine.declare_indexes(dataset, &candidate.manifest.indexes) {
                 tracing::warn!(plugin = %slug, dataset = %dataset, error = %e, "record indexes not built");
             }
+            if let Some(index) = &candidate.manifest.word_index {
+                if let Err(e) = engine.declare_word_index(dataset, index) {
+                    tracing::warn!(plugin = %slug, dataset = %dataset, error = %e, "word index not built");
+                }
+            }
         }
         candidates.push(candidate);
     }

@@ -219,6 +219,12 @@ pub(super) extern "C" fn svc_call(token: u64, name: RStr<'_>, input: RStr<'_>) -
                 let page = ctx.engine.query_records(&ctx.readable, &q)?;
                 serde_json::to_string(&page).map_err(|e| e.to_string())
             }
+            datahost_plugin_api::words::WORDS_CALL => {
+                let q: datahost_plugin_api::words::WordSearch = serde_json::from_str(input.as_str())
+                    .map_err(|e| format!("records.words takes a word search: {e}"))?;
+                let hits = ctx.engine.search_words(&ctx.readable, &q)?;
+                serde_json::to_string(&hits).map_err(|e| e.to_string())
+            }
             other => Err(format!("unknown host call `{other}`")),
         }
     })

@@ -53,7 +53,10 @@ impl Plugin for Deeds {
             schema::fragment(),
         );
         // Table-backed once clerk exports are ingested (instruments, parties, parcels and search words).
-        clerk::INDEXES.iter().fold(manifest, |m, (collection, fields)| m.indexing(collection, fields))
+        clerk::INDEXES
+            .iter()
+            .fold(manifest, |m, (collection, fields)| m.indexing(collection, fields))
+            .word_indexing(clerk::word_index())
     }
 
     fn seeds() -> Vec<Seed> {

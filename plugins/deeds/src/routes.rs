@@ -1,7 +1,7 @@
 //! `GET /v1/deeds`: token search of one county's grantor/grantee index, newest recording first, from
 //! memory or (engine mode) with one indexed query; paged by `limit` and `cursor` in that order.
 
-use datahost_plugin_api::clerk::{ClerkDocument, Kind};
+use datahost_plugin_api::clerk::{self, ClerkDocument, Kind};
 use datahost_plugin_api::county::{clerk_key, clerk_search_engine, ClerkSearch, EngineFound};
 use datahost_plugin_api::paging;
 use datahost_plugin_api::params::DEFAULT_MAX_LIMIT;
@@ -37,6 +37,7 @@ struct Body<'a, D> {
     deeds: Vec<D>,
     next: Option<String>,
     total: usize,
+    total_is_lower_bound: bool,
     county_onboarded: bool,
 }
 
@@ -65,7 +66,7 @@ pub fn handle(source: &crate::Source, request: &RequestEnvelope) -> Result<Respo
     let search = ClerkSearch::parse(request, DEFAULT_LIMIT, DEFAULT_MAX_LIMIT)?;
     let store = match source {
         crate::Source::Stored(clerk) => {
-            let found = clerk.search(&search, |d| d.kind == Kind::Deed)?;
+            let found = clerk.search(&search, &[clerk::facet(Kind::Deed, None)], |d| d.kind == Kind::Deed)?;
             let deeds: Vec<Deed> = found.documents.into_iter().map(deed_of).collect();
             return Body {
                 county: &search.county,
@@ -74,6 +75,7 @@ pub fn handle(source: &crate::Source, request: &RequestEnvelope) -> Result<Respo
                 deeds,
                 next: found.next,
                 total: found.total,
+                total_is_lower_bound: found.total_is_lower_bound,
                 county_onboarded: found.onboarded,
             }
             .respond();
@@ -92,6 +94,7 @@ pub fn handle(source: &crate::Source, request: &RequestEnvelope) -> Result<Respo
                 deeds: found.records,
                 next: found.next,
                 total: found.total,
+                total_is_lower_bound: false,
                 county_onboarded: found.onboarded,
             }
             .respond();
@@ -105,6 +108,7 @@ pub fn handle(source: &crate::Source, request: &RequestEnvelope) -> Result<Respo
         deeds: found.records,
         next: found.next,
         total: found.total,
+        total_is_lower_bound: false,
         county_onboarded: found.onboarded,
     }
     .respond()

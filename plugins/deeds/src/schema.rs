@@ -1,5 +1,6 @@
 //! The OpenAPI fragment of `/v1/deeds`: full response schema, parameters, example.
 
+use datahost_plugin_api::clerk;
 use datahost_plugin_api::openapi::{fragment as build_fragment, schema::*, Operation};
 use serde_json::{json, Value};
 
@@ -34,7 +35,8 @@ pub fn fragment() -> Value {
             ("next", datahost_plugin_api::paging::next_schema()),
         ],
         &[
-            ("total", describe(integer(), "Number of deeds that matched, over every page.")),
+            ("total", describe(integer(), clerk::TOTAL_DESCRIPTION)),
+            ("totalIsLowerBound", describe(boolean(), clerk::TOTAL_IS_LOWER_BOUND_DESCRIPTION)),
             (
                 "countyOnboarded",
                 describe(boolean(), "False when the county is not yet onboarded (the result is then empty)."),
@@ -90,6 +92,7 @@ fn example() -> Value {
             }
         ],
         "total": 2,
+        "totalIsLowerBound": false,
         "countyOnboarded": true
     })
 }

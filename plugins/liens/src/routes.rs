@@ -2,7 +2,7 @@
 //! lien type and release state; from memory or (engine mode) with one indexed query; paged by `limit` and
 //! `cursor` in that order.
 
-use datahost_plugin_api::clerk::{ClerkDocument, Kind};
+use datahost_plugin_api::clerk::{self, ClerkDocument, Kind};
 use datahost_plugin_api::county::{clerk_key, clerk_search_engine, ClerkSearch, EngineFound};
 use datahost_plugin_api::paging;
 use datahost_plugin_api::params::DEFAULT_MAX_LIMIT;
@@ -50,6 +50,7 @@ struct Body<'a, L> {
     liens: Vec<L>,
     next: Option<String>,
     total: usize,
+    total_is_lower_bound: bool,
     county_onboarded: bool,
 }
 
@@ -94,7 +95,9 @@ pub fn handle(source: &crate::Source, request: &RequestEnvelope) -> Result<Respo
     let released = q.bool("released")?;
     let store = match source {
         crate::Source::Stored(clerk) => {
-            let found = clerk.search(&search, |d| {
+            // Every ingested lien is unreleased (the clerk index links no release to its lien yet).
+            let facets = if released == Some(true) { Vec::new() } else { clerk::lien_facets(kind) };
+            let found = clerk.search(&search, &facets, |d| {
                 d.kind == Kind::Lien
                     && kind.is_none_or(|k| d.lien_type.as_deref() == Some(k))
                     && released.is_none_or(|r| !r)
@@ -107,6 +110,7 @@ pub fn handle(source: &crate::Source, request: &RequestEnvelope) -> Result<Respo
                 liens,
                 next: found.next,
                 total: found.total,
+                total_is_lower_bound: found.total_is_lower_bound,
                 county_onboarded: found.onboarded,
             }
             .respond();
@@ -128,6 +132,7 @@ pub fn handle(source: &crate::Source, request: &RequestEnvelope) -> Result<Respo
                 liens: found.records,
                 next: found.next,
                 total: found.total,
+                total_is_lower_bound: false,
                 county_onboarded: found.onboarded,
             }
             .respond();
@@ -145,6 +150,7 @@ pub fn handle(source: &crate::Source, request: &RequestEnvelope) -> Result<Respo
         liens: found.records,
         next: found.next,
         total: found.total,
+        total_is_lower_bound: false,
         county_onboarded: found.onboarded,
     }
     .respond()

@@ -1,5 +1,6 @@
 //! The OpenAPI fragment of `/v1/liens`: full response schema, parameters, example.
 
+use datahost_plugin_api::clerk;
 use datahost_plugin_api::openapi::{fragment as build_fragment, schema::*, Operation};
 use serde_json::{json, Value};
 
@@ -53,7 +54,8 @@ pub fn fragment() -> Value {
             ("next", datahost_plugin_api::paging::next_schema()),
         ],
         &[
-            ("total", describe(integer(), "Number of liens that matched, over every page.")),
+            ("total", describe(integer(), clerk::TOTAL_DESCRIPTION)),
+            ("totalIsLowerBound", describe(boolean(), clerk::TOTAL_IS_LOWER_BOUND_DESCRIPTION)),
             (
                 "countyOnboarded",
                 describe(boolean(), "False when the county is not yet onboarded (the result is then empty)."),
@@ -129,6 +131,7 @@ fn example() -> Value {
             }
         ],
         "total": 3,
+        "totalIsLowerBound": false,
         "countyOnboarded": true
     })
 }

@@ -105,7 +105,7 @@ fn county_not_onboarded_is_an_empty_200() {
     let body = search(&p, &[("county", "king-wa"), ("query", "quintero")]);
     assert_eq!(
         body,
-        json!({"county": "king-wa", "query": "quintero", "count": 0, "liens": [], "next": null, "total": 0, "countyOnboarded": false})
+        json!({"county": "king-wa", "query": "quintero", "count": 0, "liens": [], "next": null, "total": 0, "totalIsLowerBound": false, "countyOnboarded": false})
     );
 }
 

@@ -1,0 +1,375 @@
+//! Word indexes of table-backed datasets (`records.words`, see the SDK's `words` module), engine-neutral: the
+//! SQL of both dialects for the derived table `record_words(dataset, word, doc, scope, facet, date, id)`, its
+//! refresh from the records of the documents a file touched (in the file's transaction), its build from all
+//! records when missing, and the search. `pg_records.rs` and `sqlite.rs` run these statements.
+//!
+//! A search reads the rarest word's rows in order from `(dataset, word, scope, date DESC, id, facet)`, probes
+//! `(dataset, word, doc)` for every other word, and stops after one page; the count reads at most `count_cap`
+//! rows of that word. So a word on every document of a county costs what a rare one does.
+
+use datahost_plugin_api::words::{WordHits, WordIndex, WordSearch};
+
+use crate::records::Dialect;
+
+/// One statement and its text parameters (`$n` / `?n` in order).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Statement {
+    pub sql: String,
+    pub params: Vec<String>,
+}
+
+/// The table (created empty; its indexes come after a first build, see [`index_sql`]).
+pub fn table_sql(d: Dialect) -> String {
+    let (t, c) = names(d);
+    format!(
+        "CREATE TABLE IF NOT EXISTS {t} (dataset text NOT NULL, word text NOT NULL, doc text NOT NULL, \
+         scope text NOT NULL, facet text NOT NULL, date text{c} NOT NULL, id text{c} NOT NULL)"
+    )
+}
+
+/// The indexes: one row per word and document; a word's documents in serving order; a document's rows.
+pub fn index_sql(d: Dialect) -> String {
+    let (t, _) = names(d);
+    let bare = t.trim_start_matches("datahost.");
+    format!(
+        "CREATE UNIQUE INDEX IF NOT EXISTS {bare}_word_doc ON {t} (dataset, word, doc); \
+         CREATE INDEX IF NOT EXISTS {bare}_order ON {t} (dataset, word, scope, date DESC, id, facet); \
+         CREATE INDEX IF NOT EXISTS {bare}_doc ON {t} (dataset, doc);"
+    )
+}
+
+/// The table and the byte-order collation of its sort columns, per dialect.
+fn names(d: Dialect) -> (&'static str, &'static str) {
+    match d {
+        Dialect::Postgres => ("datahost.record_words", " COLLATE \"C\""),
+        Dialect::Sqlite => ("record_words", ""),
+    }
+}
+
+fn records_table(d: Dialect) -> &'static str {
+    match d {
+        Dialect::Postgres => "datahost.records",
+        Dialect::Sqlite => "records",
+    }
+}
+
+/// Reads a text field of a record's JSON (`alias.data`); missing or null is ''.
+fn field(d: Dialect, alias: &str, f: &str) -> String {
+    debug_assert!(datahost_plugin_api::query::valid_field(f));
+    match d {
+        Dialect::Postgres => format!("coalesce(({alias}.data::jsonb) ->> '{f}', '')"),
+        Dialect::Sqlite => format!("coalesce(json_extract({alias}.data, '$.{f}'), '')"),
+    }
+}
+
+/// The n-th placeholder.
+fn slot(d: Dialect, n: usize) -> String {
+    match d {
+        Dialect::Postgres => format!("${n}"),
+        Dialect::Sqlite => format!("?{n}"),
+    }
+}
+
+/// The members of a JSON array of strings bound at slot `n`.
+fn json_members(d: Dialect, n: usize) -> String {
+    match d {
+        Dialect::Postgres => format!("(SELECT jsonb_array_elements_text(${n}::text::jsonb))"),
+        Dialect::Sqlite => format!("(SELECT value FROM json_each(?{n}))"),
+    }
+}
+
+/// Whether `dataset` has document records but no word rows yet: its table is then built from all records.
+pub fn missing_sql(d: Dialect, dataset: &str, ix: &WordIndex) -> Statement {
+    let (t, _) = names(d);
+    let r = records_table(d);
+    Statement {
+        sql: format!(
+            "SELECT CAST(CASE WHEN EXISTS (SELECT 1 FROM {r} WHERE dataset = {p1} AND collection = {p2}) \
+             AND NOT EXISTS (SELECT 1 FROM {t} WHERE dataset = {p1}) THEN 1 ELSE 0 END AS TEXT)",
+            p1 = slot(d, 1),
+            p2 = slot(d, 2),
+        ),
+        params: vec![dataset.into(), ix.docs.clone()],
+    }
+}
+
+/// The rows of the documents whose groups are in `groups` (a JSON array of strings), or of every document
+/// (`None`: a build): deletes theirs, then derives them again from the records held now.
+pub fn refresh_sql(d: Dialect, dataset: &str, ix: &WordIndex, groups: Option<String>) -> Vec<Statement> {
+    let (t, _) = names(d);
+    let r = records_table(d);
+    let facet = ix.facet_fields.iter().map(|f| field(d, "i", f)).collect::<Vec<_>>().join(" || '|' || ");
+    let mut params = vec![dataset.to_string(), ix.docs.clone(), ix.words.clone()];
+    let (scope_docs, delete) = match groups {
+        Some(groups) => {
+            params.push(groups.clone());
+            (
+                format!(" AND i.grp IN {}", json_members(d, 4)),
+                Some(Statement {
+                    sql: format!("DELETE FROM {t} WHERE dataset = {} AND doc IN {}", slot(d, 1), json_members(d, 2)),
+                    params: vec![dataset.to_string(), groups],
+                }),
+            )
+        }
+        None => (String::new(), None),
+    };
+    let word = match d {
+        Dialect::Postgres => format!("((t.data::jsonb) ->> '{}')", ix.word_field),
+        Dialect::Sqlite => format!("json_extract(t.data, '$.{}')", ix.word_field),
+    };
+    let insert = Statement {
+        sql: format!(
+            "INSERT INTO {t} (dataset, word, doc, scope, facet, date, id) \
+             SELECT i.dataset, {word}, i.grp, {scope}, {facet}, {date}, {id} \
+             FROM {r} i JOIN {r} t ON t.dataset = i.dataset AND t.grp = i.grp AND t.collection = {p3} \
+             WHERE i.dataset = {p1} AND i.collection = {p2}{scope_docs} AND {word} IS NOT NULL",
+            scope = field(d, "i", &ix.scope_field),
+            date = field(d, "i", &ix.date_field),
+            id = field(d, "i", &ix.id_field),
+            p1 = slot(d, 1),
+            p2 = slot(d, 2),
+            p3 = slot(d, 3),
+        ),
+        params,
+    };
+    delete.into_iter().chain([insert]).collect()
+}
+
+/// The documents a file touched: the distinct groups of its records, as a JSON array for [`refresh_sql`].
+pub fn touched(batch: &datahost_plugin_api::IngestBatch) -> String {
+    let groups: std::collections::BTreeSet<&str> = batch.records.iter().map(|r| r.group.as_str()).collect();
+    serde_json::to_string(&groups).unwrap_or_else(|_| "[]".into())
+}
+
+/// The driving conditions of a search on `word` (slot `word_slot`): dataset `$1`, scope `$2`, the facets
+/// from slot 3 on.
+fn driving(d: Dialect, q: &WordSearch, word_slot: usize) -> String {
+    let facets: Vec<String> = (0..q.facets.len()).map(|i| slot(d, 3 + i)).collect();
+    format!(
+        "w.dataset = {} AND w.word = {} AND w.scope = {} AND w.facet IN ({})",
+        slot(d, 1),
+        slot(d, word_slot),
+        slot(d, 2),
+        facets.join(", ")
+    )
+}
+
+fn base_params(q: &WordSearch) -> Vec<String> {
+    [q.dataset.clone(), q.scope.clone()].into_iter().chain(q.facets.iter().cloned()).collect()
+}
+
+/// How many documents each word is on in the search's scope and facets, counted up to `count_cap + 1`: one
+/// row `(position, n)` per word.
+pub fn counts_sql(d: Dialect, q: &WordSearch) -> Statement {
+    let (t, _) = names(d);
+    let (_, cap) = q.bounds();
+    let mut params = base_params(q);
+    let parts: Vec<String> = q
+        .words
+        .iter()
+        .enumerate()
+        .map(|(i, word)| {
+            params.push(word.clone());
+            format!(
+                "SELECT CAST({i} AS TEXT), CAST((SELECT count(*) FROM (SELECT 1 FROM {t} w WHERE {} LIMIT {}) x) AS TEXT)",
+                driving(d, q, params.len()),
+                cap + 1
+            )
+        })
+        .collect();
+    Statement { sql: parts.join(" UNION ALL "), params }
+}
+
+/// `w.doc` holds every word but the driver (`other`).
+fn holds_others(d: Dialect, params: &mut Vec<String>, others: &[&String]) -> String {
+    let (t, _) = names(d);
+    others
+        .iter()
+        .map(|word| {
+            params.push((*word).clone());
+            format!(
+                " AND EXISTS (SELECT 1 FROM {t} x WHERE x.dataset = w.dataset AND x.word = {} AND x.doc = w.doc)",
+                slot(d, params.len())
+            )
+        })
+        .collect()
+}
+
+/// The matches among the first `count_cap` documents of the driver word (one row, one count).
+pub fn total_sql(d: Dialect, q: &WordSearch, driver: usize) -> Statement {
+    let (t, _) = names(d);
+    let (_, cap) = q.bounds();
+    let mut params = base_params(q);
+    params.push(q.words[driver].clone());
+    let drive = driving(d, q, params.len());
+    let others: Vec<&String> = q.words.iter().enumerate().filter(|(i, _)| *i != driver).map(|(_, w)| w).collect();
+    let holds = holds_others(d, &mut params, &others);
+    Statement {
+        sql: format!(
+            "SELECT CAST(count(*) AS TEXT) FROM (SELECT w.dataset, w.doc FROM {t} w WHERE {drive} \
+             ORDER BY w.date DESC, w.id LIMIT {cap}) w WHERE true{holds}"
+        ),
+        params,
+    }
+}
+
+/// One page of matches after the cursor, plus one: rows `(doc)` in serving order.
+pub fn page_sql(d: Dialect, q: &WordSearch, driver: usize) -> Statement {
+    let (t, _) = names(d);
+    let (limit, _) = q.bounds();
+    let mut params = base_params(q);
+    params.push(q.words[driver].clone());
+    let drive = driving(d, q, params.len());
+    let after = match &q.after {
+        None => String::new(),
+        Some((date, id)) => {
+            params.push(date.clone());
+            params.push(id.clone());
+            let (a, b) = (slot(d, params.len() - 1), slot(d, params.len()));
+            format!(" AND w.date <= {a} AND (w.date < {a} OR w.id > {b})")
+        }
+    };
+    let others: Vec<&String> = q.words.iter().enumerate().filter(|(i, _)| *i != driver).map(|(_, w)| w).collect();
+    let holds = holds_others(d, &mut params, &others);
+    Statement {
+        sql: format!(
+            "SELECT w.doc FROM {t} w WHERE {drive}{after}{holds} ORDER BY w.date DESC, w.id LIMIT {}",
+            limit + 1
+        ),
+        params,
+    }
+}
+
+/// Runs a search with `run` (one statement to its rows, each cell as text): the words' counts, then the
+/// driver's matches counted (more than one word) and one page.
+pub fn search(
+    d: Dialect,
+    q: &WordSearch,
+    mut run: impl FnMut(&Statement) -> Result<Vec<Vec<String>>, String>,
+) -> Result<WordHits, String> {
+    let number = |cell: Option<&String>| cell.and_then(|c| c.parse::<usize>().ok()).unwrap_or(0);
+    let counts: Vec<(usize, usize)> =
+        run(&counts_sql(d, q))?.iter().map(|r| (number(r.first()), number(r.get(1)))).collect();
+    // The word on the fewest documents (ties: the first) drives.
+    let Some(&(driver, driven)) = counts.iter().min_by_key(|(i, n)| (*n, *i)) else {
+        return Ok(WordHits::default());
+    };
+    if driven == 0 {
+        return Ok(WordHits::default());
+    }
+    let (_, cap) = q.bounds();
+    let total = if q.words.len() == 1 {
+        driven.min(cap)
+    } else {
+        number(run(&total_sql(d, q, driver))?.first().and_then(|r| r.first()))
+    };
+    let docs = run(&page_sql(d, q, driver))?.into_iter().filter_map(|r| r.into_iter().next()).collect();
+    Ok(WordHits { docs, total, total_is_lower_bound: driven > cap })
+}
+
+#[cfg(test)]
+mod tests {
+    use datahost_plugin_api::words::{search_in, WordIndex, WordSearch};
+    use datahost_plugin_api::{IngestBatch, IngestRecord};
+    use serde_json::{json, Value};
+
+    use crate::engine::Engine;
+
+    fn index() -> WordIndex {
+        WordIndex {
+            words: "terms".into(),
+            word_field: "term".into(),
+            doc_field: "docKey".into(),
+            docs: "docs".into(),
+            key_field: "docKey".into(),
+            scope_field: "scope".into(),
+            facet_fields: vec!["kind".into()],
+            date_field: "date".into(),
+            id_field: "id".into(),
+        }
+    }
+
+    /// 60 documents in two scopes and two kinds, on few dates (ties ordered by id), with words A (every one),
+    /// B (every third), C (every fifth) and their own id. The words of the second half arrive in a second file
+    /// (before their documents' own records in the first file's refresh, as clerk tables may).
+    fn files() -> (IngestBatch, IngestBatch, Vec<Value>, Vec<Value>) {
+        let (mut first, mut second, mut words, mut docs) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for i in 0..60 {
+            let key = format!("d{i:02}");
+            let doc = json!({"docKey": key, "id": format!("ID{:02}", 59 - i), "date": format!("2020-01-{:02}", 1 + i % 7),
+                "scope": if i % 4 == 0 { "s2" } else { "s1" }, "kind": if i % 9 == 0 { "lien" } else { "deed" }});
+            first.push(IngestRecord::new("docs", key.clone(), key.clone(), doc.clone()).unwrap());
+            docs.push(doc);
+            let mut own = vec!["A".to_string(), format!("ID{i}")];
+            own.extend((i % 3 == 0).then(|| "B".to_string()));
+            own.extend((i % 5 == 0).then(|| "C".to_string()));
+            for w in own {
+                let data = json!({"term": w, "docKey": key});
+                let r = IngestRecord::new("terms", format!("{w}:{key}"), key.clone(), data.clone()).unwrap();
+                if i < 30 { &mut first } else { &mut second }.push(r);
+                words.push(data);
+            }
+        }
+        let batch = |records| IngestBatch { format: "t".into(), records, ..Default::default() };
+        (batch(first), batch(second), words, docs)
+    }
+
+    #[test]
+    fn the_embedded_engine_answers_as_the_reference() {
+        let dir = tempfile::tempdir().unwrap();
+        let engine = Engine::embedded_at(dir.path()).unwrap();
+        let (first, second, words, docs) = files();
+        let store = engine.sqlite().unwrap();
+        // The first file before the index exists (built from the records), the second refreshed on ingest.
+        store.apply_file("d", "1", "sha1", &first, None).unwrap();
+        engine.declare_word_index("d", &index()).unwrap();
+        store.apply_file("d", "2", "sha2", &second, engine.word_index("d").as_ref()).unwrap();
+        let readable = vec!["d".to_string()];
+        for (w, cap, limit) in [
+            (vec!["A"], 10, 5),
+            (vec!["A"], 100, 100),
+            (vec!["A", "B"], 5, 3),
+            (vec!["C", "B"], 3, 2),
+            (vec!["ID7"], 2, 9),
+        ] {
+            for facets in [vec!["deed"], vec!["deed", "lien"]] {
+                let mut q = WordSearch {
+                    dataset: "d".into(),
+                    index: index(),
+                    words: w.iter().map(|s| s.to_string()).collect(),
+                    scope: "s1".into(),
+                    facets: facets.iter().map(|s| s.to_string()).collect(),
+                    after: None,
+                    limit,
+                    count_cap: cap,
+                };
+                // Every page of the walk, and its count, as the reference answers them.
+                loop {
+                    let got = engine.search_words(&readable, &q).unwrap();
+                    assert_eq!(got, search_in(&q, &words, &docs), "{q:?}");
+                    if got.docs.len() <= limit {
+                        break;
+                    }
+                    let last = docs.iter().find(|d| d["docKey"] == got.docs[limit - 1].as_str()).unwrap();
+                    q.after = Some((last["date"].as_str().unwrap().into(), last["id"].as_str().unwrap().into()));
+                }
+            }
+        }
+        let other = WordSearch { index: WordIndex { docs: "other".into(), ..index() }, ..search("A") };
+        assert!(engine.search_words(&readable, &other).unwrap_err().contains("no such word index"));
+        assert!(engine.search_words(&[], &search("A")).is_err(), "only datasets the plugin reads");
+    }
+
+    fn search(word: &str) -> WordSearch {
+        WordSearch {
+            dataset: "d".into(),
+            index: index(),
+            words: vec![word.into()],
+            scope: "s1".into(),
+            facets: vec!["deed".into()],
+            after: None,
+            limit: 10,
+            count_cap: 10,
+        }
+    }
+}

@@ -1,0 +1,157 @@
+//! Word search over table-backed records (`records.words`): the documents holding every query word, newest
+//! first, one page at a time, with a capped count. For datasets whose documents are found by words spread
+//! over several record collections (a clerk index: a document's words come from its instrument, party and
+//! parcel rows, which may arrive in separate files).
+//!
+//! A plugin declares one [`WordIndex`] per dataset (`Manifest::word_index`); the host keeps a table of
+//! `(word, document, scope, facet, date, id)` rows derived from the records, refreshed in the transaction of
+//! every ingested file for the documents it touched (and built from the records when missing), ordered by
+//! `(word, scope, date DESC, id)` in either engine. A [`WordSearch`] then reads the rarest word's documents in
+//! sort order, keeps those holding every other word (one indexed probe each), and stops after one page: its
+//! cost is the page, not the number of matches. Plugins write no SQL; only the host knows the engines.
+
+use serde::{Deserialize, Serialize};
+
+/// The host call that answers a [`WordSearch`] with [`WordHits`].
+pub const WORDS_CALL: &str = "records.words";
+
+/// Documents examined for a count unless the search asks for fewer: [`WordHits::total`] counts the matches
+/// among at most this many documents holding the rarest query word.
+pub const DEFAULT_COUNT_CAP: usize = 1_000;
+
+/// How a dataset's documents are found by words. The word records and the document record of one document
+/// share its group (`IngestRecord::group`), which is the document record's key and the value of `doc_field`
+/// (word records) and `key_field` (document records).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WordIndex {
+    /// The collection of word records (`terms`): one record per word and document.
+    pub words: String,
+    /// The word field of a word record (`term`) and its document key field (`docKey`).
+    pub word_field: String,
+    pub doc_field: String,
+    /// The collection of document records (`instruments`) and their key field (`docKey`).
+    pub docs: String,
+    pub key_field: String,
+    /// The document field a search is confined to (`coverage`: one county of one mapping).
+    pub scope_field: String,
+    /// Document fields a search filters on, joined with `|` (missing ones as empty): `kind|lienType`.
+    pub facet_fields: Vec<String>,
+    /// The order: newest `date_field` first (text, `YYYY-MM-DD`), equal dates by `id_field` (byte order).
+    pub date_field: String,
+    pub id_field: String,
+}
+
+impl WordIndex {
+    /// Every field name, for validation.
+    pub fn fields(&self) -> impl Iterator<Item = &str> {
+        [&self.word_field, &self.doc_field, &self.key_field, &self.scope_field, &self.date_field, &self.id_field]
+            .into_iter()
+            .chain(&self.facet_fields)
+            .map(String::as_str)
+    }
+
+    /// The facet of a document record (its `facet_fields` joined with `|`).
+    pub fn facet_of(&self, doc: &serde_json::Value) -> String {
+        let part = |f: &String| doc.get(f).and_then(|v| v.as_str()).unwrap_or_default().to_string();
+        self.facet_fields.iter().map(part).collect::<Vec<_>>().join("|")
+    }
+
+    /// Why the declaration cannot be used, if it cannot.
+    pub fn problem(&self) -> Option<String> {
+        let names = [&self.words, &self.docs].into_iter().map(|c| c.replace('-', "_"));
+        if let Some(bad) = self.fields().map(str::to_string).chain(names).find(|f| !crate::query::valid_field(f)) {
+            return Some(format!("word index: `{bad}` is not a collection or field name"));
+        }
+        self.facet_fields.is_empty().then(|| "word index: no facet field".to_string())
+    }
+}
+
+/// One search: the documents of `dataset` in `scope` whose facet is one of `facets` and that hold every word.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WordSearch {
+    pub dataset: String,
+    /// The declared index (the host checks it is the one declared for `dataset`).
+    pub index: WordIndex,
+    pub words: Vec<String>,
+    pub scope: String,
+    pub facets: Vec<String>,
+    /// The `(date, id)` of the last document already served: the page starts after it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after: Option<(String, String)>,
+    /// Documents in the page (the answer holds one more when there are more).
+    pub limit: usize,
+    /// The most documents of the rarest word examined for [`WordHits::total`].
+    pub count_cap: usize,
+}
+
+/// The answer: up to `limit + 1` document keys in order, and the count.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WordHits {
+    pub docs: Vec<String>,
+    /// Matches over every page (not only after `after`), counted among the first `count_cap` documents (in
+    /// order) of the rarest word: the word on the fewest documents of the scope and facets, counted up to
+    /// `count_cap + 1` (ties: the first word given).
+    pub total: usize,
+    /// Whether the rarest word is on more than `count_cap` documents, some of them left uncounted: `total` is
+    /// then a lower bound.
+    pub total_is_lower_bound: bool,
+}
+
+impl WordSearch {
+    /// Why the search cannot run: no word, no facet, or an index other than the one declared.
+    pub fn problem(&self, declared: Option<&WordIndex>) -> Option<String> {
+        if declared != Some(&self.index) {
+            return Some(format!("no such word index is declared for `{}`", self.dataset));
+        }
+        if self.words.is_empty() || self.facets.is_empty() {
+            return Some("a word search needs a word and a facet".into());
+        }
+        None
+    }
+
+    /// The effective page size and count cap (at least 1; the page at most the records query maximum).
+    pub fn bounds(&self) -> (usize, usize) {
+        (self.limit.clamp(1, crate::query::MAX_QUERY_LIMIT), self.count_cap.clamp(1, 100_000))
+    }
+}
+
+/// The answer over plain document records (the SDK's test host, and the reference for the engines): `words`
+/// are the word records, `docs` the document records, both as data.
+pub fn search_in(q: &WordSearch, words: &[serde_json::Value], docs: &[serde_json::Value]) -> WordHits {
+    use std::collections::{BTreeMap, BTreeSet};
+    let ix = &q.index;
+    let text = |v: &serde_json::Value, f: &str| v.get(f).and_then(|x| x.as_str()).unwrap_or_default().to_string();
+    let mut held: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for w in words {
+        held.entry(text(w, &ix.doc_field)).or_default().insert(text(w, &ix.word_field));
+    }
+    let (limit, cap) = q.bounds();
+    let mut in_scope: Vec<(String, String, String)> = docs
+        .iter()
+        .filter(|d| text(d, &ix.scope_field) == q.scope && q.facets.contains(&ix.facet_of(d)))
+        .map(|d| (text(d, &ix.date_field), text(d, &ix.id_field), text(d, &ix.key_field)))
+        .collect();
+    in_scope.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    let holds = |key: &str, word: &str| held.get(key).is_some_and(|ws| ws.contains(word));
+    let holds_all = |key: &str| q.words.iter().all(|w| holds(key, w));
+    // The driver: the word on the fewest documents, counted up to cap + 1 (ties: the first word).
+    let driver = q
+        .words
+        .iter()
+        .min_by_key(|w| in_scope.iter().filter(|d| holds(&d.2, w)).count().min(cap + 1))
+        .cloned()
+        .unwrap_or_default();
+    let driven: Vec<&(String, String, String)> = in_scope.iter().filter(|d| holds(&d.2, &driver)).collect();
+    let total = driven.iter().take(cap).filter(|d| holds_all(&d.2)).count();
+    let total_is_lower_bound = driven.len() > cap;
+    let found: Vec<(String, String, String)> = in_scope.iter().filter(|d| holds_all(&d.2)).cloned().collect();
+    let after = |f: &(String, String, String)| match &q.after {
+        None => true,
+        Some((date, id)) => f.0 < *date || (f.0 == *date && f.1 > *id),
+    };
+    let docs = found.into_iter().filter(after).take(limit + 1).map(|f| f.2).collect();
+    WordHits { docs, total, total_is_lower_bound }
+}

@@ -1,0 +1,45 @@
+"""Sends the query mix of tests/bench/deeds_pg.sh to /v1/deeds, one request at a time over one keep-alive
+connection, and prints p50, p99 and max latency per query class and overall (the first 74 requests warm the
+server up and are not counted). Usage: measure.py BASE_URL API_KEY MIX_TSV"""
+import collections
+import http.client
+import json
+import sys
+import time
+import urllib.parse
+
+base, key, mix = sys.argv[1], sys.argv[2], sys.argv[3]
+WARMUP = 74
+host = urllib.parse.urlparse(base).netloc
+conn = http.client.HTTPConnection(host, timeout=60)
+times = collections.defaultdict(list)
+statuses = collections.Counter()
+capped = collections.Counter()
+rows = [line.rstrip("\n").split("\t") for line in open(mix) if line.strip()]
+for n, (klass, county, query, limit) in enumerate(rows):
+    path = "/v1/deeds?" + urllib.parse.urlencode({"county": county, "query": query, "limit": limit})
+    start = time.perf_counter()
+    conn.request("GET", path, headers={"X-API-Key": key})
+    resp = conn.getresponse()
+    body = resp.read()
+    ms = (time.perf_counter() - start) * 1000
+    if n < WARMUP:
+        continue
+    times[klass].append(ms)
+    statuses[(klass, resp.status)] += 1
+    if resp.status == 200 and json.loads(body).get("totalIsLowerBound"):
+        capped[klass] += 1
+
+
+def pct(values, p):
+    s = sorted(values)
+    return s[min(len(s) - 1, max(0, int(round(p / 100 * len(s) + 0.5)) - 1))]
+
+
+print(f"{'class':<16} {'n':>5} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8}  statuses (capped totals)")
+for klass in sorted(times, key=lambda k: -pct(times[k], 99)):
+    t = times[klass]
+    st = ", ".join(f"{s}: {c}" for (k, s), c in sorted(statuses.items()) if k == klass)
+    print(f"{klass:<16} {len(t):>5} {pct(t, 50):8.1f} {pct(t, 99):8.1f} {max(t):8.1f}  {st} ({capped[klass]})")
+every = [x for t in times.values() for x in t]
+print(f"{'overall':<16} {len(every):>5} {pct(every, 50):8.1f} {pct(every, 99):8.1f} {max(every):8.1f}")
