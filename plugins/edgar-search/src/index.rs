@@ -320,8 +320,13 @@ impl SearchIndex {
         self.search_with(req, false)
     }
 
-    /// [`Self::search`], scoring every match when `exhaustive` (the oracle the pruned ranking is tested against).
-    pub(crate) fn search_with(&self, req: &SearchRequest, exhaustive: bool) -> Result<SearchResult, SearchError> {
+    /// [`Self::search`] as it was before the pruned ranking: every match counted (`total` exact, never capped) and
+    /// scored. The oracle the pruned ranking is tested against, and the baseline of `examples/bench.rs`.
+    pub fn search_exhaustive(&self, req: &SearchRequest) -> Result<SearchResult, SearchError> {
+        self.search_with(req, true)
+    }
+
+    fn search_with(&self, req: &SearchRequest, exhaustive: bool) -> Result<SearchResult, SearchError> {
         let user = self.parse(&req.query)?;
         // The filters: one docset the candidates are checked against, and clauses of the full query with a
         // constant zero score (so they never change the relevance order) for counting and exhaustive ranking.
@@ -356,7 +361,8 @@ impl SearchIndex {
         };
 
         let engine = |e: tantivy::TantivyError| SearchError::Engine(e.to_string());
-        let counted = topk::count_up_to(&self.searcher, &full, TOTAL_CAP).map_err(engine)?;
+        let cap = if exhaustive { usize::MAX - 1 } else { TOTAL_CAP };
+        let counted = topk::count_up_to(&self.searcher, &full, cap).map_err(engine)?;
         let limit = req.limit.max(1);
         let top = topk::top_hits(
             &self.searcher,
@@ -385,7 +391,7 @@ impl SearchIndex {
             let snippet = snippets.as_ref().map(|g| snippet_text(g, &filing.text));
             hits.push(Hit { filing, score, snippet, key: hit_key(score, place) });
         }
-        Ok(SearchResult { total: counted.min(TOTAL_CAP), total_exact: counted <= TOTAL_CAP, hits })
+        Ok(SearchResult { total: counted.min(cap), total_exact: counted <= cap, hits })
     }
 }
 
