@@ -1,6 +1,6 @@
 //! The full-text engine: a tantivy index over the filings, and the search that turns a request into one
-//! tantivy query (user query AND forms AND date range) so that `total` counts every match and the top hits come
-//! out in BM25 order.
+//! tantivy query (user query AND forms AND date range): `total` counts its matches (up to [`TOTAL_CAP`]) and the
+//! top hits come out in BM25 order, found without scoring every match ([`crate::topk`]).
 //!
 //! Equal scores rank by the filing's place in the index (newest filing first, then accession descending),
 //! stored as the fast field `order`, so the ranking is a total order the same on every replica that indexed the
@@ -16,15 +16,16 @@ use std::cmp::Reverse;
 use std::ops::Bound;
 
 use chrono::NaiveDate;
-use tantivy::collector::{Count, TopDocs};
 use tantivy::query::{BooleanQuery, ConstScoreQuery, Occur, Query, QueryParser, RangeQuery, TermQuery};
 use tantivy::schema::{
     Field, IndexRecordOption, OwnedValue, Schema, TextFieldIndexing, TextOptions, FAST, INDEXED, STORED, STRING,
 };
 use tantivy::snippet::SnippetGenerator;
-use tantivy::{doc, DocId, Index, IndexReader, ReloadPolicy, Score, Searcher, SegmentReader, TantivyDocument, Term};
+use tantivy::{doc, Index, IndexReader, ReloadPolicy, Score, Searcher, TantivyDocument, Term};
 
 use crate::data::Filing;
+use crate::topk;
+pub use crate::topk::TOTAL_CAP;
 
 /// The tokenizer of the text fields: lower-cased words with English stemming, so `impairments` finds
 /// `impairment`. Phrases keep working because positions are indexed.
@@ -158,6 +159,8 @@ pub struct SearchIndex {
     searcher: Searcher,
     fields: Fields,
     parser: QueryParser,
+    /// How the pruned ranking visits the segments ([`topk::Layout`]).
+    layout: topk::Layout,
 }
 
 /// What a caller may ask.
@@ -183,7 +186,10 @@ pub struct Hit {
 }
 
 pub struct SearchResult {
+    /// Matching filings, counted up to [`TOTAL_CAP`].
     pub total: usize,
+    /// Whether `total` is every match (else there are more than [`TOTAL_CAP`]).
+    pub total_exact: bool,
     pub hits: Vec<Hit>,
 }
 
@@ -277,7 +283,8 @@ impl SearchIndex {
         let mut parser = QueryParser::for_index(&index, vec![fields.entity, fields.text]);
         // Every word must match, as in EDGAR's own full-text search; `OR` is still available explicitly.
         parser.set_conjunction_by_default();
-        Ok(Self { _reader: reader, searcher, fields, parser })
+        let layout = topk::Layout::of(&searcher, ORDER).map_err(engine)?;
+        Ok(Self { _reader: reader, searcher, fields, parser, layout })
     }
 
     /// How many filings the index holds.
@@ -294,6 +301,11 @@ impl SearchIndex {
         self.searcher.space_usage().map(|u| u.total().get_bytes()).unwrap_or(0)
     }
 
+    /// Whether documents lie in index order, so the ranking never scores a tie with the last hit it keeps.
+    pub fn ties_settled_by_layout(&self) -> bool {
+        self.layout.ties_settled()
+    }
+
     pub fn segment_count(&self) -> usize {
         self.searcher.segment_readers().len()
     }
@@ -305,10 +317,20 @@ impl SearchIndex {
     }
 
     pub fn search(&self, req: &SearchRequest) -> Result<SearchResult, SearchError> {
+        self.search_with(req, false)
+    }
+
+    /// [`Self::search`] as it was before the pruned ranking: every match counted (`total` exact, never capped) and
+    /// scored. The oracle the pruned ranking is tested against, and the baseline of `examples/bench.rs`.
+    pub fn search_exhaustive(&self, req: &SearchRequest) -> Result<SearchResult, SearchError> {
+        self.search_with(req, true)
+    }
+
+    fn search_with(&self, req: &SearchRequest, exhaustive: bool) -> Result<SearchResult, SearchError> {
         let user = self.parse(&req.query)?;
-        let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Must, user.box_clone())];
-        // Filters are clauses of the same query (so `total` counts exactly the filtered matches) with a
-        // constant zero score (so they never change the relevance order).
+        // The filters: one docset the candidates are checked against, and clauses of the full query with a
+        // constant zero score (so they never change the relevance order) for counting and exhaustive ranking.
+        let mut filters: Vec<Box<dyn Query>> = Vec::new();
         if !req.forms.is_empty() {
             let any_form: Vec<(Occur, Box<dyn Query>)> = req
                 .forms
@@ -318,40 +340,42 @@ impl SearchIndex {
                     (Occur::Should, Box::new(TermQuery::new(term, IndexRecordOption::Basic)) as Box<dyn Query>)
                 })
                 .collect();
-            clauses.push((Occur::Must, Box::new(ConstScoreQuery::new(Box::new(BooleanQuery::new(any_form)), 0.0))));
+            filters.push(Box::new(BooleanQuery::new(any_form)));
         }
         if req.from.is_some() || req.to.is_some() {
             let bound = |d: Option<NaiveDate>| match d {
                 Some(d) => Bound::Included(Term::from_field_u64(self.fields.filed, date_key(d))),
                 None => Bound::Unbounded,
             };
-            let range = RangeQuery::new(bound(req.from), bound(req.to));
-            clauses.push((Occur::Must, Box::new(ConstScoreQuery::new(Box::new(range), 0.0))));
+            filters.push(Box::new(RangeQuery::new(bound(req.from), bound(req.to))));
         }
-        let query = BooleanQuery::new(clauses);
+        let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Must, user.box_clone())];
+        for filter in &filters {
+            clauses.push((Occur::Must, Box::new(ConstScoreQuery::new(filter.box_clone(), 0.0))));
+        }
+        let full = BooleanQuery::new(clauses);
+        let filter: Option<Box<dyn Query>> = match filters.len() {
+            0 => None,
+            1 => filters.pop(),
+            _ => Some(Box::new(BooleanQuery::intersection(filters))),
+        };
 
         let engine = |e: tantivy::TantivyError| SearchError::Engine(e.to_string());
+        let cap = if exhaustive { usize::MAX - 1 } else { TOTAL_CAP };
+        let counted = topk::count_up_to(&self.searcher, &full, cap).map_err(engine)?;
         let limit = req.limit.max(1);
-        // Ranked by (score, then place in the index); hits at or before `after` sink below every other hit,
-        // so the top `limit` are the page after it (any of them left in the top, when fewer remain, are
-        // dropped below).
-        let after = req.after;
-        let rank = move |segment: &SegmentReader| {
-            let order = segment.fast_fields().u64(ORDER).ok().map(|c| c.first_or_default_col(0));
-            move |doc: DocId, score: Score| {
-                let place = order.as_ref().map_or(0, |c| c.get_val(doc));
-                let key = hit_key(score, place);
-                let score = if after.is_some_and(|a| key <= a) { Score::NEG_INFINITY } else { score };
-                (score, Reverse(place))
-            }
-        };
-        let (total, top) =
-            self.searcher.search(&query, &(Count, TopDocs::with_limit(limit).tweak_score(rank))).map_err(engine)?;
-        let top: Vec<(Score, u64, tantivy::DocAddress)> = top
-            .into_iter()
-            .filter(|((score, _), _)| *score != Score::NEG_INFINITY)
-            .map(|((score, Reverse(place)), addr)| (score, place, addr))
-            .collect();
+        let top = topk::top_hits(
+            &self.searcher,
+            &*user,
+            filter.as_deref(),
+            &full,
+            ORDER,
+            &self.layout,
+            limit,
+            req.after,
+            exhaustive,
+        )
+        .map_err(engine)?;
 
         let snippets = if req.snippets {
             let mut g = SnippetGenerator::create(&self.searcher, &*user, self.fields.text).map_err(engine)?;
@@ -361,13 +385,13 @@ impl SearchIndex {
             None
         };
         let mut hits = Vec::with_capacity(top.len());
-        for (score, place, addr) in top {
+        for topk::Ranked { score, place, addr } in top {
             let doc: TantivyDocument = self.searcher.doc(addr).map_err(engine)?;
             let filing = self.fields.filing(&doc);
             let snippet = snippets.as_ref().map(|g| snippet_text(g, &filing.text));
             hits.push(Hit { filing, score, snippet, key: hit_key(score, place) });
         }
-        Ok(SearchResult { total, hits })
+        Ok(SearchResult { total: counted.min(cap), total_exact: counted <= cap, hits })
     }
 }
 

@@ -1,9 +1,10 @@
 //! edgar-search: full-text search over SEC EDGAR filings, backed by a tantivy index.
 //!
 //! File roles (the same in every plugin): `lib.rs` manifest and export, `routes.rs` request handling,
-//! `schema.rs` OpenAPI fragment, `data.rs` snapshot records, `index.rs` the full-text engine, `store.rs` where
-//! an ingested dataset's index lives (on disk, rebuilt only when the records change), `corpus.rs` the
-//! deterministic generator of the demo seed and of load-test corpora, `seed/` the shipped snapshot, `tests.rs`.
+//! `schema.rs` OpenAPI fragment, `data.rs` snapshot records, `index.rs` the full-text engine, `topk.rs` its
+//! pruned ranking and capped count, `store.rs` where an ingested dataset's index lives (on disk, rebuilt only
+//! when the records change), `corpus.rs` the deterministic generator of the demo seed and of load-test corpora,
+//! `seed/` the shipped snapshot, `tests.rs`.
 //! The same engine answers in either records engine: the ingested filings are table-backed (declared indexed
 //! by accession) and indexed once per data generation into the plugin's own directory, so PostgreSQL replicas
 //! each keep a local index of the same shared records.
@@ -20,6 +21,7 @@ mod sources;
 mod store;
 #[cfg(test)]
 mod tests;
+mod topk;
 
 use datahost_plugin_api::ingest::INGESTED_KEY;
 use datahost_plugin_api::{

@@ -59,6 +59,9 @@ struct HitOut<'a> {
 struct Body<'a> {
     query: &'a str,
     total: usize,
+    /// False when counting stopped at [`crate::index::TOTAL_CAP`]: `total` is then a lower bound.
+    #[serde(rename = "totalExact")]
+    total_exact: bool,
     count: usize,
     hits: Vec<HitOut<'a>>,
     next: Option<&'a str>,
@@ -99,7 +102,9 @@ pub fn handle(index: &SearchIndex, generation: &str, request: &RequestEnvelope) 
         })
         .collect();
     let next = served.next.as_deref();
-    paging::respond(&Body { query: text, total: result.total, count: hits.len(), hits, next }, next)
+    let body =
+        Body { query: text, total: result.total, total_exact: result.total_exact, count: hits.len(), hits, next };
+    paging::respond(&body, next)
 }
 
 fn search_error(e: SearchError) -> ApiError {

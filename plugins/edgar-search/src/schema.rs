@@ -3,6 +3,7 @@
 use datahost_plugin_api::openapi::{fragment as build_fragment, schema::*, Operation};
 use serde_json::{json, Value};
 
+use crate::index::TOTAL_CAP;
 use crate::routes::{route_spec, MAX_LIMIT};
 
 pub fn fragment() -> Value {
@@ -46,7 +47,20 @@ pub fn fragment() -> Value {
             "total",
             describe(
                 integer(),
-                "Number of filings matching the query and filters (all of them, not only the returned ones).",
+                &format!(
+                    "Number of filings matching the query and filters (all of them, not only the returned ones), \
+                     counted up to {TOTAL_CAP}: when more match, `total` is {TOTAL_CAP} and `totalExact` is false."
+                ),
+            ),
+        ),
+        (
+            "totalExact",
+            describe(
+                boolean(),
+                &format!(
+                    "True when `total` is the exact number of matches; false when counting stopped at {TOTAL_CAP} \
+                     and `total` is a lower bound (the hits are still the best-ranked of all matches)."
+                ),
             ),
         ),
         ("count", describe(integer(), "Number of hits returned (at most `limit`).")),
@@ -60,7 +74,8 @@ pub fn fragment() -> Value {
          `impairments` finds `impairment`); `\"supply chain\"` matches the exact phrase; `OR` between words \
          matches either; `-word` excludes; `entity:`, `text:`, `form:` and `cik:` restrict a term to one field. \
          Malformed query syntax is a 400 naming `q`. `forms` and `from`/`to` filter inside the index, so `total` \
-         is the exact number of matching filings while `count` is the number returned (at most `limit`, default \
+         is the number of matching filings (exact up to {TOTAL_CAP}; beyond, `totalExact` is false and `total` \
+         is {TOTAL_CAP}) while `count` is the number returned (at most `limit`, default \
          10, clamped at {MAX_LIMIT}). Equal scores list the newer filing first. Each hit carries its BM25 `score` \
          and a text `snippet`. The demo dataset holds synthetic filings of fictional companies (names ending \
          in `(demo)`, CIKs from 0009990001, accession numbers `DEMO-...`); production indexes filings since 2001. \
@@ -82,6 +97,7 @@ fn example() -> Value {
     json!({
         "query": "\"goodwill impairment\"",
         "total": 73,
+        "totalExact": true,
         "next": "eyJ2IjoxLCJxIjoiOTk5YzM4YTEwM2Y5MTUwOSIsImsiOlszMjI3MDM2MjQyLDIzOF0sImciOiJzZWVkLTMwMCJ9VNIrd-tJhVs",
         "count": 1,
         "hits": [{
