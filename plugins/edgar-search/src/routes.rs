@@ -59,9 +59,10 @@ struct HitOut<'a> {
 struct Body<'a> {
     query: &'a str,
     total: usize,
-    /// False when counting stopped at [`crate::index::TOTAL_CAP`]: `total` is then a lower bound.
-    #[serde(rename = "totalExact")]
-    total_exact: bool,
+    /// True when counting stopped at [`crate::index::TOTAL_CAP`]: `total` is then a lower bound (the same
+    /// field and meaning as the clerk searches', named in the API guide's "Pages and totals").
+    #[serde(rename = "totalIsLowerBound")]
+    total_is_lower_bound: bool,
     count: usize,
     hits: Vec<HitOut<'a>>,
     next: Option<&'a str>,
@@ -102,8 +103,14 @@ pub fn handle(index: &SearchIndex, generation: &str, request: &RequestEnvelope) 
         })
         .collect();
     let next = served.next.as_deref();
-    let body =
-        Body { query: text, total: result.total, total_exact: result.total_exact, count: hits.len(), hits, next };
+    let body = Body {
+        query: text,
+        total: result.total,
+        total_is_lower_bound: !result.total_exact,
+        count: hits.len(),
+        hits,
+        next,
+    };
     paging::respond(&body, next)
 }
 

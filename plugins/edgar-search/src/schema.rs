@@ -49,16 +49,16 @@ pub fn fragment() -> Value {
                 integer(),
                 &format!(
                     "Number of filings matching the query and filters (all of them, not only the returned ones), \
-                     counted up to {TOTAL_CAP}: when more match, `total` is {TOTAL_CAP} and `totalExact` is false."
+                     counted up to {TOTAL_CAP}: when more match, `total` is {TOTAL_CAP} and `totalIsLowerBound` is true."
                 ),
             ),
         ),
         (
-            "totalExact",
+            "totalIsLowerBound",
             describe(
                 boolean(),
                 &format!(
-                    "True when `total` is the exact number of matches; false when counting stopped at {TOTAL_CAP} \
+                    "False when `total` is the exact number of matches; true when counting stopped at {TOTAL_CAP} \
                      and `total` is a lower bound (the hits are still the best-ranked of all matches)."
                 ),
             ),
@@ -74,7 +74,7 @@ pub fn fragment() -> Value {
          `impairments` finds `impairment`); `\"supply chain\"` matches the exact phrase; `OR` between words \
          matches either; `-word` excludes; `entity:`, `text:`, `form:` and `cik:` restrict a term to one field. \
          Malformed query syntax is a 400 naming `q`. `forms` and `from`/`to` filter inside the index, so `total` \
-         is the number of matching filings (exact up to {TOTAL_CAP}; beyond, `totalExact` is false and `total` \
+         is the number of matching filings (exact up to {TOTAL_CAP}; beyond, `totalIsLowerBound` is true and `total` \
          is {TOTAL_CAP}) while `count` is the number returned (at most `limit`, default \
          10, clamped at {MAX_LIMIT}). Equal scores list the newer filing first. Each hit carries its BM25 `score` \
          and a text `snippet`. The demo dataset holds synthetic filings of fictional companies (names ending \
@@ -97,7 +97,7 @@ fn example() -> Value {
     json!({
         "query": "\"goodwill impairment\"",
         "total": 73,
-        "totalExact": true,
+        "totalIsLowerBound": false,
         "next": "eyJ2IjoxLCJxIjoiOTk5YzM4YTEwM2Y5MTUwOSIsImsiOlszMjI3MDM2MjQyLDIzOF0sImciOiJzZWVkLTMwMCJ9VNIrd-tJhVs",
         "count": 1,
         "hits": [{

@@ -21,7 +21,7 @@ use tantivy::{DocAddress, DocId, DocSet, Score, Searcher, SegmentReader, Term, C
 
 use crate::index::{hit_key, HitKey};
 
-/// Counting stops after this many matches: `total` is then a lower bound (`totalExact: false`).
+/// Counting stops after this many matches: `total` is then a lower bound (`totalIsLowerBound: true`).
 pub const TOTAL_CAP: usize = 10_000;
 
 /// How far below the current last hit a candidate's bound may lie and still be scored when ties must be scored
