@@ -268,6 +268,20 @@ pub fn corpus_file(relative: &str) -> Option<Vec<u8>> {
     std::fs::read(&path).map_err(|_| eprintln!("corpus absent: skipping ({path})")).ok()
 }
 
+/// Runs `parse` on a fuzz crash input (`fuzz/regressions/<name>`: a `\0name:<file>` line, then the bytes; fuzzer
+/// output, not data) as the file it names.
+pub fn parse_fuzz_regression(
+    regression: &str,
+    parse: fn(&crate::ingest::SourceFile<'_>) -> Result<crate::ingest::IngestBatch, crate::ingest::Refusal>,
+) -> Result<crate::ingest::IngestBatch, crate::ingest::Refusal> {
+    let path = format!("{}/../fuzz/regressions/{regression}", env!("CARGO_MANIFEST_DIR"));
+    let input = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let rest = input.strip_prefix(b"\0name:").expect("a fuzz input naming its file");
+    let end = rest.iter().position(|b| *b == b'\n').expect("the name line");
+    let name = std::str::from_utf8(&rest[..end]).expect("a UTF-8 file name");
+    parse(&crate::ingest::SourceFile { name, bytes: &rest[end + 1..] })
+}
+
 /// Regression check on a fuzz crash input (`fuzz/regressions/<name>`: a `\0name:<file>` line, then the bytes;
 /// fuzzer output, not data) whose file repeats a row: `parse` alone gives `collection`/`key` more than once, and
 /// the batch after [`crate::ingest::IngestBatch::keep_one_per_key`] (what the SDK hands the host) holds every key once.
@@ -277,12 +291,7 @@ pub fn assert_repeated_row_kept_once(
     collection: &str,
     key: &str,
 ) {
-    let path = format!("{}/../fuzz/regressions/{regression}", env!("CARGO_MANIFEST_DIR"));
-    let input = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    let rest = input.strip_prefix(b"\0name:").expect("a fuzz input naming its file");
-    let end = rest.iter().position(|b| *b == b'\n').expect("the name line");
-    let name = std::str::from_utf8(&rest[..end]).expect("a UTF-8 file name");
-    let mut batch = parse(&crate::ingest::SourceFile { name, bytes: &rest[end + 1..] }).expect("the file is read");
+    let mut batch = parse_fuzz_regression(regression, parse).expect("the file is read");
     let count = |b: &crate::ingest::IngestBatch| {
         b.records.iter().filter(|r| r.collection == collection && r.key == key).count()
     };

@@ -276,10 +276,12 @@ fn complaint_record(f: &[&str]) -> Result<IngestRecord, String> {
     if !vin.is_empty() && (vin.len() > 17 || !vin.chars().all(|c| c.is_ascii_alphanumeric())) {
         return Err(format!("field 15 VIN `{}` is not a VIN or VIN prefix", clip(&vin)));
     }
+    // The record's key and group: a row without them cannot be stored or amended later.
+    let (cmpl_id, odi_number) = (required(f[0], "1 CMPLID")?, required(f[1], "2 ODINO")?);
     let (make_key, model_key) = crate::data::model_key(f[3], f[4]);
     let row = ComplaintRow {
-        cmpl_id: f[0].into(),
-        odi_number: f[1].into(),
+        cmpl_id,
+        odi_number,
         manufacturer: f[2].into(),
         make: f[3].into(),
         model: f[4].into(),
@@ -588,5 +590,22 @@ mod regression_tests {
             "recalls",
             "02V237000:000015211000106324000000272",
         );
+    }
+
+    /// Regression: `fuzz/regressions/nhtsa-complaint-without-ids` (fuzzer-mutated bytes of a corpus complaints
+    /// file, not data) has a complaint row whose CMPLID or ODI number is empty; the parser made a record with an
+    /// empty key or group, and the host refused the whole file for it. Now that row is a row problem naming the
+    /// field, and the other rows are kept.
+    #[test]
+    fn a_complaint_row_without_its_ids_is_a_row_problem() {
+        let batch = datahost_plugin_api::testing::parse_fuzz_regression("nhtsa-complaint-without-ids", parse)
+            .expect("the file is read");
+        assert!(batch.records.iter().all(|r| !r.key.is_empty() && !r.group.is_empty()));
+        assert!(batch.records.iter().any(|r| r.collection == "complaints"), "the readable rows are kept");
+        let named = |p: &&datahost_plugin_api::RowProblem| {
+            p.message.contains("1 CMPLID is empty") || p.message.contains("2 ODINO is empty")
+        };
+        let problem = batch.problems.iter().find(named).expect("a row problem names the empty id field");
+        assert!(problem.location.starts_with("line "), "{problem:?}");
     }
 }
