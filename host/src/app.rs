@@ -423,7 +423,7 @@ fn finish(mut resp: Response, decision: Option<Decision>) -> Response {
 /// handler pool (`plugins/dispatch.rs`), not on this async worker, so the client gets an answer at the
 /// plugin's deadline even when the handler never returns: inline, a stuck handler held the worker and the
 /// client waited forever. The pool was chosen over `spawn_blocking` (measured at 0.39 of the bare route against
-/// 0.71 inline, 0.55 of inline) for its cheaper handoff: tests/bench/run.sh measured the pool at 0.80 of inline
+/// 0.71 inline, 0.55 of inline) for its cheaper handoff: `tests/bench/run.sh pool` measured the pool at 0.80 of inline
 /// in one run (0.49 and 0.61 of the bare route; BENCHMARKS.md, "Plugin calls"). `plugins.bench_inline_calls`
 /// (benchmarks only) restores the inline call for that comparison.
 async fn call_plugin(state: &AppState, ctx: &RouteCtx, envelope_json: String, rid: Option<&str>) -> Answer {

@@ -3,7 +3,7 @@
 //!
 //! Why a pool of our own: a synchronous handler cannot be interrupted, so a real deadline for the client needs
 //! the handler on another thread than the connection. tokio's `spawn_blocking` was measured at 0.39 of the bare
-//! route against 0.71 inline (tests/bench/run.sh); its cost is a task allocation and a lock per call plus a
+//! route against 0.71 inline (`tests/bench/run.sh pool`); its cost is a task allocation and a lock per call plus a
 //! condition-variable wake even when a thread is already running. This pool wakes a thread only when one is
 //! asleep, and a thread that finishes a call takes the next queued one without sleeping, so under load the
 //! handoff is a queue push and a oneshot send: measured at 0.80 of the inline call in one run, where
