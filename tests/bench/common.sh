@@ -24,3 +24,22 @@ data_dir = "$3/data"
 ${5:-}
 TOML
 }
+
+# listening_api STDOUT PID STDERR [SECONDS, default 300]: waits for the server's `listening` event on STDOUT and
+# prints its API address (host:port); fails with the server's stderr if it exits first or never listens.
+listening_api() {
+  local api="" tries=$(( ${4:-300} * 2 ))
+  for _ in $(seq 1 "$tries"); do
+    api=$(python3 -c 'import json,sys
+for line in open(sys.argv[1]):
+    try: v = json.loads(line)
+    except ValueError: continue
+    if v.get("event") == "listening": print(v["api"]); break' "$1" 2>/dev/null || true)
+    [ -n "$api" ] && { echo "$api"; return 0; }
+    kill -0 "$2" 2>/dev/null || { cat "$3" >&2; return 1; }
+    sleep 0.5
+  done
+  echo "datahost did not start within ${4:-300} s" >&2
+  cat "$3" >&2
+  return 1
+}

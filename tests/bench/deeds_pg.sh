@@ -167,18 +167,9 @@ echo "== starting $BIN"
 start=$(date +%s)
 RUST_LOG=warn "$BIN" serve > "$WORK/stdout" 2> "$WORK/stderr" &
 SERVER_PID=$!
-API=""
-for _ in $(seq 1 7200); do
-  API=$(python3 -c 'import json,sys
-for line in open(sys.argv[1]):
-    try: v = json.loads(line)
-    except ValueError: continue
-    if v.get("event") == "listening": print(v["api"]); break' "$WORK/stdout" 2>/dev/null || true)
-  [ -n "$API" ] && break
-  kill -0 "$SERVER_PID" 2>/dev/null || { cat "$WORK/stderr" >&2; exit 1; }
-  sleep 0.5
-done
-[ -n "$API" ] || { echo "datahost did not start" >&2; exit 1; }
+# shellcheck source=tests/bench/common.sh
+. "$ROOT/tests/bench/common.sh"
+API=$(listening_api "$WORK/stdout" "$SERVER_PID" "$WORK/stderr" 3600)
 echo "   listening on $API after $(( $(date +%s) - start )) s"
 psql_db "$DB" -At -F $'\t' -v docs="$DOCS" -v reps="$((REPS + 1))" -f "$SQL/mix.sql" > "$WORK/mix.tsv"
 python3 "$SQL/measure.py" "http://$API" "$KEY" "$WORK/mix.tsv"

@@ -65,18 +65,9 @@ psql "$PG/$DB" -v ON_ERROR_STOP=1 -v rows="$ROWS" -f "$ROOT/plugins/deeds/bench/
 KEY=$("$BIN" keys issue --tier owner --label deeds-bench | tail -n1)
 RUST_LOG=warn "$BIN" serve > "$WORK/stdout" 2> "$WORK/stderr" &
 SERVER_PID=$!
-API=""
-for _ in $(seq 1 600); do
-    API=$(python3 -c 'import json,sys
-for line in open(sys.argv[1]):
-    try: v = json.loads(line)
-    except ValueError: continue
-    if v.get("event") == "listening": print(v["api"]); break' "$WORK/stdout" 2>/dev/null || true)
-    [ -n "$API" ] && break
-    kill -0 "$SERVER_PID" 2>/dev/null || { cat "$WORK/stderr" >&2; exit 1; }
-    sleep 0.5
-done
-[ -n "$API" ] || { echo "datahost did not start" >&2; cat "$WORK/stderr" >&2; exit 1; }
+# shellcheck source=tests/bench/common.sh
+. "$ROOT/tests/bench/common.sh"
+API=$(listening_api "$WORK/stdout" "$SERVER_PID" "$WORK/stderr" 300)
 echo "== datahost serving on $API"
 
 # The fixed mix: for 24 synthetic deeds picked by number, a full-name search (grantor's first and last name),
