@@ -9,7 +9,7 @@
 # what the targets look for (panics, overflow under debug assertions, hangs, broken output promises) needs none.
 # Seeds are copied into fuzz/corpus/<target> at run time (never committed); what libFuzzer adds stays there and
 # is reused by the next run. Crashes go to fuzz/artifacts/<target>/; the script then exits 1.
-# Runs under `nice -n 10`: the machines are shared.
+# Runs under `nice -n 10` (FUZZ_NICE=0 for a quiet machine): the machines are shared.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 fuzz="$root/fuzz"
@@ -22,6 +22,7 @@ targets=("$@")
 # Inputs longer than this are cut (libFuzzer -max_len; FUZZ_MAX_LEN): seeds are the first 64 KiB of each file, cut
 # at a line. A smaller cap (8192) runs the big-file parsers many times faster, to reach a plateau sooner.
 max_len=${FUZZ_MAX_LEN:-65536}
+niceness=${FUZZ_NICE:-10}
 
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 # The fuzz crate is its own workspace; its lock starts from the main one so both build the same versions.
@@ -56,6 +57,8 @@ PY
 }
 
 mkdir -p "$fuzz/logs"
+# Targets that write their own seeds at start (ptr_text, openapi) are told where, each only in its own run.
+declare -A seed_env=()
 for t in "${targets[@]}"; do
   case $t in
     query)
@@ -67,13 +70,16 @@ for t in "${targets[@]}"; do
     form4) seed form4 "$shared"/sec-form4/* ;;
     thirteen_f) seed thirteen_f "$shared"/sec-13f/* ;;
     house_index) seed house_index "$shared"/house-fd/*.txt "$shared"/house-fd/*.xml "$shared"/house-stock-watcher/*.csv ;;
-    ptr_text) mkdir -p "$fuzz/corpus/ptr_text"; export DATAHOST_FUZZ_PTR_SEEDS="$shared/house-fd:$fuzz/corpus/ptr_text" ;;
+    ptr_text)
+      mkdir -p "$fuzz/corpus/ptr_text"
+      seed_env[ptr_text]="DATAHOST_FUZZ_PTR_SEEDS=$shared/house-fd:$fuzz/corpus/ptr_text"
+      ;;
     fec) seed fec "$shared"/fec/* ;;
     nhtsa) seed nhtsa "$shared"/nhtsa/* ;;
     prices) seed prices "$shared"/prices/* ;;
     openapi)
       mkdir -p "$fuzz/corpus/openapi"
-      export DATAHOST_FUZZ_MANIFEST_SEEDS="$root/target/debug:$fuzz/corpus/openapi"
+      seed_env[openapi]="DATAHOST_FUZZ_MANIFEST_SEEDS=$root/target/debug:$fuzz/corpus/openapi"
       ;;
     *) echo "unknown target $t (known: ${all[*]})" >&2; exit 2 ;;
   esac
@@ -86,10 +92,8 @@ for t in "${targets[@]}"; do
   mkdir -p "$fuzz/artifacts/$t"
   if $smoke; then run=(-runs=0); else run=(-max_total_time="$secs"); fi
   status=0
-  nice -n 10 "$bin_dir/$t" "${run[@]}" -max_len=$max_len -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+  env ${seed_env[$t]:+"${seed_env[$t]}"} nice -n "$niceness" "$bin_dir/$t" "${run[@]}" -max_len=$max_len -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
     -artifact_prefix="$fuzz/artifacts/$t/" "$fuzz/corpus/$t" > "$log" 2>&1 || status=$?
-  # The seeds (ptr_text, openapi) are written by the target's init, once.
-  unset DATAHOST_FUZZ_PTR_SEEDS DATAHOST_FUZZ_MANIFEST_SEEDS
   execs=$(awk '/stat::number_of_executed_units/ {print $2}' "$log" | tail -1)
   last=$(grep -E '^#[0-9]+' "$log" | tail -1)
   cov=$(echo "$last" | grep -oE 'cov: [0-9]+' | awk '{print $2}')
