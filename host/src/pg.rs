@@ -394,13 +394,31 @@ impl PgEngine {
     }
 }
 
-/// Runs a future to completion from synchronous code that may sit on a runtime worker thread (a plugin's
-/// `handle`) or on a blocking thread (plugin `init` at start).
+/// Runs a future to completion from synchronous code that may sit on a runtime thread (plugin `init` at start,
+/// the CLI) or on no runtime at all (a plugin's `handle` on a `plugin-handler` thread).
 pub(crate) fn block_on<T>(fut: impl std::future::Future<Output = T>) -> T {
     match tokio::runtime::Handle::try_current() {
         Ok(handle) => tokio::task::block_in_place(|| handle.block_on(fut)),
-        Err(_) => tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime").block_on(fut),
+        // Off any runtime: the engine's own runtime, built once and kept for the life of the process. It used
+        // to be a runtime per call, which took with it, when dropped, the driver task of every connection the
+        // pool had opened during the call: the next statement on that pooled connection (a word search runs
+        // several, on one connection, each under its own call) failed with "connection closed".
+        Err(_) => off_runtime().block_on(fut),
     }
+}
+
+/// The runtime that drives engine work started off any runtime (two workers: the connection drivers it
+/// spawns run there while the calling thread waits).
+fn off_runtime() -> &'static tokio::runtime::Runtime {
+    static RUNTIME: std::sync::OnceLock<tokio::runtime::Runtime> = std::sync::OnceLock::new();
+    RUNTIME.get_or_init(|| {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name("engine-io")
+            .enable_all()
+            .build()
+            .expect("the records engine's runtime starts")
+    })
 }
 
 fn bind_params(params: &[Value]) -> Vec<(Box<dyn ToSql + Sync + Send>, Type)> {
@@ -565,5 +583,54 @@ pub fn key_source(config: &Config, engine: &Arc<Engine>) -> KeySource {
     match engine.pg() {
         Some(pg) => KeySource::Postgres(pg.keys()),
         None => KeySource::File(FileKeyStore::new(config.keys.file.clone())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::block_on;
+
+    /// What the pool does when it opens a connection: it spawns the connection's driver task. Called from a
+    /// thread on no runtime (a plugin handler), that task must outlive the call that opened the connection.
+    #[test]
+    fn a_task_spawned_under_block_on_off_any_runtime_outlives_the_call() {
+        std::thread::spawn(|| {
+            assert!(tokio::runtime::Handle::try_current().is_err(), "a plain thread");
+            let (go, wait) = tokio::sync::oneshot::channel::<()>();
+            let (answer, answered) = tokio::sync::oneshot::channel::<u32>();
+            block_on(async move {
+                tokio::spawn(async move {
+                    if wait.await.is_ok() {
+                        let _ = answer.send(42);
+                    }
+                });
+            });
+            let _ = go.send(());
+            assert_eq!(block_on(answered), Ok(42), "the spawned task was dropped with its call");
+        })
+        .join()
+        .unwrap();
+    }
+
+    /// The failure seen in the black-box suite, on the real server: a pooled connection opened by one call
+    /// from a plugin-handler thread, used by the next (as `search_words` does).
+    #[test]
+    fn a_connection_opened_off_any_runtime_serves_the_next_call() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("pg.toml");
+        std::fs::write(&file, "[engine]\nurl = \"postgres://postgres@127.0.0.1:5432/postgres\"\n").unwrap();
+        let config = crate::config::Config::load(Some(&file)).unwrap();
+        let setup = tokio::runtime::Runtime::new().unwrap();
+        let engine = setup.block_on(super::PgEngine::connect(&config)).expect("PostgreSQL on 127.0.0.1:5432");
+        std::thread::spawn(move || {
+            // More clients at once than the pool holds idle, so some are opened under this thread's calls.
+            let clients: Vec<_> = (0..3).map(|_| block_on(engine.client()).unwrap()).collect();
+            for client in &clients {
+                let rows = block_on(client.query("SELECT 1::int4", &[])).expect("the pooled connection is alive");
+                assert_eq!(rows[0].get::<_, i32>(0), 1);
+            }
+        })
+        .join()
+        .unwrap();
     }
 }
