@@ -182,13 +182,14 @@ pub struct SearchResult<'a, T> {
 }
 
 impl<T> CountyIndex<T> {
-    /// Builds the index. `county_of` gives a record's county slug, `date_of` its sort date (`YYYY-MM-DD`,
-    /// newest first; ties keep snapshot order) and `fields_of` the texts whose tokens it matches on.
+    /// Builds the index. `county_of` gives a record's county slug, `key_of` its [`ClerkKey`] (the order of
+    /// every search result: newest first, then by record key; pass [`CountyIndex::search`] the same function)
+    /// and `fields_of` the texts whose tokens it matches on.
     pub fn new(
         coverage: &[CountyCoverage],
         records: Vec<T>,
         county_of: impl Fn(&T) -> &str,
-        date_of: impl Fn(&T) -> &str,
+        key_of: impl Fn(&T) -> ClerkKey,
         fields_of: impl Fn(&T) -> Vec<&str>,
     ) -> Self {
         let mut by_county: HashMap<String, Vec<(T, TokenSet)>> = HashMap::new();
@@ -197,7 +198,8 @@ impl<T> CountyIndex<T> {
             by_county.entry(county_of(&record).to_ascii_lowercase()).or_default().push((record, tokens));
         }
         for rows in by_county.values_mut() {
-            rows.sort_by(|(a, _), (b, _)| date_of(b).cmp(date_of(a)));
+            // Strictly in key order, whatever the snapshot's order: paging resumes after a key.
+            rows.sort_by_cached_key(|(record, _)| key_of(record));
         }
         Self { onboarded: coverage.iter().map(|c| c.slug.to_ascii_lowercase()).collect(), by_county }
     }
@@ -483,8 +485,8 @@ mod tests {
             Row("king-wa", "2022-03-01", "Blair Okonkwo"),
             Row("cook-il", "2025-01-01", "Wren Halvorsen"),
         ];
-        let index = CountyIndex::new(&coverage, rows, |r| r.0, |r| r.1, |r| vec![r.2]);
         let key = |r: &Row| clerk_key(r.1, r.2);
+        let index = CountyIndex::new(&coverage, rows, |r| r.0, key, |r| vec![r.2]);
         let hit = index.search(&search("halvorsen wren", 10), key);
         assert!(hit.onboarded);
         assert_eq!(hit.total, 2);
@@ -504,6 +506,36 @@ mod tests {
         assert_eq!(index.onboarded().collect::<Vec<_>>(), ["king-wa"]);
         let filtered = index.search_where(&search("halvorsen", 10), key, |r| r.1 < "2021");
         assert_eq!(filtered.records.iter().map(|r| r.1).collect::<Vec<_>>(), ["2020-01-01"]);
+    }
+
+    #[test]
+    fn equal_dates_page_in_key_order_whatever_the_snapshot_order() {
+        struct Row(&'static str, &'static str);
+        let coverage = vec![CountyCoverage {
+            slug: "king-wa".into(),
+            name: "King County".into(),
+            state: "WA".into(),
+            onboarded_at: "2026-01-01".into(),
+        }];
+        // Same day, keys out of order in the snapshot.
+        let rows = vec![Row("2024-05-01", "C"), Row("2024-05-01", "A"), Row("2024-05-01", "B")];
+        let key = |r: &Row| clerk_key(r.0, r.1);
+        let index = CountyIndex::new(&coverage, rows, |_| "king-wa", key, |_| vec!["Wren Halvorsen"]);
+        let mut seen = Vec::new();
+        let mut cursor: Option<String> = None;
+        loop {
+            let mut q = vec![("county", "king-wa"), ("query", "halvorsen"), ("limit", "1")];
+            if let Some(c) = cursor.as_deref() {
+                q.push(("cursor", c));
+            }
+            let page = index.search(&ClerkSearch::parse(&RequestEnvelope::new("/v1/x", &q), 100, 1000).unwrap(), key);
+            seen.extend(page.records.iter().map(|r| r.1));
+            match page.next {
+                Some(next) => cursor = Some(next),
+                None => break,
+            }
+        }
+        assert_eq!(seen, ["A", "B", "C"], "every record once, in key order");
     }
 
     #[test]

@@ -282,9 +282,6 @@ pub fn validate(m: &Manifest) -> Vec<String> {
         if route.is_internal() {
             continue;
         }
-        if let Some(problem) = m.word_index.as_ref().and_then(crate::words::WordIndex::problem) {
-            problems.push(problem);
-        }
         if let Some(paths) = paths {
             match paths.get(&route.path).and_then(|item| item.get("get")) {
                 Some(op) if op.pointer("/responses/200").is_some() => {}
@@ -292,6 +289,9 @@ pub fn validate(m: &Manifest) -> Vec<String> {
                 None => problems.push(format!("route `{}` has no `get` operation in the openapi fragment", route.path)),
             }
         }
+    }
+    if let Some(problem) = m.word_index.as_ref().and_then(crate::words::WordIndex::problem) {
+        problems.push(problem);
     }
     for index in &m.indexes {
         let fields_ok = !index.fields.is_empty() && index.fields.iter().all(|f| crate::query::valid_field(f));
@@ -409,6 +409,30 @@ mod tests {
 
     fn get_200() -> serde_json::Value {
         json!({"get": {"responses": {"200": {"description": "ok"}}}})
+    }
+
+    #[test]
+    fn a_bad_word_index_is_one_problem_whatever_the_routes() {
+        let index = crate::words::WordIndex {
+            words: "terms".into(),
+            word_field: "term".into(),
+            doc_field: "docKey".into(),
+            docs: "instruments".into(),
+            key_field: "docKey".into(),
+            scope_field: "coverage".into(),
+            facet_fields: vec![],
+            date_field: "date".into(),
+            id_field: "id".into(),
+        };
+        let two_public = with_routes(
+            vec![RouteSpec::new("/v1/holdings", vec![]), RouteSpec::new("/v1/holdings/search", vec![])],
+            json!({"/v1/holdings": get_200(), "/v1/holdings/search": get_200()}),
+        )
+        .word_indexing(index.clone());
+        assert_eq!(validate(&two_public), ["word index: no facet field"]);
+        let internal_only =
+            with_routes(vec![RouteSpec::internal("holdings", "search", vec![])], json!({})).word_indexing(index);
+        assert_eq!(validate(&internal_only), ["word index: no facet field"]);
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! built in memory at `init` (embedded engine), or the plugin's PostgreSQL table (engine mode), which holds
 //! the seed rows plus any loaded another way (`source` = `synthetic`, `ingest`...).
 
-use datahost_plugin_api::county::{self, ClerkTable, CountyCoverage, CountyIndex};
+use datahost_plugin_api::county::{self, clerk_key, ClerkKey, ClerkTable, CountyCoverage, CountyIndex};
 use datahost_plugin_api::snapshot::SnapshotMeta;
 use datahost_plugin_api::sql::{SeedTable, SEED_STATE_TABLE};
 use datahost_plugin_api::Migration;
@@ -45,10 +45,12 @@ pub struct Snapshot {
 /// Deeds by county, newest recording first (equal dates by instrument number, as the SQL orders them),
 /// matched on grantor, grantee and property address tokens.
 pub fn index(snapshot: Snapshot) -> CountyIndex<Deed> {
-    let mut deeds = snapshot.deeds;
-    // The index's date sort is stable, so this fixes the order of equal dates.
-    deeds.sort_by(|a, b| a.instrument_number.cmp(&b.instrument_number));
-    CountyIndex::new(&snapshot.counties, deeds, |d| &d.county, |d| &d.recorded_date, |d| d.search_fields().to_vec())
+    CountyIndex::new(&snapshot.counties, snapshot.deeds, |d| &d.county, key, |d| d.search_fields().to_vec())
+}
+
+/// A deed's place in every answer: newest recording first, equal dates by instrument number (as the SQL orders them).
+pub fn key(r: &Deed) -> ClerkKey {
+    clerk_key(&r.recorded_date, &r.instrument_number)
 }
 
 /// Bump when the rows derived from an unchanged snapshot change (columns, tokens), so `init` re-syncs.

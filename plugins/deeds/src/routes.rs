@@ -2,14 +2,14 @@
 //! memory or (engine mode) with one indexed query; paged by `limit` and `cursor` in that order.
 
 use datahost_plugin_api::clerk::{self, ClerkDocument, Kind};
-use datahost_plugin_api::county::{clerk_key, clerk_search_engine, ClerkSearch, EngineFound};
+use datahost_plugin_api::county::{clerk_search_engine, ClerkSearch, EngineFound};
 use datahost_plugin_api::paging;
 use datahost_plugin_api::params::DEFAULT_MAX_LIMIT;
 use datahost_plugin_api::sql::Store;
 use datahost_plugin_api::{ApiError, RequestEnvelope, Response, RouteSpec, Tier};
 use serde::Serialize;
 
-use crate::data::Deed;
+use crate::data::{self, Deed};
 
 pub const DEFAULT_LIMIT: usize = 100;
 
@@ -100,7 +100,7 @@ pub fn handle(source: &crate::Source, request: &RequestEnvelope) -> Result<Respo
             .respond();
         }
     };
-    let found = index.search(&search, |d| clerk_key(&d.recorded_date, &d.instrument_number));
+    let found = index.search(&search, data::key);
     Body {
         county: &search.county,
         query: &search.query,

@@ -2,7 +2,7 @@
 //! built in memory at `init` (embedded engine), or the plugin's PostgreSQL table (engine mode), which holds
 //! the seed rows plus any loaded another way (`source` = `synthetic`, `ingest`...).
 
-use datahost_plugin_api::county::{self, ClerkTable, CountyCoverage, CountyIndex};
+use datahost_plugin_api::county::{self, clerk_key, ClerkKey, ClerkTable, CountyCoverage, CountyIndex};
 use datahost_plugin_api::snapshot::SnapshotMeta;
 use datahost_plugin_api::sql::{SeedTable, SEED_STATE_TABLE};
 use datahost_plugin_api::Migration;
@@ -52,10 +52,12 @@ pub struct Snapshot {
 /// Liens by county, newest filing first (equal dates by instrument number, as the SQL orders them), matched
 /// on claimant, debtor and property address tokens.
 pub fn index(snapshot: Snapshot) -> CountyIndex<Lien> {
-    let mut liens = snapshot.liens;
-    // The index's date sort is stable, so this fixes the order of equal dates.
-    liens.sort_by(|a, b| a.instrument_number.cmp(&b.instrument_number));
-    CountyIndex::new(&snapshot.counties, liens, |l| &l.county, |l| &l.filed_date, |l| l.search_fields().to_vec())
+    CountyIndex::new(&snapshot.counties, snapshot.liens, |l| &l.county, key, |l| l.search_fields().to_vec())
+}
+
+/// A lien's place in every answer: newest filing first, equal dates by instrument number (as the SQL orders them).
+pub fn key(r: &Lien) -> ClerkKey {
+    clerk_key(&r.filed_date, &r.instrument_number)
 }
 
 /// Bump when the rows derived from an unchanged snapshot change (columns, tokens), so `init` re-syncs.

@@ -3,7 +3,7 @@
 //! `cursor` in that order.
 
 use datahost_plugin_api::clerk::{self, ClerkDocument, Kind};
-use datahost_plugin_api::county::{clerk_key, clerk_search_engine, ClerkSearch, EngineFound};
+use datahost_plugin_api::county::{clerk_search_engine, ClerkSearch, EngineFound};
 use datahost_plugin_api::paging;
 use datahost_plugin_api::params::DEFAULT_MAX_LIMIT;
 use datahost_plugin_api::sql::Store;
@@ -11,7 +11,7 @@ use datahost_plugin_api::{ApiError, ParamSpec, RequestEnvelope, Response, RouteS
 use serde::Serialize;
 use serde_json::json;
 
-use crate::data::{Lien, LIEN_TYPES};
+use crate::data::{self, Lien, LIEN_TYPES};
 
 pub const DEFAULT_LIMIT: usize = 100;
 
@@ -138,11 +138,9 @@ pub fn handle(source: &crate::Source, request: &RequestEnvelope) -> Result<Respo
             .respond();
         }
     };
-    let found = index.search_where(
-        &search,
-        |l| clerk_key(&l.filed_date, &l.instrument_number),
-        |l| kind.is_none_or(|k| l.lien_type == k) && released.is_none_or(|r| l.released == r),
-    );
+    let found = index.search_where(&search, data::key, |l| {
+        kind.is_none_or(|k| l.lien_type == k) && released.is_none_or(|r| l.released == r)
+    });
     Body {
         county: &search.county,
         query: &search.query,
