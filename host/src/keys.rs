@@ -86,17 +86,29 @@ pub struct KeyCache {
 }
 
 impl KeyCache {
-    pub fn replace(&self, records: &[KeyRecord]) {
+    /// Replaces the whole view with `records`; returns the ids of keys that were valid and are revoked now, so
+    /// the reload can say when a revocation took effect on this replica.
+    pub fn replace(&self, records: &[KeyRecord]) -> Vec<Arc<str>> {
         let mut map = HashMap::with_capacity(records.len());
         for r in records {
-            let Ok(bytes) = hex::decode(&r.hash) else { continue };
-            let Ok(hash) = <[u8; 32]>::try_from(bytes.as_slice()) else { continue };
+            let hash = hex::decode(&r.hash).ok().and_then(|b| <[u8; 32]>::try_from(b.as_slice()).ok());
+            let Some(hash) = hash else {
+                tracing::warn!(key_id = %r.id, "key record ignored: its hash is not 64 hex digits");
+                continue;
+            };
             map.insert(
                 hash,
                 Entry { hash, id: Arc::from(r.id.as_str()), tier: r.tier, revoked: r.revoked_at.is_some() },
             );
         }
-        *self.entries.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(map);
+        let mut guard = self.entries.write().unwrap_or_else(|e| e.into_inner());
+        let newly_revoked = map
+            .values()
+            .filter(|e| e.revoked && guard.get(&e.hash).is_some_and(|before| !before.revoked))
+            .map(|e| e.id.clone())
+            .collect();
+        *guard = Arc::new(map);
+        newly_revoked
     }
 
     /// Resolves a well-formed key. The map is indexed by the SHA-256 of the key, so lookup timing can only
@@ -233,7 +245,9 @@ impl KeySource {
     /// Reloads the cache from the store.
     pub async fn refresh(&self, cache: &KeyCache) -> Result<(), String> {
         let records = self.load().await?;
-        cache.replace(&records);
+        for id in cache.replace(&records) {
+            tracing::info!(key_id = %id, "API key revoked: refused from now on");
+        }
         Ok(())
     }
 
@@ -393,6 +407,22 @@ mod tests {
         assert_eq!(cache.lookup(&k1), KeyLookup::Valid { id: Arc::from(r1.id.as_str()), tier: Tier::Free });
         assert_eq!(cache.lookup(&k2), KeyLookup::Revoked);
         assert_eq!(cache.lookup("svc_live_00000000000000000000000000000000"), KeyLookup::Unknown);
+    }
+
+    #[test]
+    fn a_reload_names_the_keys_it_revoked_and_only_those() {
+        let (_, r1) = generate(Tier::Free, "");
+        let (_, r2) = generate(Tier::Pro, "");
+        let (_, mut r3) = generate(Tier::Pro, "");
+        r3.revoked_at = Some("2026-01-01T00:00:00Z".into());
+        let cache = KeyCache::default();
+        // A first load reports nothing: no key was valid here before, revoked or not.
+        assert_eq!(cache.replace(&[r1.clone(), r2.clone(), r3.clone()]), Vec::<Arc<str>>::new());
+        let mut r2_revoked = r2.clone();
+        r2_revoked.revoked_at = Some("2026-02-01T00:00:00Z".into());
+        assert_eq!(cache.replace(&[r1.clone(), r2_revoked.clone(), r3.clone()]), vec![Arc::from(r2.id.as_str())]);
+        // Already revoked: not reported again.
+        assert_eq!(cache.replace(&[r1, r2_revoked, r3]), Vec::<Arc<str>>::new());
     }
 
     #[test]

@@ -99,6 +99,10 @@ fn describe() {
         "datahost_http_connections_refused_total",
         "Connections refused with a 503 by reason (connection caps)."
     );
+    metrics::describe_counter!(
+        "datahost_sync_schedule_checks_total",
+        "Passes of the sync scheduler (about one a second while `[sync.schedule]` names datasets)."
+    );
     metrics::describe_counter!("datahost_sync_files_total", "Files fetched by `datahost sync`, by source.");
     metrics::describe_counter!("datahost_sync_bytes_total", metrics::Unit::Bytes, "Bytes fetched by sync, by source.");
     metrics::describe_counter!("datahost_sync_records_total", "Records ingested by sync, by source.");

@@ -9,7 +9,7 @@ use serde_json::Value;
 use crate::openapi::{schema, Operation};
 use crate::paging::{self, Page, PageRequest};
 use crate::params::{normalize_ticker, TickerFilter, DEFAULT_MAX_LIMIT};
-use crate::{ApiError, ParamSpec, Plugin, RequestEnvelope, Response, RouteSpec};
+use crate::{ApiError, ParamSpec, RequestEnvelope, Response, RouteSpec};
 
 /// The `meta` fields SPEC gives every company dataset. `source` is additive: it names where the snapshot
 /// came from (and says so when it is demo data). Plugins with more meta fields `#[serde(flatten)]` this.
@@ -236,19 +236,21 @@ impl CompaniesDoc<'_> {
     }
 }
 
+#[cfg(any(test, feature = "testing"))]
 /// Test helper: the one company `ticker` selects on the plugin's own seeds (panics unless the answer is 200
 /// with exactly one company).
-pub fn fetch_company<P: Plugin>(route: &str, ticker: &str) -> Value {
+pub fn fetch_company<P: crate::Plugin>(route: &str, ticker: &str) -> Value {
     let (status, body) =
         crate::testing::get(&crate::testing::plugin_with_own_seeds::<P>(), route, &[("ticker", ticker)]);
     assert_eq!((status, &body["count"]), (200, &Value::from(1)), "{body}");
     body["companies"][0].clone()
 }
 
+#[cfg(any(test, feature = "testing"))]
 /// Test helper: checks the behaviour every company dataset shares on the plugin's own seeds (envelope
 /// shape, demo labelling, ticker filter in any case, unknown ticker, malformed ticker) and returns the
 /// unfiltered body for dataset-specific assertions. `ticker` must be a covered company.
-pub fn check_endpoint<P: Plugin>(route: &str, ticker: &str) -> Value {
+pub fn check_endpoint<P: crate::Plugin>(route: &str, ticker: &str) -> Value {
     use crate::testing::{get, plugin_with_own_seeds};
     let plugin = plugin_with_own_seeds::<P>();
     let (status, all) = get(&plugin, route, &[]);

@@ -30,6 +30,7 @@ pub mod request;
 pub mod snapshot;
 pub mod sql;
 pub mod tabular;
+#[cfg(any(test, feature = "testing"))]
 pub mod testing;
 pub mod text;
 pub mod words;

@@ -261,6 +261,52 @@ pub fn listed_companies() -> Option<(std::collections::HashSet<String>, u64)> {
     Some((tickers, max_cik))
 }
 
+// ---- demo seeds name nothing real: the check every company dataset's seed test makes ----
+
+/// Tickers of the real companies the demo universe stands in for (`AAPL` became `ORCH`, `LMT` became `BWRD`...):
+/// no demo row may carry one.
+pub const REAL_TICKERS: [&str; 54] = [
+    "AAPL", "MSFT", "NVDA", "AMZN", "GOOGL", "GOOG", "META", "TSLA", "JPM", "XOM", "JNJ", "WMT", "PG", "V", "UNH",
+    "HD", "KO", "PFE", "INTC", "CRM", "LMT", "BA", "RTX", "GD", "NOC", "T", "VZ", "CMCSA", "GS", "CVX", "AMD", "BRK.B",
+    "CAT", "DE", "DIS", "ORCL", "AVGO", "COST", "CRWD", "PLTR", "LLY", "GE", "IBM", "QCOM", "ACN", "BAH", "CACI",
+    "HII", "KBR", "LDOS", "SAIC", "MA", "NEE", "SPY",
+];
+
+/// Their names (fragments separated by `|`, matched case-insensitively): no demo row may name one.
+pub const REAL_NAMES: &str =
+    "apple inc|microsoft|nvidia|amazon|alphabet|google|meta platforms|facebook|tesla|jpmorgan|\
+    exxon|johnson & johnson|walmart|procter|unitedhealth|home depot|coca-cola|pfizer|intel corp|salesforce|lockheed|\
+    boeing|raytheon|rtx corp|general dynamics|northrop|at&t|verizon|comcast|goldman|chevron|broadcom|costco|\
+    crowdstrike|palantir|eli lilly|general electric|international business machines|qualcomm|accenture|booz allen|\
+    caci inc|huntington ingalls|kbr|leidos|science applications|berkshire|oracle|disney|caterpillar|deere|\
+    advanced micro|mastercard|nextera|spdr|visa inc";
+
+/// Hosts of the official sources: a demo row cites none (its addresses are under the reserved `demo.invalid`).
+pub const OFFICIAL_HOSTS: [&str; 8] =
+    ["sec.gov", "house.gov", "senate.gov", "lda.senate.gov", "fec.gov", "usaspending.gov", "patentsview", "nhtsa.gov"];
+
+/// Fails when the seed text names a real company or cites an official host, or `ticker` is a real company's
+/// (also, when the shared corpus is present, any ticker the SEC lists in `company_tickers.json`).
+pub fn assert_no_real_identifier(seed_text: &str, tickers: &[&str]) {
+    let text = seed_text.to_lowercase();
+    for name in REAL_NAMES.split('|') {
+        assert!(!text.contains(name), "the demo seed names `{name}`");
+    }
+    for host in OFFICIAL_HOSTS {
+        assert!(!text.contains(host), "the demo seed cites {host}");
+    }
+    let listed = listed_companies().map(|(listed, _)| listed);
+    if let Some(listed) = &listed {
+        assert!(listed.contains("AAPL") && listed.contains("LMT"), "the corpus copy lists real companies");
+    }
+    for ticker in tickers {
+        assert!(!REAL_TICKERS.contains(ticker), "{ticker} is a real company's ticker");
+        if let Some(listed) = &listed {
+            assert!(!listed.contains(*ticker) && !listed.contains(&ticker.replace('.', "-")), "{ticker} is listed");
+        }
+    }
+}
+
 /// A file of the shared corpus of official files (`../shared/corpus/<relative>`), or `None` (with a note) when the
 /// corpus is not on this machine: parser tests read real files from there, never from a copy in the repository.
 pub fn corpus_file(relative: &str) -> Option<Vec<u8>> {

@@ -14,6 +14,39 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+/// How long a wait for something the server does on its own (a reload, a recovery, an event) may last before the
+/// test gives up. A hang guard, not a timing claim: it only bounds how long a broken build keeps CI waiting, so it
+/// is generous and the same everywhere. No black-box test asserts how long anything took; speed is measured by the
+/// benchmarks in tests/bench, and tests wait for signals (an event in the server's output, a health field, a
+/// metric) rather than sleeping for a guessed time.
+pub const HANG_GUARD: Duration = Duration::from_secs(120);
+
+/// Polls `probe` (every 50 ms) until it answers `Ok`; panics naming `what` and the last observation (the `Err`)
+/// once [`HANG_GUARD`] has passed.
+pub fn eventually<T>(what: &str, mut probe: impl FnMut() -> Result<T, String>) -> T {
+    let deadline = Instant::now() + HANG_GUARD;
+    loop {
+        match probe() {
+            Ok(v) => return v,
+            Err(last) => {
+                assert!(Instant::now() < deadline, "{what}: still not so after {HANG_GUARD:?}; last seen: {last}")
+            }
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// [`eventually`] for a yes/no probe.
+pub fn until(what: &str, mut check: impl FnMut() -> bool) {
+    eventually(what, || if check() { Ok(()) } else { Err("not yet".into()) })
+}
+
+/// The value of the sample of Prometheus text `metrics` whose line starts with `series` (name and labels as
+/// rendered), if any.
+pub fn sample(metrics: &str, series: &str) -> Option<f64> {
+    metrics.lines().find_map(|l| l.strip_prefix(series)?.strip_prefix(' ')?.trim().parse().ok())
+}
+
 /// The folder holding the `datahost` binary and the plugin libraries of this build profile.
 pub fn target_dir() -> PathBuf {
     let exe = std::env::current_exe().expect("current exe");
@@ -195,7 +228,7 @@ impl Server {
                 sink.lock().unwrap().push(line);
             }
         });
-        let ready = match rx.recv_timeout(Duration::from_secs(60)) {
+        let ready = match rx.recv_timeout(HANG_GUARD) {
             Ok(v) => v,
             Err(_) => {
                 let _ = child.kill();
@@ -276,6 +309,11 @@ impl Server {
         self.http.get(format!("http://{}/metrics", self.metrics)).send().unwrap().text().unwrap()
     }
 
+    /// The value of one series of `/metrics` (name and labels as rendered, e.g. `x_total{plugin="vin"}`), if any.
+    pub fn metric(&self, series: &str) -> Option<f64> {
+        sample(&self.metrics_text(), series)
+    }
+
     /// Issues a key of `tier` through the CLI against this server's key store.
     pub fn issue_key(&self, tier: &str) -> String {
         let key = run_cli(&self.config_file, &["keys", "issue", "--tier", tier], &[]).trim().to_string();
@@ -303,42 +341,66 @@ impl Server {
     }
 
     /// Polls `/health` until `dataset` reports ingested data satisfying `ready` (the server reloads on its
-    /// own; this only waits for it). Panics with the last health document after `limit`.
-    pub fn wait_for_data(&self, dataset: &str, limit: Duration, ready: impl Fn(&Value) -> bool) -> Value {
-        let deadline = Instant::now() + limit;
-        loop {
+    /// own; this only waits for it). Panics with the last health document after [`HANG_GUARD`].
+    pub fn wait_for_data(&self, dataset: &str, ready: impl Fn(&Value) -> bool) -> Value {
+        eventually(&format!("{dataset} served as ingested"), || {
             let (_, health) = self.get_with("/health", &[]);
             let status = &health["data"][dataset];
             if status["data"] == "ingested" && ready(status) {
-                return status.clone();
+                Ok(status.clone())
+            } else {
+                Err(health.to_string())
             }
-            assert!(Instant::now() < deadline, "{dataset} not served as ingested within {limit:?}: {health}");
-            std::thread::sleep(Duration::from_millis(100));
-        }
+        })
     }
 
     /// Polls `path` (with the owner key) until its body satisfies `ready`: for datasets derived from others,
-    /// which reload just after the dataset they read. Panics with the last body after `limit`.
-    pub fn wait_for_route(&self, path: &str, limit: Duration, ready: impl Fn(&Value) -> bool) -> Value {
-        let deadline = Instant::now() + limit;
-        loop {
+    /// which reload just after the dataset they read. Panics with the last body after [`HANG_GUARD`].
+    pub fn wait_for_route(&self, path: &str, ready: impl Fn(&Value) -> bool) -> Value {
+        eventually(&format!("{path} ready"), || {
             let (status, body) = self.get(path);
             if status == 200 && ready(&body) {
-                return body;
+                Ok(body)
+            } else {
+                Err(format!("{status} {body}"))
             }
-            assert!(Instant::now() < deadline, "{path} not ready within {limit:?}: {status} {body}");
-            std::thread::sleep(Duration::from_millis(100));
-        }
+        })
+    }
+
+    /// Waits for the first line of the server's output (stderr and stdout) containing `text`, the way a test
+    /// waits for an event the server reports (a key revocation applied, a plugin at work, a shutdown begun).
+    pub fn wait_for_output(&self, text: &str) -> String {
+        self.wait_for_line(&format!("{text:?}"), |line| line.contains(text))
+    }
+
+    /// Waits for the first line of the server's output that satisfies `matches`; `what` names it in the panic.
+    pub fn wait_for_line(&self, what: &str, matches: impl Fn(&str) -> bool) -> String {
+        eventually(&format!("the server's output shows {what}"), || {
+            let lines = self.stderr_lines.lock().unwrap();
+            lines.iter().find(|l| matches(l)).cloned().ok_or_else(|| format!("{} lines", lines.len()))
+        })
     }
 
     pub fn stderr(&self) -> String {
         self.stderr_lines.lock().unwrap().join("\n")
     }
 
-    /// Sends SIGTERM and waits for exit; returns the exit status code.
-    pub fn terminate(mut self) -> Option<i32> {
+    /// Sends SIGTERM and waits for exit; returns the exit status code (`None` when the server had to be killed
+    /// after [`HANG_GUARD`]).
+    pub fn terminate(self) -> Option<i32> {
+        self.sigterm();
+        self.wait_for_exit()
+    }
+
+    /// Sends SIGTERM without waiting: the server begins its graceful stop (its output says so).
+    pub fn sigterm(&self) {
         unsafe_sigterm(self.child.id());
-        let deadline = Instant::now() + Duration::from_secs(20);
+    }
+
+    /// Waits for the server to exit on its own; returns the exit status code (`None` when it had to be killed
+    /// after [`HANG_GUARD`]).
+    pub fn wait_for_exit(mut self) -> Option<i32> {
+        let deadline = Instant::now() + HANG_GUARD;
         loop {
             if let Some(status) = self.child.try_wait().unwrap() {
                 return status.code();
@@ -532,7 +594,6 @@ pub fn free_port() -> u16 {
 pub mod private {
     use std::path::PathBuf;
     use std::process::{Child, Command, Stdio};
-    use std::time::{Duration, Instant};
 
     use super::free_port;
     use super::pg::bin_dir;
@@ -708,11 +769,9 @@ pub mod private {
                 .stdout(Stdio::null())
                 .spawn()
                 .expect("redis-server");
-            let deadline = Instant::now() + Duration::from_secs(10);
-            while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-                assert!(Instant::now() < deadline, "private redis did not start");
-                std::thread::sleep(Duration::from_millis(50));
-            }
+            super::eventually("the private redis listens", || {
+                std::net::TcpStream::connect(("127.0.0.1", port)).map_err(|e| e.to_string())
+            });
             PrivateRedis { child, port }
         }
     }

@@ -2,23 +2,14 @@
 //! database per test) and, for the kill test, a private cluster this test starts itself.
 
 use std::path::Path;
-use std::time::{Duration, Instant};
 
 use datahost_tests::pg::TestDb;
 use datahost_tests::private::PrivateCluster;
-use datahost_tests::{free_port, run_cli, run_cli_raw, Server, ServerOptions};
+use datahost_tests::{free_port, run_cli, run_cli_raw, until, Server, ServerOptions};
 use serde_json::Value;
 
 fn engine_server(db: &TestDb) -> Server {
     Server::start_with(ServerOptions { extra_toml: db.engine_toml(), ..Default::default() })
-}
-
-fn eventually(what: &str, secs: u64, mut check: impl FnMut() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(secs);
-    while !check() {
-        assert!(Instant::now() < deadline, "{what} did not happen within {secs} s");
-        std::thread::sleep(Duration::from_millis(200));
-    }
 }
 
 fn config_for(db_url: &str, dir: &Path) -> std::path::PathBuf {
@@ -161,11 +152,11 @@ fn keys_live_in_postgres_and_revocation_reaches_every_replica() {
         .unwrap()
         .to_string();
     a.cli(&["keys", "revoke", &id]);
-    let revoked_at = Instant::now();
     for server in [&a, &b] {
-        eventually("revocation on every replica", 5, || server.get_with(route, &[("X-API-Key", &key)]).0 == 401);
+        // Each replica says when its periodic key reload applied the revocation; from then on it refuses the key.
+        server.wait_for_line(&format!("the revocation of {id}"), |l| l.contains("API key revoked") && l.contains(&id));
+        assert_eq!(server.get_with(route, &[("X-API-Key", &key)]).0, 401);
     }
-    assert!(revoked_at.elapsed() < Duration::from_secs(5));
 }
 
 #[test]
@@ -183,7 +174,7 @@ fn a_dataset_change_reloads_every_replica_atomically() {
         )
         .unwrap();
     for server in [&a, &b] {
-        eventually("reload after NOTIFY", 5, || server.get(route).1["count"].as_u64().unwrap_or(0) > 0);
+        until("reload after NOTIFY", || server.get(route).1["count"].as_u64().unwrap_or(0) > 0);
         // Every filing of the member moved over at once: no request sees a mix of old and new names.
         let (_, old) = server.get("/v1/congress-trades?member=hollister");
         assert_eq!(old["count"], 0);
@@ -232,17 +223,16 @@ fn engine_killed_and_restarted_while_serving() {
     assert_eq!(status, 200);
 
     cluster.pg_ctl("stop");
-    eventually("health reports the lost engine", 10, || server.get_with("/health", &[]).1["ok"] == false);
-    // Datasets already loaded keep being served, to keys already known, without hanging.
-    let started = Instant::now();
+    until("health reports the lost engine", || server.get_with("/health", &[]).1["ok"] == false);
+    // Datasets already loaded keep being served, to keys already known: from memory, the same answer (a request
+    // that waited on the stopped engine would fail its 2 s query timeout; the client's hang guard bounds the rest).
     let (status, during) = server.get_with(route, &[("X-API-Key", &free)]);
     assert_eq!(status, 200);
     assert_eq!(during, before);
-    assert!(started.elapsed() < Duration::from_secs(10));
     assert_eq!(server.get("/v1/prices?ticker=SPY&from=2026-10-01").0, 200);
 
     cluster.pg_ctl("start");
-    eventually("health recovers by itself", 15, || server.get_with("/health", &[]).1["ok"] == true);
+    until("health recovers by itself", || server.get_with("/health", &[]).1["ok"] == true);
     // And the engine is used again: a dataset change made now is picked up.
     let mut client = postgres::Client::connect(&cluster.url(), postgres::NoTls).unwrap();
     client
@@ -251,7 +241,7 @@ fn engine_killed_and_restarted_while_serving() {
              checksum = md5(random()::text) WHERE name = 'congress-trades'",
         )
         .unwrap();
-    eventually("reload after recovery", 10, || {
+    until("reload after recovery", || {
         server.get("/v1/congress-trades?member=recovered").1["count"].as_u64().unwrap_or(0) > 0
     });
 }

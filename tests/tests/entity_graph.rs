@@ -3,7 +3,6 @@
 //! pro-tier gate, and the parameter errors.
 
 use std::collections::HashSet;
-use std::time::{Duration, Instant};
 
 use datahost_tests::{assert_envelope, corpus, Server, ServerOptions};
 use serde_json::Value;
@@ -59,17 +58,9 @@ fn the_internal_route_is_not_served_over_http_nor_documented() {
     assert!(paths.iter().all(|p| !p.starts_with("/internal/")), "{paths:?}");
 }
 
-/// Asks for the graph until `ready` holds (the plugins re-initialise after an ingest within seconds).
+/// Asks for the graph until `ready` holds (the plugins re-initialise on their own after an ingest).
 fn graph_when(server: &Server, query: &str, ready: impl Fn(&Value) -> bool) -> Value {
-    let start = Instant::now();
-    loop {
-        let (status, body) = server.get(&format!("/v1/entity-graph?{query}"));
-        if status == 200 && ready(&body) {
-            return body;
-        }
-        assert!(start.elapsed() < Duration::from_secs(30), "the graph never showed the ingested data: {body}");
-        std::thread::sleep(Duration::from_millis(200));
-    }
+    server.wait_for_route(&format!("/v1/entity-graph?{query}"), ready)
 }
 
 #[test]

@@ -5,7 +5,6 @@
 //! errors carry no tag. Also with the plugin in its own process.
 
 use std::io::Read as _;
-use std::time::Duration;
 
 use datahost_tests::{corpus, wait_for_window_with, Server, ServerOptions};
 use reqwest::blocking::Response;
@@ -40,7 +39,7 @@ fn body(resp: Response) -> Vec<u8> {
 
 /// A counter's value in the Prometheus text (0 when absent).
 fn counter(text: &str, series: &str) -> f64 {
-    text.lines().find_map(|l| l.strip_prefix(series)?.trim().parse().ok()).unwrap_or(0.0)
+    datahost_tests::sample(text, series).unwrap_or(0.0)
 }
 
 #[test]
@@ -246,7 +245,7 @@ fn a_data_change_gives_the_new_body_under_a_new_tag() {
 
     let (code, out, err) = server.ingest("prices", &[&spy_file], &[]);
     assert_eq!(code, 0, "{out}\n{err}");
-    server.wait_for_data("prices", Duration::from_secs(20), |_| true);
+    server.wait_for_data("prices", |_| true);
 
     let (status, after) = fetch(&server, path, &owner, &[("If-None-Match", &old_tag)]);
     assert_eq!(status, 200, "the old tag no longer matches");

@@ -5,9 +5,8 @@
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::time::Duration;
 
-use datahost_tests::{fixture, plugin_dir_with, Server, ServerOptions};
+use datahost_tests::{fixture, plugin_dir_with, Server, ServerOptions, HANG_GUARD};
 use serde_json::Value;
 
 /// `[server]` settings as environment overrides (`DATAHOST_SERVER__<KEY>`), beside the harness's own `[server]`.
@@ -26,13 +25,13 @@ fn half_sent(server: &Server) -> TcpStream {
     stream
 }
 
-/// Everything the server sends until it closes the connection (or `wait` passes).
-/// Reads until the server closes the connection or `wait` passes: (what was read, whether it was closed). A reset
+/// Reads until the server closes the connection or the harness's hang guard passes: (what was read, whether it
+/// was closed). A reset
 /// is a close too: a server that exits before reading what a half-sent request already wrote makes the kernel
 /// answer RST instead of FIN (it happens on a loaded machine). Only the timeout means "still open".
-fn read_until_closed(stream: &mut TcpStream, wait: Duration) -> (String, bool) {
+fn read_until_closed(stream: &mut TcpStream) -> (String, bool) {
     use std::io::ErrorKind;
-    stream.set_read_timeout(Some(wait)).unwrap();
+    stream.set_read_timeout(Some(HANG_GUARD)).unwrap();
     let mut answer = Vec::new();
     let closed = match stream.read_to_end(&mut answer) {
         Ok(_) => true,
@@ -52,7 +51,7 @@ fn slow_header_clients_are_cut_off_and_one_address_gets_its_share() {
     let mut slow: Vec<TcpStream> = (0..20).map(|_| half_sent(&server)).collect();
     // The 21st connection from this address is answered 503 with the envelope and closed.
     let mut extra = TcpStream::connect(server.api).unwrap();
-    let (answer, closed) = read_until_closed(&mut extra, Duration::from_secs(10));
+    let (answer, closed) = read_until_closed(&mut extra);
     assert!(closed, "refused connections are closed");
     assert!(answer.starts_with("HTTP/1.1 503"), "{answer}");
     let body = body_of(&answer);
@@ -60,7 +59,7 @@ fn slow_header_clients_are_cut_off_and_one_address_gets_its_share() {
     assert!(body["error"].as_str().unwrap().contains("too many open connections from this address"), "{body}");
     // The half-sent requests are closed by the server once the header-read timeout passes.
     for stream in &mut slow {
-        let (_, closed) = read_until_closed(stream, Duration::from_secs(10));
+        let (_, closed) = read_until_closed(stream);
         assert!(closed, "a slow-header connection is closed by the server");
     }
     drop(slow);
@@ -85,14 +84,14 @@ fn the_connection_cap_answers_503_with_the_envelope() {
     let server = server_with(&[("max_connections", "3"), ("max_connections_per_client", "0")]);
     let _held: Vec<TcpStream> = (0..3).map(|_| half_sent(&server)).collect();
     let mut extra = TcpStream::connect(server.api).unwrap();
-    let (answer, _) = read_until_closed(&mut extra, Duration::from_secs(10));
+    let (answer, _) = read_until_closed(&mut extra);
     assert!(answer.starts_with("HTTP/1.1 503"), "{answer}");
     assert!(body_of(&answer)["error"].as_str().unwrap().contains("connection limit"), "{answer}");
 }
 
 #[test]
 fn sigterm_closes_idle_and_half_sent_connections_at_once_and_exits_0() {
-    // A 60 s grace: waiting on either connection would outlast Server::terminate's 20 s patience.
+    // A 60 s grace: a server that waited on either connection would exit 1 when it ran out.
     let server = server_with(&[("shutdown_grace_secs", "60")]);
     let mut idle = TcpStream::connect(server.api).unwrap();
     idle.write_all(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
@@ -101,30 +100,35 @@ fn sigterm_closes_idle_and_half_sent_connections_at_once_and_exits_0() {
     assert_eq!(&first, b"HTTP/1.1 200", "a keep-alive connection, now idle");
     let mut half = half_sent(&server);
     assert_eq!(server.terminate(), Some(0), "exits 0 without waiting for the idle or half-sent connection");
-    let (_, closed) = read_until_closed(&mut half, Duration::from_secs(5));
+    let (_, closed) = read_until_closed(&mut half);
     assert!(closed);
 }
 
 #[test]
 fn an_in_flight_request_finishes_on_sigterm_with_connection_close() {
     let dir = plugin_dir_with(&[fixture("panics")]);
-    let server = Server::start_with(ServerOptions {
-        plugins_dir: Some(dir.path().to_path_buf()),
-        env: server_env(&[("shutdown_grace_secs", "60")]),
-        ..Default::default()
-    });
+    let release = tempfile::tempdir().unwrap();
+    let release_file = release.path().join("release");
+    let mut env = server_env(&[("shutdown_grace_secs", "60")]);
+    env.push(("FIXTURE_PANICS_RELEASE".into(), release_file.display().to_string()));
+    let server =
+        Server::start_with(ServerOptions { plugins_dir: Some(dir.path().to_path_buf()), env, ..Default::default() });
     let mut stream = TcpStream::connect(server.api).unwrap();
     let request =
-        format!("GET /v1/fixture-panics?mode=sleep HTTP/1.1\r\nHost: x\r\nX-API-Key: {}\r\n\r\n", server.owner_key);
+        format!("GET /v1/fixture-panics?mode=hold HTTP/1.1\r\nHost: x\r\nX-API-Key: {}\r\n\r\n", server.owner_key);
     stream.write_all(request.as_bytes()).unwrap();
-    // The plugin takes one second; SIGTERM arrives while it works.
-    std::thread::sleep(Duration::from_millis(300));
-    assert_eq!(server.terminate(), Some(0));
-    let (answer, closed) = read_until_closed(&mut stream, Duration::from_secs(10));
+    // SIGTERM arrives while the plugin holds the request; the plugin lets go only once the server has begun
+    // its graceful stop, so the request is in flight across it whatever the machine's speed.
+    server.wait_for_output("fixture-panics: holding a request");
+    server.sigterm();
+    server.wait_for_output("shutting down: closing idle connections");
+    std::fs::write(&release_file, b"").unwrap();
+    let (answer, closed) = read_until_closed(&mut stream);
     assert!(closed, "the server closes the connection after the last response");
     assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
     assert!(answer.to_ascii_lowercase().contains("connection: close"), "{answer}");
-    assert_eq!(body_of(&answer)["slept"], true, "{answer}");
+    assert_eq!(body_of(&answer)["held"], true, "{answer}");
+    assert_eq!(server.wait_for_exit(), Some(0));
 }
 
 /// Requests hyper cannot parse itself: the server answers each with its status, the JSON envelope (naming
@@ -165,7 +169,7 @@ fn requests_the_http_parser_refuses_get_the_json_envelope() {
             }
             bytes.extend_from_slice(&request);
             stream.write_all(&bytes).unwrap();
-            let (answer, closed) = read_until_closed(&mut stream, Duration::from_secs(10));
+            let (answer, closed) = read_until_closed(&mut stream);
             assert!(closed, "{what}: the server closes the connection");
             let last = if after_a_served_request {
                 assert!(answer.starts_with("HTTP/1.1 200"), "{what}: {answer}");

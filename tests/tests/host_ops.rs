@@ -3,16 +3,9 @@
 //! rows and data age from the same values as `/health`, and `/ready` (200, or 503 naming the records engine or
 //! a degraded plugin) while `/health` stays 200.
 
-use std::time::Duration;
-
 use datahost_tests::pg::TestDb;
-use datahost_tests::{assert_envelope, fixture, plugin_dir_with, Server, ServerOptions};
+use datahost_tests::{assert_envelope, eventually, fixture, plugin_dir_with, sample, Server, ServerOptions};
 use serde_json::Value;
-
-/// The value of the sample whose line starts with `series` (name and labels as rendered), if any.
-fn sample(metrics: &str, series: &str) -> Option<f64> {
-    metrics.lines().find_map(|l| l.strip_prefix(series)?.strip_prefix(' ')?.parse().ok())
-}
 
 fn ready(server: &Server) -> (u16, Value) {
     server.get_with("/ready", &[])
@@ -72,7 +65,7 @@ fn ingested_rows_and_data_age_match_health() {
     .unwrap();
     let (code, out, err) = server.ingest("prices", &[&file], &[]);
     assert_eq!(code, 0, "{out}\n{err}");
-    let status = server.wait_for_data("prices", Duration::from_secs(30), |s| s["rows"] == 3);
+    let status = server.wait_for_data("prices", |s| s["rows"] == 3);
     let metrics = server.metrics_text();
     assert_eq!(sample(&metrics, "datahost_dataset_ingested{dataset=\"prices\"}"), Some(1.0));
     assert_eq!(sample(&metrics, "datahost_dataset_rows{dataset=\"prices\"}"), Some(3.0));
@@ -152,7 +145,7 @@ fn a_failed_reload_makes_the_plugin_degraded_until_a_reload_succeeds() {
     };
     // A stored dataset the plugin cannot read: its reload fails and it keeps serving the previous data.
     store(&mut client, "{\"not\": \"a snapshot\"");
-    let degraded = eventually("/ready turns 503", || Some(ready(&server)).filter(|(s, _)| *s == 503)).1;
+    let degraded = ready_when(&server, 503);
     assert_envelope(503, &degraded, 503);
     let message = degraded["error"].as_str().unwrap();
     assert!(message.contains("degraded plugin") && message.contains("congress-trades"), "{message}");
@@ -161,19 +154,19 @@ fn a_failed_reload_makes_the_plugin_degraded_until_a_reload_succeeds() {
     assert_eq!(sample(&server.metrics_text(), "datahost_plugin_degraded{plugin=\"congress-trades\"}"), Some(1.0));
 
     store(&mut client, &original);
-    let (_, body) = eventually("/ready turns 200 again", || Some(ready(&server)).filter(|(s, _)| *s == 200));
+    let body = ready_when(&server, 200);
     assert_eq!(body["ready"], true);
     assert_eq!(sample(&server.metrics_text(), "datahost_plugin_degraded{plugin=\"congress-trades\"}"), Some(0.0));
 }
 
-/// Polls `check` until it gives a value; panics naming `what` after 30 s.
-fn eventually<T>(what: &str, mut check: impl FnMut() -> Option<T>) -> T {
-    let deadline = std::time::Instant::now() + Duration::from_secs(30);
-    loop {
-        if let Some(v) = check() {
-            return v;
+/// Polls `/ready` until it answers `status`; returns its body.
+fn ready_when(server: &Server, status: u16) -> Value {
+    eventually(&format!("/ready answers {status}"), || {
+        let (got, body) = ready(server);
+        if got == status {
+            Ok(body)
+        } else {
+            Err(format!("{got} {body}"))
         }
-        assert!(std::time::Instant::now() < deadline, "{what}: not within 30 s");
-        std::thread::sleep(Duration::from_millis(200));
-    }
+    })
 }

@@ -4,14 +4,9 @@
 //! nothing; data survives a restart; demo rows are labelled and never served beside ingested ones.
 
 use std::path::Path;
-use std::time::Duration;
 
 use datahost_tests::{corpus, pg::TestDb, Server, ServerOptions};
 use serde_json::Value;
-
-/// How long a test waits for a running server to pick new data up (the engine checks every second in tests;
-/// the contract is "within 5 s"). Generous, so a loaded CI machine does not fail the test.
-const PICKUP: Duration = Duration::from_secs(20);
 
 fn company_tickers() -> Option<std::path::PathBuf> {
     corpus("sec-misc/company_tickers.json")
@@ -34,7 +29,7 @@ fn ingested_companies_are_served_live_survive_a_restart_and_unchanged_files_chan
     assert_eq!(code, 0, "{out}\n{err}");
     assert!(out.starts_with("applied"), "{out}");
     assert!(out.contains("added 9610"), "{out}");
-    let status = server.wait_for_data("companies", PICKUP, |s| s["rows"] == 9610);
+    let status = server.wait_for_data("companies", |s| s["rows"] == 9610);
     assert_eq!(status["files"], 1);
     assert!(status["lastIngestAt"].as_str().is_some_and(|t| t.len() == 20 && t.ends_with('Z')), "{status}");
 
@@ -82,7 +77,7 @@ fn unreadable_files_are_refused_by_name_and_change_nothing_while_the_others_appl
     assert_eq!(by_name("company_tickers.json")["status"], "applied");
     assert_eq!(report["refused"], 2);
     assert_eq!(report["applied"], 1);
-    server.wait_for_data("companies", PICKUP, |s| s["rows"] == 9610 && s["files"] == 1);
+    server.wait_for_data("companies", |s| s["rows"] == 9610 && s["files"] == 1);
 
     // The text report names the refused file and the reason.
     let (code, text, _) = server.ingest("companies", &[&truncated], &[]);
@@ -130,7 +125,7 @@ fn postgres_replicas_serve_what_one_ingest_wrote() {
     let (code, out, err) = a.ingest("companies", &[&tickers], &[]);
     assert_eq!(code, 0, "{out}\n{err}");
     for replica in [&a, &b] {
-        replica.wait_for_data("companies", PICKUP, |s| s["rows"] == 9610);
+        replica.wait_for_data("companies", |s| s["rows"] == 9610);
     }
     let rows: i64 =
         db.client().query_one("SELECT count(*) FROM datahost.records WHERE dataset = 'companies'", &[]).unwrap().get(0);

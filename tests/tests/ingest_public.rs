@@ -4,12 +4,9 @@
 //! Every value asserted was read by hand from the corpus file and line named beside it.
 
 use std::path::PathBuf;
-use std::time::Duration;
 
 use datahost_tests::{corpus, pg::TestDb, Server, ServerOptions};
 use serde_json::Value;
-
-const PICKUP: Duration = Duration::from_secs(20);
 
 /// The corpus files of each dataset, or `None` (with a note) when the corpus is absent.
 fn sources() -> Option<Vec<(&'static str, Vec<PathBuf>)>> {
@@ -76,7 +73,7 @@ fn ingest_and_check(server: &Server) {
         );
     }
     for (dataset, _) in &sources[1..] {
-        server.wait_for_data(dataset, PICKUP, |_| true);
+        server.wait_for_data(dataset, |_| true);
     }
 
     // House: 2023FD.xml lists DocID 20022260 (Hon. Nancy Pelosi, CA12, filed 1/12/2023); its PDF's first GOOGL

@@ -18,13 +18,9 @@
 //!    on when a running server reloads) still serves the unedited value, with the same rows and last ingest time.
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use datahost_tests::{corpus, pg::TestDb, workspace_root, Server, ServerOptions};
 use serde_json::{json, Value};
-
-/// How long a test waits for a running server to reload after an ingest (the engine checks every second here).
-const PICKUP: Duration = Duration::from_secs(30);
 
 /// Where one test's records live: its own embedded data folder, or its own PostgreSQL database.
 enum Store {
@@ -266,7 +262,7 @@ fn congress_trades(store: &Store) {
     let totals = &report["totals"];
     assert_eq!((totals["added"].as_u64(), totals["replaced"].as_u64()), (Some(HOUSE_ROWS), Some(0)), "{totals}");
     assert_eq!(totals["refused"], 0, "every index row and PDF row reads: {totals}");
-    server.wait_for_data("congress-trades", PICKUP, |s| s["rows"] == HOUSE_ROWS);
+    server.wait_for_data("congress-trades", |s| s["rows"] == HOUSE_ROWS);
     if let Some(doc) = store.document("congress-trades") {
         // The PTR's 13 trade rows are table-backed: counted, not in the document; requests read them by DocID
         // or ticker (checked below).
@@ -430,7 +426,7 @@ fn senate_trades(store: &Store) {
         "{second}"
     );
     let ingested_files = if store.is_postgres() { 1 } else { 2 };
-    server.wait_for_data("senate-trades", PICKUP, |s| s["rows"] == rows);
+    server.wait_for_data("senate-trades", |s| s["rows"] == rows);
     if let Some(doc) = store.document("senate-trades") {
         // Transaction rows are table-backed: counted (8,052 in the per-senator file, which holds the flat
         // file's rows), not in the document, which keeps one record per report.
@@ -550,7 +546,7 @@ fn donors(store: &Store) {
         (Some(FEC_ROWS), Some(0), Some(0)),
         "{totals}"
     );
-    server.wait_for_data("donors", PICKUP, |s| s["rows"] == FEC_ROWS);
+    server.wait_for_data("donors", |s| s["rows"] == FEC_ROWS);
     if let Some(doc) = store.document("donors") {
         // Contribution rows are table-backed: the document counts them (1,947 lines of itpas2.txt) and keeps
         // the masters and linkages; init reads only the corporate PACs' 24K rows by committee id.
@@ -712,7 +708,7 @@ fn vin(store: &Store) {
         (batch_entry["counts"]["added"].as_u64(), batch_entry["counts"]["refused"].as_u64()),
         (Some(0), Some(2))
     );
-    server.wait_for_data("vin", PICKUP, |s| s["rows"] == VIN_ROWS);
+    server.wait_for_data("vin", |s| s["rows"] == VIN_ROWS);
 
     // recalls.txt line 68: 06V043000 VOLKSWAGEN BEETLE 2006, component EQUIPMENT:OTHER:LABELS, RCDATE (field 16)
     // 20060209; summary "CERTAIN PASSENGER VEHICLES EQUIPPED WITH 17-INCH WHEELS ...", consequence "A MISPRINTED
@@ -851,7 +847,7 @@ fn prices(store: &Store) {
         (Some(PRICE_ROWS), Some(0), Some(0)),
         "{totals}"
     );
-    server.wait_for_data("prices", PICKUP, |s| s["rows"] == PRICE_ROWS);
+    server.wait_for_data("prices", |s| s["rows"] == PRICE_ROWS);
 
     // Only the ingested tickers, no demo one; per ticker the source with the latest close gives the five years
     // ending there. spy.us.txt ends 20260702 (line 5371), after SPY.csv's 2012-09-11, so SPY is Stooq's: 1,254
@@ -913,7 +909,7 @@ fn prices(store: &Store) {
     //   line 6798 594.9 -> +21.2540 %: XLK (not in the SEC's list, so labelled by its ticker). Returns to the last
     //   close 2026-07-02: XLK 180.59 / 184.8 -> -2.2781 %; SPY spy.us.txt line 5371 744.78 / line 5358 741.75 ->
     //   +0.4085 %. End index 1260 is 7 days past 1253: 7 weekdays after Thursday 2026-07-02 is 2026-07-13.
-    let body = server.wait_for_route("/v1/predictions?open=true", PICKUP, |b| b["dataEnd"] == "2026-07-02");
+    let body = server.wait_for_route("/v1/predictions?open=true", |b| b["dataEnd"] == "2026-07-02");
     assert_eq!(body["asOf"], "2026-07-02");
     assert_eq!(
         body["rows"],
@@ -994,7 +990,7 @@ fn property(store: &Store) {
     );
     assert_eq!(report["files"][0]["format"], "nyc-pluto", "{report}");
     assert_eq!(report["files"][1]["format"], "nyc-dof-assessment-roll", "{report}");
-    server.wait_for_data("property", PICKUP, |s| s["rows"] == PROPERTY_ROWS);
+    server.wait_for_data("property", |s| s["rows"] == PROPERTY_ROWS);
 
     // pluto_latest.csv line 2: "BX","5480","111", ... "761 CLARENCE AVENUE", zonedist1 "R3A", bldgclass "A5",
     // ownername "RODRIGUEZ, JOSE R", lotarea "1,700", bldgarea "1,683", assessland "10080", assesstot "40140",
@@ -1099,7 +1095,7 @@ fn clerk(store: &Store) {
     );
     assert_eq!(report["totals"]["unchanged"], 0, "{report}");
     let rows = report["totals"]["added"].as_u64().unwrap();
-    server.wait_for_data("deeds", PICKUP, |s| s["rows"] == rows);
+    server.wait_for_data("deeds", |s| s["rows"] == rows);
 
     // fitnr_real_property_master.csv line 14: 2017011101164001,A,2017000019549,1,DEED,01/09/2017,435000,
     // 01/13/2017: found by its CRFN; its parties are in none of these files.
@@ -1190,7 +1186,7 @@ fn clerk_capped_totals(store: &Store) {
     let server = store.start();
     let report = ingest(&server, "deeds", &[&files[0], &files[1]]);
     let rows = report["totals"]["added"].as_u64().unwrap();
-    server.wait_for_data("deeds", PICKUP, |s| s["rows"] == rows);
+    server.wait_for_data("deeds", |s| s["rows"] == rows);
     let total = |query: &str| {
         let body = served(&server, &format!("/v1/deeds?county=kings-ny&query={query}"));
         (body["total"].as_u64().unwrap(), body["totalIsLowerBound"].as_bool().unwrap(), body["count"].as_u64().unwrap())

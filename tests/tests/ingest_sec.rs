@@ -2,12 +2,8 @@
 //! the real server then serves them (embedded and PostgreSQL mode), with provenance, never beside demo rows.
 //! Every value asserted here was read by hand from the corpus file named beside it.
 
-use std::time::Duration;
-
 use datahost_tests::{corpus, pg::TestDb, Server, ServerOptions};
 use serde_json::Value;
-
-const PICKUP: Duration = Duration::from_secs(20);
 
 fn find<'a>(items: &'a Value, field: &str, value: Value) -> &'a Value {
     items
@@ -43,8 +39,8 @@ fn ingest_and_check(server: &Server) {
     assert_eq!(refused, ["13F-HR.infotable.xml", "abacus.13F-HR.primarydoc.xml"]);
     assert_eq!(report["applied"], 5);
 
-    server.wait_for_data("insiders", PICKUP, |_| true);
-    server.wait_for_data("institutional-holdings", PICKUP, |_| true);
+    server.wait_for_data("insiders", |_| true);
+    server.wait_for_data("institutional-holdings", |_| true);
 
     // 0000320193-22-000061.txt: Apple, Adams Katherine L., S 9136 shares at 159.94 on 2022-05-04, filed 2022-05-06.
     let (status, body) = server.get("/v1/insiders?ticker=AAPL");
@@ -75,7 +71,7 @@ fn ingest_and_check(server: &Server) {
     assert_eq!(tickers, ["AAPL", "AIR", "ARW", "SCWO", "SNOW"], "only the issuers of the ingested filings");
 
     // The rosters derive from the same real filings (execs reloads just after the insiders it reads).
-    let body = server.wait_for_route("/v1/execs?ticker=AAPL", PICKUP, |b| b["dataStatus"] == "ingested");
+    let body = server.wait_for_route("/v1/execs?ticker=AAPL", |b| b["dataStatus"] == "ingested");
     assert_eq!(body["companies"][0]["execs"][0]["name"], "Adams Katherine L.");
 
     // 0001140361-23-013281.txt: filed by agent 0001140361 for METLIFE INC (CIK 0001099219), period 2021-12-31;
@@ -96,7 +92,7 @@ fn ingest_and_check(server: &Server) {
 
     // Every filing the engine holds is searchable, although no EDGAR file was ingested into edgar-search itself:
     // its demo seed gives way to the real Form 4 and 13F filings (and the response says so).
-    let body = server.wait_for_route("/v1/edgar-search?q=%22Adams%20Katherine%22", PICKUP, |b| {
+    let body = server.wait_for_route("/v1/edgar-search?q=%22Adams%20Katherine%22", |b| {
         b["dataStatus"] == "ingested" && b["total"] == 1
     });
     let hit = &body["hits"][0];

@@ -7,7 +7,6 @@
 
 use std::collections::HashSet;
 use std::path::PathBuf;
-use std::time::Duration;
 
 use datahost_tests::{assert_envelope, corpus, Server};
 use reqwest::Url;
@@ -265,7 +264,7 @@ fn a_walk_across_a_concurrent_ingest_neither_repeats_nor_skips() {
     let server = Server::start();
     let (code, out, err) = server.ingest("senate-trades", &[first_file.as_path()], &[]);
     assert_eq!(code, 0, "{out}{err}");
-    server.wait_for_data("senate-trades", Duration::from_secs(30), |_| true);
+    server.wait_for_data("senate-trades", |_| true);
     let before = senate_doc_ids(&server);
     assert!(before.len() > 20, "the first half holds many filings: {}", before.len());
 
@@ -279,7 +278,7 @@ fn a_walk_across_a_concurrent_ingest_neither_repeats_nor_skips() {
     let (code, out, err) = server.ingest("senate-trades", &[second_file.as_path()], &[]);
     assert_eq!(code, 0, "{out}{err}");
     let member = format!("/v1/senate-trades?member={}", marker.replace(' ', "%20"));
-    server.wait_for_route(&member, Duration::from_secs(30), |b| b["count"].as_u64().is_some_and(|c| c > 0));
+    server.wait_for_route(&member, |b| b["count"].as_u64().is_some_and(|c| c > 0));
     loop {
         walked.extend(page["filings"].as_array().unwrap().iter().map(|f| f["docId"].as_str().unwrap().to_string()));
         let Some(next) = page["next"].as_str().map(str::to_string) else { break };

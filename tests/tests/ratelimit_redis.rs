@@ -3,10 +3,9 @@
 //! redis-server the test starts and kills.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 use datahost_tests::private::PrivateRedis;
-use datahost_tests::{assert_envelope, free_port, wait_for_window_with, Server, ServerOptions};
+use datahost_tests::{assert_envelope, free_port, until, wait_for_window_with, Server, ServerOptions};
 
 const ROUTE: &str = "/v1/congress-trades?limit=1";
 
@@ -75,14 +74,13 @@ fn dead_redis_fails_open_by_default_and_closed_when_configured() {
     let port = free_port();
     let open = replica(&redis_toml(&format!("redis://127.0.0.1:{port}"), &prefix(), ""), None);
     let key = open.issue_key("free");
-    let started = Instant::now();
+    // Each request is answered (the client's hang guard would catch a stall) and counted as failing open.
     for _ in 0..5 {
         let resp = open.request(ROUTE, &[("X-API-Key", &key)]);
         assert_eq!(resp.status().as_u16(), 200, "fail open lets requests through");
     }
-    assert!(started.elapsed() < Duration::from_secs(10), "a dead Redis must not stall requests");
     assert!(open.metrics_text().contains("datahost_ratelimit_decisions_total{tier=\"free\",decision=\"fail_open\"} 5"));
-    assert!(open.stderr().contains("rate limiter unavailable; failing open"));
+    open.wait_for_output("rate limiter unavailable; failing open");
     assert_eq!(open.get_with("/health", &[]).1["rateLimiter"], "redis (unreachable)");
 
     let closed = replica(&redis_toml(&format!("redis://127.0.0.1:{port}"), &prefix(), "fail_mode = \"closed\""), None);
@@ -114,13 +112,8 @@ fn limiting_recovers_by_itself_when_redis_returns() {
         assert_eq!(remaining(&server), None);
     }
     let _back = PrivateRedis::start(port);
-    let deadline = Instant::now() + Duration::from_secs(15);
-    loop {
-        if remaining(&server).is_some() {
-            break;
-        }
-        assert!(Instant::now() < deadline, "limiting did not resume after Redis returned");
-        std::thread::sleep(Duration::from_millis(300));
-    }
+    // The limiter retries the store on requests (at most once a second); limiting resumes by itself.
+    until("limiting resumes after Redis returned", || remaining(&server).is_some());
+    server.wait_for_output("rate-limit store reachable again");
     assert_eq!(server.get_with("/health", &[]).1["rateLimiter"], "redis");
 }

@@ -13,10 +13,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use chrono::Datelike;
-use datahost_tests::{corpus, datahost_bin, pg::TestDb, Server, ServerOptions};
+use datahost_tests::{corpus, datahost_bin, eventually, pg::TestDb, until, Server, ServerOptions};
 use serde_json::Value;
 
-const PICKUP: Duration = Duration::from_secs(20);
 const UA: &str = "datahost-tests ops@example.com";
 
 /// A fault the mirror injects into the next answer for a path.
@@ -385,20 +384,19 @@ fn sec_sync_is_polite_survives_faults_and_a_second_run_fetches_nothing_new() {
     assert!(files_ending(&raw, ".part").is_empty() && files_ending(&raw, ".part.json").is_empty());
 
     // The running server serves the synced records and says how fresh they are.
-    server.wait_for_data("insiders", PICKUP, |s| s["files"] == 2);
-    server.wait_for_data("institutional-holdings", PICKUP, |s| s["files"] == 1);
+    server.wait_for_data("insiders", |s| s["files"] == 2);
+    server.wait_for_data("institutional-holdings", |s| s["files"] == 1);
     let (status, body) = server.get("/v1/insiders?ticker=AAPL");
     assert_eq!((status, &body["dataStatus"]), (200, &Value::from("ingested")), "{body}");
-    let deadline = Instant::now() + PICKUP;
-    let fresh = loop {
+    let fresh = eventually("lastSyncAt for insiders", || {
         let (_, health) = server.get_with("/health", &[]);
         let d = health["data"]["insiders"].clone();
         if d["lastSyncAt"].is_string() {
-            break d;
+            Ok(d)
+        } else {
+            Err(health.to_string())
         }
-        assert!(Instant::now() < deadline, "no lastSyncAt: {health}");
-        std::thread::sleep(Duration::from_millis(200));
-    };
+    });
     assert!(fresh["syncAgeSecs"].as_i64().is_some_and(|a| (0..600).contains(&a)), "{fresh}");
 
     // A second run: nothing new. Submissions are not requested again; the ticker list is asked conditionally.
@@ -544,8 +542,8 @@ fn bulk_zips_are_fetched_conditionally_and_a_corrupt_zip_is_never_ingested() {
             s["source"], s["requests"], s["retries"], s["fetched"], s["bytes"]
         );
     }
-    server.wait_for_data("donors", PICKUP, |s| s["files"] == 4);
-    server.wait_for_data("senate-trades", PICKUP, |s| s["files"] == 1);
+    server.wait_for_data("donors", |s| s["files"] == 4);
+    server.wait_for_data("senate-trades", |s| s["files"] == 1);
 
     // Second run: the complaint zip is good now and is the only new file; the rest answers 304.
     let before = mirror.seen().len();
@@ -583,21 +581,17 @@ fn serve_runs_the_schedule_in_the_background_and_reports_metrics() {
         ),
         ..Default::default()
     });
-    server.wait_for_data("senate-trades", Duration::from_secs(40), |s| s["files"] == 1);
-    let deadline = Instant::now() + PICKUP;
-    loop {
-        let (_, health) = server.get_with("/health", &[]);
-        if health["data"]["senate-trades"]["lastSyncAt"].is_string() {
-            break;
-        }
-        assert!(Instant::now() < deadline, "{health}");
-        std::thread::sleep(Duration::from_millis(200));
-    }
+    server.wait_for_data("senate-trades", |s| s["files"] == 1);
+    until("lastSyncAt for senate-trades", || {
+        server.get_with("/health", &[]).1["data"]["senate-trades"]["lastSyncAt"].is_string()
+    });
     let metrics = server.metrics_text();
     assert!(metrics.contains("datahost_sync_files_total{source=\"senate\"} 1"), "{metrics}");
     assert!(metrics.contains("datahost_sync_dataset_last_success_timestamp_seconds{dataset=\"senate-trades\"}"));
-    // Once per interval, not once per tick.
-    std::thread::sleep(Duration::from_secs(2));
+    // Once per interval, not once per pass of the scheduler: two more passes fetch nothing.
+    let passes = || server.metric("datahost_sync_schedule_checks_total").unwrap_or(0.0);
+    let after_sync = passes();
+    until("two more scheduler passes", || passes() >= after_sync + 2.0);
     assert_eq!(mirror.seen().len(), 1, "{:?}", mirror.seen());
     assert_eq!(mirror.seen()[0].user_agent, UA);
 }
@@ -627,7 +621,7 @@ fn in_postgres_one_sync_runs_at_a_time_and_its_state_is_shared() {
 
     let (code, out, err) = sync(&server.config_file, &["senate-trades", "--json"]);
     assert_eq!(code, 0, "{out}\n{err}");
-    server.wait_for_data("senate-trades", PICKUP, |s| s["files"] == 1);
+    server.wait_for_data("senate-trades", |s| s["files"] == 1);
     let kept: i64 = db
         .client()
         .query_one("SELECT count(*) FROM datahost.sync_files WHERE source = 'senate' AND status = 'applied'", &[])

@@ -144,6 +144,8 @@ pub fn spawn(state: Arc<AppState>) {
                 run_child(&state, &due).await;
                 refresh(&state).await;
             }
+            // Each pass of the scheduler, due or not: shows it is alive (and lets a test wait for passes).
+            metrics::counter!("datahost_sync_schedule_checks_total").increment(1);
             tokio::time::sleep(Duration::from_secs(1)).await;
         }
     });

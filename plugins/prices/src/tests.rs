@@ -22,13 +22,10 @@ fn manifest_is_valid() {
 }
 
 #[test]
-fn seed_is_deterministic_fast_and_labelled_demo() {
-    let started = std::time::Instant::now();
+fn seed_is_deterministic_and_labelled_demo() {
+    // How fast the seed is made shows in the cold-start benchmark (tests/bench/run.sh), not here.
     let a = crate::seed::snapshot_json();
-    let elapsed = started.elapsed();
     assert_eq!(a, crate::seed::snapshot_json(), "same build, same closes");
-    // Debug builds are several times slower than the release plugin; the 50 ms budget is for release.
-    assert!(elapsed.as_millis() < 250, "seed generation took {elapsed:?}");
     let snap: PriceSnapshot = serde_json::from_str(&a).unwrap();
     assert!(snap.problems().is_empty(), "{:?}", snap.problems());
     assert_eq!(snap.meta["demo"], true);
