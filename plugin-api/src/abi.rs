@@ -61,17 +61,22 @@ impl RootModule for PluginModuleRef {
 #[repr(C)]
 #[derive(StableAbi, Debug, Clone)]
 pub struct FfiReply {
+    /// [`OUTCOME_OK`], [`OUTCOME_ERR`] or [`OUTCOME_PANIC`]; any other value is read as an error.
     pub outcome: u8,
+    /// The JSON answer when the outcome is [`OUTCOME_OK`], else the error or panic message as plain text.
     pub payload: RString,
 }
 
 impl FfiReply {
+    /// A success carrying `payload` (JSON text).
     pub fn ok(payload: impl Into<RString>) -> Self {
         Self { outcome: OUTCOME_OK, payload: payload.into() }
     }
+    /// An orderly failure carrying a human-readable `message`.
     pub fn err(message: impl Into<RString>) -> Self {
         Self { outcome: OUTCOME_ERR, payload: message.into() }
     }
+    /// A caught panic carrying the panic `message`.
     pub fn panic(message: impl Into<RString>) -> Self {
         Self { outcome: OUTCOME_PANIC, payload: message.into() }
     }
@@ -89,9 +94,15 @@ impl FfiReply {
 #[repr(C)]
 #[derive(StableAbi, Debug)]
 pub struct FfiResponse {
+    /// [`OUTCOME_OK`] for every answer of the plugin, including API errors (those carry their status and JSON error
+    /// body); [`OUTCOME_ERR`] when the SDK could not serve at all (unreadable request, state not initialised);
+    /// [`OUTCOME_PANIC`] when `handle` panicked.
     pub outcome: u8,
+    /// HTTP status code of the response (500 after a panic).
     pub status: u16,
+    /// Response body bytes: usually JSON; the plain-text message when the outcome is not [`OUTCOME_OK`].
     pub body: RVec<u8>,
+    /// JSON object of header name to string value; the empty string (not `{}`) when there are none.
     pub headers_json: RString,
 }
 
@@ -100,6 +111,7 @@ pub struct FfiResponse {
 #[repr(C)]
 #[derive(StableAbi, Copy, Clone)]
 pub struct HostServices {
+    /// Opaque id the host gave this plugin; pass it back as the first argument of every function below.
     pub token: u64,
     /// Log a line at `level` (0 error, 1 warn, 2 info, 3 debug, 4 trace).
     pub log: extern "C" fn(token: u64, level: u8, message: RStr<'_>),

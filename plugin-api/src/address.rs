@@ -185,12 +185,15 @@ impl TokenSet {
     pub fn from_fields<'a>(fields: impl IntoIterator<Item = &'a str>) -> Self {
         Self(fields.into_iter().flat_map(canonical_tokens).collect())
     }
+    /// Whether the record has this canonical token (as [`canonical_tokens`] writes it, for example `OBRIEN`).
     pub fn contains(&self, token: &str) -> bool {
         self.0.contains(token)
     }
+    /// Number of distinct tokens.
     pub fn len(&self) -> usize {
         self.0.len()
     }
+    /// Whether the record has no token at all (no field held a letter or digit); such a record matches no query.
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
@@ -203,6 +206,7 @@ pub struct TokenQuery {
 }
 
 impl TokenQuery {
+    /// Tokenises `query` with [`canonical_tokens`], sorted and deduplicated; empty when it has no letter or digit.
     pub fn new(query: &str) -> Self {
         let mut tokens = canonical_tokens(query);
         tokens.sort();
@@ -217,6 +221,7 @@ impl TokenQuery {
     pub fn is_empty(&self) -> bool {
         self.tokens.is_empty()
     }
+    /// Whether every query token is among the record's tokens; an empty query matches nothing.
     pub fn matches(&self, record: &TokenSet) -> bool {
         !self.tokens.is_empty() && self.tokens.iter().all(|t| record.contains(t))
     }

@@ -27,9 +27,13 @@ use crate::tabular::{fill, parse_date, parse_number, placeholders, Header, Table
 use crate::words::{WordIndex, WordSearch};
 use crate::Host;
 
+/// Collection of instrument rows: one record per recorded document (type, county, date, amount, numbers).
 pub const INSTRUMENTS: &str = "instruments";
+/// Collection of party rows: one record per party of a document (role `first`, `second` or `other`, and name).
 pub const PARTIES: &str = "parties";
+/// Collection of parcel (legal) rows: one record per parcel of a document (county, address, parcel id).
 pub const LEGALS: &str = "legals";
+/// Collection of search words: one record per distinct word of a row ([`TERM`] and [`DOC_KEY`] fields).
 pub const TERMS: &str = "terms";
 /// `<mapping>:<document id>`, the join key of the three tables.
 pub const DOC_KEY: &str = "docKey";
@@ -64,9 +68,11 @@ pub enum Kind {
     Other,
 }
 
+/// What one document type code of the mapping's `[doc_types]` table is and how it is served.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DocType {
+    /// Deed, lien, release or other: decides which route serves documents of this type.
     pub kind: Kind,
     /// The type as served (`DEED`, `MORTGAGE`, `FEDERAL LIEN-IRS`).
     pub name: String,
@@ -79,7 +85,10 @@ pub struct DocType {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TableSpec {
+    /// Column names that must all be in a file's header for it to be read as this table (case-insensitive).
     pub detect: Vec<String>,
+    /// Field name -> `{column}` template that builds it from a row (for example `"{street number} {street name}"`).
+    /// The fields each table must and may map are fixed by the SDK; [`ClerkMapping::parse`] refuses others.
     pub fields: BTreeMap<String, String>,
 }
 
@@ -87,7 +96,9 @@ pub struct TableSpec {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Roles {
+    /// Role code (as the party table writes it) of the first party: grantor, mortgagor or debtor.
     pub first: String,
+    /// Role code of the second party: grantee, lender, claimant or secured party. Other codes are stored as `other`.
     pub second: String,
 }
 
@@ -95,14 +106,23 @@ pub struct Roles {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ClerkMapping {
+    /// Short mapping id, lowercase (for example `nyc-acris`): prefixes every key and search word of its records
+    /// and names its ingest formats (`<name>-<table>`).
     pub name: String,
+    /// Human-readable name of the source, quoted in the ingest notes.
     pub title: String,
     /// The county of a row: the value of the `county` field translated through this table.
     pub counties: BTreeMap<String, String>,
+    /// Which role codes are the first and the second party.
     pub roles: Roles,
+    /// How to recognise and read the instruments (document) table.
     pub instruments: TableSpec,
+    /// How to recognise and read the parties table.
     pub parties: TableSpec,
+    /// How to recognise and read the legals (parcels) table.
     pub legals: TableSpec,
+    /// Doc type code (the `doc_type` field's value) -> what it is; a code not listed is stored as [`Kind::Other`]
+    /// (not served), with the raw code as its `docType`.
     pub doc_types: BTreeMap<String, DocType>,
 }
 
@@ -342,19 +362,30 @@ fn records_of(
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ClerkDocument {
+    /// The clerk's document id (JSON `documentId`), unique within its mapping.
     pub document_id: String,
+    /// The type as served (JSON `docType`): the mapping's name for the code, or the raw code when unlisted.
     pub doc_type: String,
+    /// Deed, lien, release or other (JSON `kind`, lowercase).
     pub kind: Kind,
+    /// For liens and releases: `mechanic's`, `tax` or `judgment` (JSON `lienType`); `null` for other kinds.
     pub lien_type: Option<String>,
+    /// County slug of the document (for example `kings-ny`).
     pub county: String,
+    /// Date recorded or filed, `YYYY-MM-DD` (JSON `recordedDate`).
     pub recorded_date: String,
+    /// Amount of the document as recorded, in US dollars; `null` when the export leaves it empty.
     pub amount: Option<f64>,
+    /// Link to the document at the clerk (JSON `sourceUrl`).
     pub source_url: String,
     /// Grantors (deeds) or debtors (liens), in file order.
     pub first_parties: Vec<String>,
     /// Grantees (deeds) or claimants (liens).
     pub second_parties: Vec<String>,
+    /// Street addresses of the document's parcels held (a unit appended as `UNIT <n>`); parcels without one are left
+    /// out.
     pub addresses: Vec<String>,
+    /// Parcel identifiers held (for ACRIS `Borough 3 Block 1234 Lot 56`); empty ones are left out.
     pub parcels: Vec<String>,
     /// Other numbers the document is known by (the ACRIS CRFN, a lien's file number).
     pub numbers: Vec<String>,
@@ -428,6 +459,8 @@ pub fn lien_facets(lien_type: Option<&str>) -> Vec<String> {
 
 /// The OpenAPI description of the ingested search's `total` and `totalIsLowerBound` (deeds and liens).
 pub const TOTAL_DESCRIPTION: &str = "Number of matches over every page. Exact unless `totalIsLowerBound` is true.";
+/// The OpenAPI description of the ingested search's `totalIsLowerBound` (deeds and liens); see
+/// [`TOTAL_DESCRIPTION`].
 pub const TOTAL_IS_LOWER_BOUND_DESCRIPTION: &str =
     "True when `total` is a lower bound, not the exact count: on ingested clerk records the search counts the \
      matches among at most 1,000 documents holding the query's rarest word (the one on the fewest documents), \
@@ -453,10 +486,16 @@ impl From<SearchError> for crate::ApiError {
 /// page.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Found {
+    /// False when no ingested document is of the county; the other fields are then empty.
     pub onboarded: bool,
+    /// Matches over every page (summed over the mappings that cover the county); a lower bound when
+    /// `total_is_lower_bound`.
     pub total: usize,
+    /// True when a mapping's count stopped at [`COUNT_CAP`] documents, so `total` is not exact.
     pub total_is_lower_bound: bool,
+    /// This page of documents, newest recording first (equal dates by document id).
     pub documents: Vec<ClerkDocument>,
+    /// Cursor of the next page (the response's `next`, sent back as the `cursor` parameter); `None` on the last page.
     pub next: Option<String>,
 }
 
@@ -469,6 +508,8 @@ pub struct ClerkStore {
 }
 
 impl ClerkStore {
+    /// Reads which counties the ingested records of `dataset` cover (one distinct-value query); searching needs
+    /// nothing else held in memory.
     pub fn load(host: Host, dataset: &str) -> Result<Self, String> {
         let values = host.query_all_records(&RecordsQuery::new(dataset, INSTRUMENTS).distinct(COVERAGE))?;
         let mut coverage: BTreeMap<String, Vec<String>> = BTreeMap::new();

@@ -16,9 +16,13 @@ use crate::{ApiError, ParamSpec, RequestEnvelope, Response, RouteSpec};
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CompaniesMeta {
+    /// When the snapshot was generated (JSON `generatedAt`): a `YYYY-MM-DD` date or an RFC 3339 timestamp.
     pub generated_at: String,
+    /// Where the snapshot comes from (JSON `source`); says so when it is demo data.
     pub source: String,
+    /// URL of the public source of the records (JSON `sourceUrl`).
     pub source_url: String,
+    /// What the data does not say or cover (JSON `caveat`), in SPEC's wording for the dataset.
     pub caveat: String,
 }
 
@@ -32,14 +36,18 @@ impl CompaniesMeta {
 /// The usual snapshot document of a company dataset: `{meta, companies: [...]}` with a plugin-specific record.
 #[derive(Debug, Clone, Deserialize)]
 pub struct Snapshot<C> {
+    /// The document's `meta` object: generation time, source and caveat.
     pub meta: CompaniesMeta,
+    /// One plugin-specific record per covered company, in any order.
     pub companies: Vec<C>,
 }
 
 /// A loaded company dataset: its `meta` and the per-company entries a plugin derived from the snapshot.
 #[derive(Debug, Clone)]
 pub struct Dataset<E> {
+    /// The snapshot's `meta`, served as the response's `meta`.
     pub meta: CompaniesMeta,
+    /// The derived entries, sorted by normalised ticker.
     pub companies: Companies<E>,
 }
 
@@ -63,20 +71,25 @@ pub struct Companies<T> {
 }
 
 impl<T> Companies<T> {
+    /// Holds `items`, normalising each one's `ticker` (see [`normalize_ticker`]) and sorting by it; ties keep
+    /// their input order.
     pub fn new(items: Vec<T>, ticker: impl Fn(&T) -> &str) -> Self {
         let mut items: Vec<(String, T)> = items.into_iter().map(|t| (normalize_ticker(ticker(&t)), t)).collect();
         items.sort_by(|a, b| a.0.cmp(&b.0));
         Self { items }
     }
 
+    /// Number of companies held.
     pub fn len(&self) -> usize {
         self.items.len()
     }
 
+    /// Whether no company is held.
     pub fn is_empty(&self) -> bool {
         self.items.is_empty()
     }
 
+    /// Every company, in ticker order.
     pub fn iter(&self) -> impl Iterator<Item = &T> + '_ {
         self.items.iter().map(|(_, t)| t)
     }
@@ -109,9 +122,11 @@ impl<T> Companies<T> {
 /// The response envelope of a company dataset.
 #[derive(Debug, Serialize)]
 pub struct Envelope<'a, M: Serialize, C: Serialize> {
+    /// The dataset's `meta` (a [`CompaniesMeta`] or a type flattening it), served as is.
     pub meta: &'a M,
     /// The number of companies in this response (this page).
     pub count: usize,
+    /// The rendered companies of this page, in ticker order (JSON `companies`).
     pub companies: Vec<C>,
     /// The cursor of the next page; null on the last.
     pub next: Option<String>,
@@ -180,10 +195,13 @@ pub fn company_schema(fields: &[(&str, Value)]) -> Value {
 
 /// Everything that differs between the OpenAPI fragments of two company datasets.
 pub struct CompaniesDoc<'a> {
+    /// The route the fragment documents (its path and parameters).
     pub route: &'a RouteSpec,
     /// Prefix of the component schema names, e.g. `Donors` gives `DonorsMeta`, `DonorsCompany`, `DonorsResponse`.
     pub prefix: &'a str,
+    /// OpenAPI `summary` of the operation: one short line.
     pub summary: &'a str,
+    /// OpenAPI `description` of the operation (CommonMark).
     pub description: &'a str,
     /// Schema of `meta.generatedAt` (`schema::date()` or `schema::datetime()`).
     pub generated_at: Value,
@@ -195,6 +213,7 @@ pub struct CompaniesDoc<'a> {
     pub company: Value,
     /// Further component schemas the company schema references, already prefixed.
     pub extra_schemas: Vec<(&'a str, Value)>,
+    /// Example response body for the 200 response, a complete `{meta, count, companies, next}` object.
     pub example: Value,
 }
 

@@ -97,8 +97,11 @@ pub fn county_param(q: &Query<'_>, name: &str) -> Result<Option<String>, ApiErro
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CountyCoverage {
+    /// County slug, for example `travis-tx` (see [`parse_county_slug`]); compared lowercased.
     pub slug: String,
+    /// County name as written by the dataset, for example `Travis County`.
     pub name: String,
+    /// State of the county as the snapshot writes it (for example `TX`).
     pub state: String,
     /// Date (`YYYY-MM-DD`) from which the dataset holds this county.
     pub onboarded_at: String,
@@ -108,9 +111,11 @@ pub struct CountyCoverage {
 /// first missing one named), `query` at most 200 characters with a letter or digit, `limit` and `cursor`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ClerkSearch {
+    /// The checked county slug, lowercase (see [`parse_county_slug`]).
     pub county: String,
     /// The query as given (trimmed), echoed in the response.
     pub query: String,
+    /// The query's canonical match tokens: a record matches when its tokens hold all of them.
     pub tokens: TokenQuery,
     /// `limit` (the page size) and `cursor`.
     pub page: KeyedPage<ClerkKey>,
@@ -156,6 +161,8 @@ impl ClerkSearch {
         ]
     }
 
+    /// Reads and checks the parameters (400 naming the first bad or missing one); `limit` defaults to
+    /// `default_limit` and is clamped to `max_limit`.
     pub fn parse(request: &RequestEnvelope, default_limit: usize, max_limit: usize) -> Result<Self, ApiError> {
         let q = request.params();
         let county = county_param(&q, "county")?.ok_or_else(|| ApiError::missing("county"))?;
@@ -174,8 +181,11 @@ pub struct CountyIndex<T> {
 /// The answer to one search: one page of matches, newest first, and how many matched in all.
 #[derive(Debug)]
 pub struct SearchResult<'a, T> {
+    /// False when the county is not onboarded (a 200 with an empty result, never an error); the rest is then empty.
     pub onboarded: bool,
+    /// Number of matches over every page.
     pub total: usize,
+    /// This page of matches, newest first (equal dates by record key).
     pub records: Vec<&'a T>,
     /// The cursor of the next page; `None` on the last.
     pub next: Option<String>,
@@ -204,6 +214,7 @@ impl<T> CountyIndex<T> {
         Self { onboarded: coverage.iter().map(|c| c.slug.to_ascii_lowercase()).collect(), by_county }
     }
 
+    /// Whether `county` (a lowercase slug, as [`ClerkSearch::county`]) is in the snapshot's coverage list.
     pub fn is_onboarded(&self, county: &str) -> bool {
         self.onboarded.contains(county)
     }
@@ -290,10 +301,13 @@ pub fn record_tokens<'a>(county: &str, fields: impl IntoIterator<Item = &'a str>
 /// A county-records table searched by [`clerk_search_sql`]: it has `county`, `search_tokens text[]` (GIN
 /// indexed) and a date column, and `key` breaks date ties (byte order, as in memory).
 pub struct ClerkTable<'a> {
+    /// Table name, unqualified (the query prefixes the plugin's `{schema}`).
     pub table: &'a str,
     /// The select list, aliased to the record's JSON field names.
     pub select: &'a str,
+    /// Column of the record date (SQL `date`) that orders the results, newest first.
     pub date_column: &'a str,
+    /// Column of the unique record key that breaks date ties (ascending, `COLLATE "C"` byte order).
     pub key_column: &'a str,
 }
 
@@ -371,9 +385,13 @@ pub fn clerk_search_query(
 /// What an engine-mode clerk search answers: the [`SearchResult`] fields, with owned records.
 #[derive(Debug)]
 pub struct EngineFound<T> {
+    /// False when the county is not onboarded (then no records and a total of 0).
     pub onboarded: bool,
+    /// Number of matches over every page.
     pub total: usize,
+    /// This page of records, deserialised from the select list, newest first.
     pub records: Vec<T>,
+    /// Cursor of the next page; `None` on the last.
     pub next: Option<String>,
 }
 

@@ -29,22 +29,32 @@ pub const MEMBER_MAX_CHARS: usize = 100;
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DisclosureTrade {
+    /// Ticker as disclosed (JSON `ticker`); the `ticker` parameter matches it after [`normalize_ticker`].
     pub ticker: String,
+    /// Asset name as disclosed (JSON `asset`).
     pub asset: String,
+    /// Transaction type (JSON `type`), for example `purchase`, `sale`, `sale (partial)` or `exchange`.
     #[serde(rename = "type")]
     pub kind: String,
+    /// Bucketed amount as disclosed (JSON `amountRange`), for example `$1,001 - $15,000`; not an exact amount.
     pub amount_range: String,
+    /// Transaction date, `YYYY-MM-DD` (JSON `date`).
     pub date: String,
 }
 
 /// A disclosure filing: one report by one member, holding its trade lines.
 pub trait Disclosure {
+    /// The filing's trade line type (usually [`DisclosureTrade`] or a type flattening it).
     type Trade;
+    /// The member's name as filed; the `member` parameter matches a case-insensitive substring of it.
     fn member(&self) -> &str;
+    /// The filing's document id, unique in the dataset: the tie-break of the sort and part of the cursor.
     fn doc_id(&self) -> &str;
     /// `YYYY-MM-DD`, so text order is date order.
     fn filed_date(&self) -> &str;
+    /// The filing's trade lines, in report order (empty for a table-backed filing whose trades are stored elsewhere).
     fn trades(&self) -> &[Self::Trade];
+    /// The ticker of one trade line as disclosed; the SDK normalises it before matching the `ticker` parameter.
     fn trade_ticker(trade: &Self::Trade) -> &str;
 }
 
@@ -70,6 +80,7 @@ fn filing_key<F: Disclosure>(f: &F) -> FilingKey {
 /// A parsed disclosure request.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DisclosureQuery {
+    /// The `ticker` parameter, normalised; unset when absent or blank.
     pub ticker: TickerFilter,
     /// Lower-cased member pattern.
     pub member: Option<String>,
@@ -103,11 +114,15 @@ pub struct DisclosureIndex<F> {
 
 /// One filing chosen by a request, with the trades the request keeps (all of them without a ticker filter).
 pub struct Selected<'a, F: Disclosure> {
+    /// The filing, borrowed from the index (newest first across the page).
     pub filing: &'a F,
+    /// Its trades the request keeps: all of them without a `ticker` filter, else only those in that ticker.
     pub trades: Vec<&'a F::Trade>,
 }
 
 impl<F: Disclosure> DisclosureIndex<F> {
+    /// Indexes `filings` (any order): sorts them newest first and precomputes the lowercased member and normalised
+    /// tickers.
     pub fn new(filings: Vec<F>) -> Self {
         let mut entries: Vec<Entry<F>> = filings
             .into_iter()
@@ -128,10 +143,12 @@ impl<F: Disclosure> DisclosureIndex<F> {
         self.entries.iter().map(|e| &e.filing)
     }
 
+    /// Number of filings held, with or without trades.
     pub fn len(&self) -> usize {
         self.entries.len()
     }
 
+    /// Whether no filing is held.
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
@@ -180,6 +197,7 @@ impl<F: Disclosure> DisclosureIndex<F> {
 /// Where a table-backed disclosure dataset keeps its trades (the records engine's table, national scale): read
 /// per request for the filings it serves. See [`DisclosureIndex::select_served`].
 pub trait TradeStore {
+    /// The trade type of the store, the filing's [`Disclosure::Trade`].
     type Trade;
     /// Whether the filing's trades are in the store (else the filing's in-memory trades are served).
     fn holds(&self, doc_id: &str) -> bool;
@@ -194,7 +212,10 @@ pub struct Served<'a, F: Disclosure>
 where
     F::Trade: Clone,
 {
+    /// The filing, borrowed from the index.
     pub filing: &'a F,
+    /// Its trades to serve: borrowed from memory, or owned when read from the store (only those in the `ticker`
+    /// filter when one is set).
     pub trades: Vec<Cow<'a, F::Trade>>,
 }
 
@@ -292,13 +313,17 @@ pub fn stored_doc_ids(
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct WithAmountBounds<'a, T: Serialize> {
+    /// The trade itself, its fields serialised inline (`#[serde(flatten)]`).
     #[serde(flatten)]
     pub trade: &'a T,
+    /// Lower bound of the amount bucket in USD (JSON `amountMin`); `null` when the range text is unreadable.
     pub amount_min: Option<f64>,
+    /// Upper bound in USD (JSON `amountMax`); `null` for an open-ended bucket (`Over $50,000,000`) or unreadable text.
     pub amount_max: Option<f64>,
 }
 
 impl<'a, T: Serialize> WithAmountBounds<'a, T> {
+    /// Wraps `trade`, computing the bounds from its `amount_range` text (see [`crate::text::amount_range_bounds`]).
     pub fn new(trade: &'a T, amount_range: &str) -> Self {
         let (amount_min, amount_max) = amount_range_bounds(amount_range);
         Self { trade, amount_min, amount_max }

@@ -12,10 +12,15 @@ use crate::abi::HostServices;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(u8)]
 pub enum LogLevel {
+    /// Wire value `0`; the host logs it as a `tracing` ERROR event tagged with the plugin's slug.
     Error = 0,
+    /// Wire value `1`; logged as a `tracing` WARN event.
     Warn = 1,
+    /// Wire value `2`; logged as a `tracing` INFO event.
     Info = 2,
+    /// Wire value `3`; logged as a `tracing` DEBUG event.
     Debug = 3,
+    /// Wire value `4`; logged as a `tracing` TRACE event (the host also logs any unknown value at this level).
     Trace = 4,
 }
 
@@ -46,10 +51,12 @@ pub(crate) fn log_error(message: &str) {
 }
 
 impl Host {
+    /// Wraps the services the host passed to `init` (the SDK does this; tests get them from [`crate::testing`]).
     pub fn from_services(services: HostServices) -> Self {
         Self { services }
     }
 
+    /// Writes `message` to the host's log at `level`, tagged with this plugin's slug.
     pub fn log(&self, level: LogLevel, message: &str) {
         (self.services.log)(self.services.token, level as u8, RStr::from(message));
     }

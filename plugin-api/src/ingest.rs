@@ -24,6 +24,7 @@ pub struct SourceFile<'a> {
     /// The file name as given to `datahost ingest` (a path relative to what the operator named), used in
     /// messages and provenance only; the format is detected from `bytes`.
     pub name: &'a str,
+    /// The whole file content, as read from disk (no decoding done; see [`SourceFile::text`]).
     pub bytes: &'a [u8],
 }
 
@@ -42,6 +43,8 @@ impl SourceFile<'_> {
 pub struct IngestBatch {
     /// The detected format, one of the plugin's `ingest:<format>` capabilities (for example `form4-xml`).
     pub format: String,
+    /// The records read, in file order; the SDK keeps only the first of each `(collection, key)` (see
+    /// [`IngestBatch::keep_one_per_key`]).
     pub records: Vec<IngestRecord>,
     /// Rows that could not be read. They are refused one by one (the rest of the file applies) and reported
     /// with their location; never guessed into a value and never dropped silently.
@@ -117,6 +120,7 @@ impl IngestRecord {
 pub struct RowProblem {
     /// Where: `line 12`, `line 12, column amount`, or an XML path such as `/ownershipDocument/...[3]`.
     pub location: String,
+    /// What is wrong with the row, for the operator (name the field and the rule).
     pub message: String,
 }
 
@@ -151,6 +155,7 @@ impl IngestBatch {
 }
 
 impl RowProblem {
+    /// A problem at `location` (see [`RowProblem::location`](#structfield.location) for its spellings).
     pub fn new(location: impl Into<String>, message: impl Into<String>) -> Self {
         Self { location: location.into(), message: message.into() }
     }
@@ -167,14 +172,17 @@ pub struct Refusal {
     /// Where the reading stopped, when known (`line 40`, an XML path, `byte 1024`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub location: Option<String>,
+    /// Why the file cannot be read, for the operator.
     pub reason: String,
 }
 
 impl Refusal {
+    /// A refusal of the whole file with no location.
     pub fn new(reason: impl Into<String>) -> Self {
         Self { location: None, reason: reason.into() }
     }
 
+    /// A refusal of the whole file at `location` (`line 40`, an XML path, `byte 1024`).
     pub fn at(location: impl Into<String>, reason: impl Into<String>) -> Self {
         Self { location: Some(location.into()), reason: reason.into() }
     }
@@ -205,6 +213,7 @@ impl From<&str> for Refusal {
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct IngestOptions {
+    /// The file's name (JSON `fileName`), as given to `datahost ingest`: becomes [`SourceFile::name`].
     #[serde(default)]
     pub file_name: String,
 }
@@ -214,7 +223,9 @@ pub struct IngestOptions {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum IngestReply {
+    /// The parser read the file (JSON `{"batch": ...}`); its row problems travel inside the batch.
     Batch(IngestBatch),
+    /// The parser refused the whole file (JSON `{"refused": ...}`); nothing of it is applied.
     Refused(Refusal),
 }
 
@@ -228,7 +239,10 @@ pub const INGESTED_KEY: &str = "ingested";
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct IngestedInfo {
+    /// Number of records held: the sum of [`IngestedInfo::collections`](#structfield.collections) for a
+    /// table-backed dataset, else the records in the document.
     pub rows: u64,
+    /// Number of source files recorded for the dataset (a file that changed nothing is not recorded).
     pub files: u64,
     /// RFC 3339 time of the last file that changed the dataset.
     pub last_ingest_at: String,

@@ -7,6 +7,8 @@
 //!
 //! This crate depends on no crate of the datahost workspace.
 
+#![deny(missing_docs)]
+
 pub mod abi;
 pub mod address;
 pub mod clerk;
@@ -50,11 +52,16 @@ pub const SDK_VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// A seed snapshot a plugin ships: the dataset name and its JSON document.
 pub struct Seed {
+    /// Name of the dataset the snapshot is stored under in the records engine (what [`Host::load_dataset`] reads);
+    /// usually the plugin's slug.
     pub dataset: String,
+    /// The snapshot: one JSON document as text (typically `include_str!` of a file), embedded verbatim in the seeds
+    /// reply, so it must be valid JSON.
     pub snapshot_json: std::borrow::Cow<'static, str>,
 }
 
 impl Seed {
+    /// A seed for `dataset` from its JSON text; takes a `&'static str` without copying it.
     pub fn new(dataset: impl Into<String>, snapshot_json: impl Into<std::borrow::Cow<'static, str>>) -> Self {
         Self { dataset: dataset.into(), snapshot_json: snapshot_json.into() }
     }
@@ -62,7 +69,9 @@ impl Seed {
 
 /// Everything `init` gets: the host services and the plugin's table from the host config.
 pub struct InitContext {
+    /// The host services for this plugin; it is `Copy`, so keep it in the state to read datasets, log and query later.
     pub host: Host,
+    /// The plugin's `[plugins.settings.<slug>]` table from the host config as JSON; an empty object `{}` when absent.
     pub config: serde_json::Value,
 }
 

@@ -6,12 +6,16 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Maturity {
+    /// JSON `"stable"`; shown to clients as `x-maturity: stable` on each of the plugin's operations.
     Stable,
+    /// JSON `"beta"`; shown as `x-maturity: beta`.
     Beta,
+    /// JSON `"pro"`; shown as `x-maturity: pro`. A label only: access is decided by each route's `min_tier`.
     Pro,
 }
 
 impl Maturity {
+    /// The JSON spelling (`stable`, `beta` or `pro`), as stamped in the OpenAPI `x-maturity` label.
     pub fn as_str(self) -> &'static str {
         match self {
             Maturity::Stable => "stable",
@@ -26,15 +30,23 @@ impl Maturity {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Tier {
+    /// JSON `"free"`: the lowest tier; a route requiring it is open to every key.
     Free,
+    /// JSON `"rapidapi"`: callers through the RapidAPI marketplace proxy; a rate class that opens only free and
+    /// rapidapi routes.
     Rapidapi,
+    /// JSON `"pro"`: paid keys; pro routes admit only pro and owner keys.
     Pro,
+    /// JSON `"owner"`: the operator's keys; may call every route.
     Owner,
 }
 
 impl Tier {
+    /// Every tier, in the order the API guide's rate-limit table lists them (free, pro, rapidapi, owner); not the
+    /// declaration order.
     pub const ALL: [Tier; 4] = [Tier::Free, Tier::Pro, Tier::Rapidapi, Tier::Owner];
 
+    /// The lowercase JSON / config spelling of the tier.
     pub fn as_str(self) -> &'static str {
         match self {
             Tier::Free => "free",
@@ -44,6 +56,7 @@ impl Tier {
         }
     }
 
+    /// The tier spelled `text` exactly (lowercase, as [`Tier::as_str`] writes it); `None` for anything else.
     pub fn parse(text: &str) -> Option<Tier> {
         Tier::ALL.into_iter().find(|t| t.as_str() == text)
     }
@@ -63,25 +76,37 @@ impl Tier {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ParamKind {
+    /// JSON `"string"`: free text, read with [`crate::Query::str`]; OpenAPI `type: string`.
     String,
+    /// JSON `"integer"`: a positive whole number (read with [`crate::Query::positive_int`]); OpenAPI `minimum: 1`.
     Integer,
+    /// JSON `"boolean"`: `true` or `false`, case-insensitive (read with [`crate::Query::bool`]).
     Boolean,
+    /// JSON `"date"`: a calendar date written `YYYY-MM-DD`; OpenAPI `type: string, format: date`.
     Date,
 }
 
 /// One query parameter of a route.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ParamSpec {
+    /// Query-parameter name as clients write it (for example `ticker`); unique within its route.
     pub name: String,
+    /// What the value holds; decides the OpenAPI schema of the parameter.
     pub kind: ParamKind,
+    /// Whether the parameter must be given; only documents it (the handler must still refuse a missing one).
     #[serde(default)]
     pub required: bool,
+    /// Human-readable text for the OpenAPI parameter's `description`; empty by default.
     #[serde(default)]
     pub description: String,
+    /// Value the handler assumes when the parameter is absent, shown as the OpenAPI schema `default`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default: Option<serde_json::Value>,
+    /// Largest value of an integer parameter, shown as the OpenAPI schema `maximum` (documentation only: the
+    /// handler clamps or refuses, for example with [`crate::Query::limit`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub maximum: Option<u64>,
+    /// Example value shown in the OpenAPI parameter's `example`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub example: Option<serde_json::Value>,
     /// Extra OpenAPI schema keywords (pattern, minLength, enum...), merged into the generated schema.
@@ -102,15 +127,19 @@ impl ParamSpec {
             schema: None,
         }
     }
+    /// An optional [`ParamKind::String`] parameter.
     pub fn string(name: &str, description: &str) -> Self {
         Self::new(name, ParamKind::String, description)
     }
+    /// An optional [`ParamKind::Integer`] parameter (a positive integer).
     pub fn integer(name: &str, description: &str) -> Self {
         Self::new(name, ParamKind::Integer, description)
     }
+    /// An optional [`ParamKind::Boolean`] parameter.
     pub fn boolean(name: &str, description: &str) -> Self {
         Self::new(name, ParamKind::Boolean, description)
     }
+    /// An optional [`ParamKind::Date`] parameter (`YYYY-MM-DD`).
     pub fn date(name: &str, description: &str) -> Self {
         Self::new(name, ParamKind::Date, description)
     }
@@ -128,18 +157,22 @@ impl ParamSpec {
         p.maximum = Some(maximum as u64);
         p
     }
+    /// Marks the parameter required in the OpenAPI description.
     pub fn required(mut self) -> Self {
         self.required = true;
         self
     }
+    /// Sets the example value shown in the OpenAPI description.
     pub fn example(mut self, value: impl Into<serde_json::Value>) -> Self {
         self.example = Some(value.into());
         self
     }
+    /// Sets the documented default value (the handler must apply it itself).
     pub fn default_value(mut self, value: impl Into<serde_json::Value>) -> Self {
         self.default = Some(value.into());
         self
     }
+    /// Sets extra OpenAPI schema keywords (see [`ParamSpec::schema`](#structfield.schema)); replaces earlier ones.
     pub fn schema(mut self, extra: serde_json::Value) -> Self {
         self.schema = Some(extra);
         self
@@ -159,6 +192,8 @@ pub struct RouteSpec {
     /// Lowest tier that may call it (`free` admits everyone).
     #[serde(default = "default_tier")]
     pub min_tier: Tier,
+    /// Query parameters the route accepts, in the order the OpenAPI description lists them. The host refuses a
+    /// request with any other parameter (400), so every parameter the handler reads must be listed.
     #[serde(default)]
     pub params: Vec<ParamSpec>,
 }
@@ -172,10 +207,14 @@ fn default_tier() -> Tier {
 pub struct Manifest {
     /// Dataset slug, lowercase `a-z0-9-` (for example `congress-trades`); listed by `/health`.
     pub slug: String,
+    /// Plugin version shown in `plugins list` and the load log (for example `1.2.0`); must not be blank.
     pub version: String,
+    /// Maturity label of every route of the plugin (OpenAPI `x-maturity` and the tag description).
     pub maturity: Maturity,
+    /// One-line description of the dataset, used for the plugin's OpenAPI tag.
     #[serde(default)]
     pub description: String,
+    /// Routes the plugin serves. May be empty only for a reference dataset with an `ingest:` capability.
     pub routes: Vec<RouteSpec>,
     /// OpenAPI 3.1 fragment: `{"paths": {...}, "components": {"schemas": {...}}}`. Every route must have a
     /// `get` operation here; the host adds maturity, tags, security and the shared error responses.
@@ -207,7 +246,9 @@ pub struct Manifest {
 /// [`crate::Plugin::migrations`]). Travels in the manifest JSON as the additive `migrations` array.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Migration {
+    /// Version number, unique within the plugin; applied in ascending order, each once (recorded by the host).
     pub id: i32,
+    /// Short label, recorded with the id and shown in the log and in the error when the migration fails.
     pub name: String,
     /// SQL run with `search_path` set to the plugin's schema.
     pub sql: String,
@@ -217,12 +258,19 @@ pub struct Migration {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BuildInfo {
+    /// [`crate::abi::ABI_MAJOR`] of the SDK the plugin was built with (JSON `abiMajor`); the host refuses any other
+    /// major.
     pub abi_major: u32,
+    /// [`crate::SDK_VERSION`] of the SDK the plugin was built with (JSON `sdkVersion`); a major.minor newer than
+    /// the host's still loads, with a warning.
     pub sdk_version: String,
+    /// `rustc --version` output of the compiler that built the plugin (`unknown` when it could not be read).
     pub rustc: String,
     /// `unwind` or `abort`; the host rejects `abort` because a panic would then kill the host.
     pub panic_strategy: String,
+    /// Name of the plugin crate (JSON `crateName`), from the plugin's `CARGO_PKG_NAME`.
     pub crate_name: String,
+    /// Version of the plugin crate (JSON `crateVersion`), from the plugin's `CARGO_PKG_VERSION`.
     pub crate_version: String,
 }
 

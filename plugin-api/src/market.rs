@@ -22,6 +22,7 @@ pub enum Calendar {
 }
 
 impl Calendar {
+    /// The JSON spelling: `weekdays` or `daily`.
     pub fn as_str(self) -> &'static str {
         match self {
             Calendar::Weekdays => "weekdays",
@@ -29,6 +30,8 @@ impl Calendar {
         }
     }
 
+    /// Whether the asset has a close on `date`: every day for [`Calendar::Daily`], Monday to Friday otherwise (no
+    /// holidays).
     pub fn trades_on(self, date: NaiveDate) -> bool {
         match self {
             Calendar::Weekdays => !matches!(date.weekday(), Weekday::Sat | Weekday::Sun),
@@ -78,9 +81,11 @@ impl Calendar {
 pub struct AssetSeries {
     /// Canonical ticker as displayed, for example `BRK.B` or `BTC-USD`.
     pub ticker: String,
+    /// Display name of the asset (a company, fund or coin name), served beside the ticker.
     pub name: String,
     /// `equity`, `sector-fund`, `major` or `crypto`.
     pub kind: String,
+    /// Which days have a close (JSON `"weekdays"` or `"daily"`); `start` must be one of them.
     pub calendar: Calendar,
     /// Date of `closes[0]`.
     pub start: NaiveDate,
@@ -104,7 +109,9 @@ impl AssetSeries {
 /// The whole `prices` snapshot.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct PriceSnapshot {
+    /// Free-form snapshot metadata (for example `note`, `caveat`, `demo`); the SDK does not read it.
     pub meta: serde_json::Value,
+    /// One close series per asset; tickers must be unique after normalisation (see [`PriceSnapshot::problems`]).
     pub assets: Vec<AssetSeries>,
 }
 

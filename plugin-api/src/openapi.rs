@@ -13,30 +13,41 @@ use crate::manifest::{ParamKind, ParamSpec, RouteSpec};
 pub mod schema {
     use super::*;
 
+    /// `{"type": "string"}`: any text; chain [`describe`] to say what it holds.
     pub fn string() -> Value {
         json!({"type": "string"})
     }
+    /// `{"type": "string", "format": "date"}`: a `YYYY-MM-DD` calendar date.
     pub fn date() -> Value {
         json!({"type": "string", "format": "date"})
     }
+    /// `{"type": "string", "format": "date-time"}`: an RFC 3339 timestamp.
     pub fn datetime() -> Value {
         json!({"type": "string", "format": "date-time"})
     }
+    /// `{"type": "string", "format": "uri"}`: an absolute URL.
     pub fn uri() -> Value {
         json!({"type": "string", "format": "uri"})
     }
+    /// `{"type": "integer"}`: a whole number of any sign (add `minimum` with [`with`] when it has one).
     pub fn integer() -> Value {
         json!({"type": "integer"})
     }
+    /// `{"type": "number"}`: any JSON number, integer or fractional.
     pub fn number() -> Value {
         json!({"type": "number"})
     }
+    /// `{"type": "boolean"}`: JSON `true` or `false`.
     pub fn boolean() -> Value {
         json!({"type": "boolean"})
     }
+    /// `{"type": "array", "items": items}`. For objects or enums as `items`, pass a [`reference()`] to a named
+    /// component (see [`crate::openapi::generator_traps`]).
     pub fn array(items: Value) -> Value {
         json!({"type": "array", "items": items})
     }
+    /// `{"type": "string", "enum": values}`; the values must differ in more than letter case (see
+    /// [`crate::openapi::generator_traps`]).
     pub fn string_enum(values: &[&str]) -> Value {
         json!({"type": "string", "enum": values})
     }
@@ -130,11 +141,16 @@ pub fn parameter(p: &ParamSpec) -> Value {
 /// it from the route path when it assembles `/openapi.json` (`/v1/sam-entities` is `getSamEntities`), so ids
 /// are unique across plugins and never change while the path does not.
 pub struct Operation<'a> {
+    /// The route the operation serves: its query parameters become the operation's `parameters`, and a `cursor`
+    /// parameter adds the paging headers and a `next` to the example.
     pub route: &'a RouteSpec,
+    /// OpenAPI `summary`: one short line (required by [`generator_traps`]).
     pub summary: &'a str,
+    /// OpenAPI `description` (CommonMark); must not be empty.
     pub description: &'a str,
     /// Schema of the 200 body (usually a [`schema::reference`]).
     pub response: Value,
+    /// Example 200 body (required by [`generator_traps`]); on a paged route a missing `next` is added as `null`.
     pub example: Option<Value>,
     /// Dataset-specific statuses besides the host's shared ones, e.g. `(404, "No filer matches")`.
     pub extra_statuses: &'a [(u16, &'a str)],

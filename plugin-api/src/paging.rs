@@ -214,7 +214,9 @@ impl PageRequest {
 /// A [`PageRequest`] whose cursor key is decoded (see [`PageRequest::keyed`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KeyedPage<K> {
+    /// The page size and cursor fingerprint, as parsed.
     pub request: PageRequest,
+    /// Sort key of the last item the previous page served; `None` on the first page (no cursor).
     pub after: Option<K>,
 }
 
@@ -251,7 +253,10 @@ impl<K: Ord + Serialize> KeyedPage<K> {
 /// One page of a list and the cursor of the page after it (`None`: this is the last page).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Page<T> {
+    /// The items of this page, in list order: at most the request's `limit`.
     pub items: Vec<T>,
+    /// Cursor of the next page (the response's `next`; [`respond`] also sends it as [`NEXT_HEADER`]); `None` on
+    /// the last page.
     pub next: Option<String>,
 }
 

@@ -16,6 +16,7 @@ pub struct Query<'a> {
 }
 
 impl<'a> Query<'a> {
+    /// A view over the request's `(name, value)` pairs in query-string order (usually `&request.query`).
     pub fn new(pairs: &'a [(String, String)]) -> Self {
         Self { pairs }
     }
@@ -142,11 +143,14 @@ pub fn parse_date(text: &str) -> Option<NaiveDate> {
 /// Inclusive date bounds, either side optional.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct DateRange {
+    /// Earliest date included (the `from` parameter); `None` when absent: no lower bound.
     pub from: Option<NaiveDate>,
+    /// Latest date included (the `to` parameter); `None` when absent: no upper bound.
     pub to: Option<NaiveDate>,
 }
 
 impl DateRange {
+    /// Whether `date` lies within the bounds, both ends inclusive.
     pub fn contains(&self, date: NaiveDate) -> bool {
         self.from.is_none_or(|f| date >= f) && self.to.is_none_or(|t| date <= t)
     }
@@ -191,9 +195,11 @@ impl TickerFilter {
             Some(want) => normalize_ticker(ticker) == *want,
         }
     }
+    /// Whether the request asked for a ticker.
     pub fn is_set(&self) -> bool {
         self.0.is_some()
     }
+    /// The requested ticker in canonical form (see [`normalize_ticker`]), or `None` when no filter is set.
     pub fn value(&self) -> Option<&str> {
         self.0.as_deref()
     }

@@ -19,6 +19,8 @@ pub const MAX_QUERY_LIMIT: usize = 10_000;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RecordIndex {
+    /// The collection whose records are indexed ([`crate::ingest::IngestRecord::collection`]): letters,
+    /// digits, `_` and `-`.
     pub collection: String,
     /// Top-level field names of the record data, in index order (the most selective first).
     pub fields: Vec<String>,
@@ -28,7 +30,10 @@ pub struct RecordIndex {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Filter {
+    /// Top-level field of the record data to compare (letters, digits and `_`, at most 64).
     pub field: String,
+    /// Accepted values (JSON `anyOf`), at least one: strings or integers, each matching only a stored value of the
+    /// same JSON type.
     pub any_of: Vec<Value>,
 }
 
@@ -36,8 +41,12 @@ pub struct Filter {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RecordsQuery {
+    /// Dataset to read: the plugin's own or one it declares in [`crate::Manifest::reads`]; any other is refused.
     pub dataset: String,
+    /// The collection to read, as the records were ingested ([`crate::ingest::IngestRecord::collection`]).
     pub collection: String,
+    /// Conditions, all of which must hold; at least one must be on the leading field of a declared
+    /// [`RecordIndex`] of the collection (except for an unfiltered `distinct` query).
     #[serde(default)]
     pub filters: Vec<Filter>,
     /// At most this many records (default and maximum [`MAX_QUERY_LIMIT`]).
@@ -54,6 +63,7 @@ pub struct RecordsQuery {
 }
 
 impl RecordsQuery {
+    /// All records of `collection` in `dataset`; add filters with [`RecordsQuery::eq`] / [`RecordsQuery::any_of`].
     pub fn new(dataset: &str, collection: &str) -> Self {
         Self {
             dataset: dataset.into(),
@@ -76,11 +86,13 @@ impl RecordsQuery {
         self
     }
 
+    /// Caps the answer at `limit` records (clamped to 1..=[`MAX_QUERY_LIMIT`]).
     pub fn limit(mut self, limit: usize) -> Self {
         self.limit = Some(limit);
         self
     }
 
+    /// Skips the first `offset` matching records, in ingest order.
     pub fn offset(mut self, offset: usize) -> Self {
         self.offset = Some(offset);
         self
@@ -148,7 +160,10 @@ impl RecordsQuery {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RecordsPage {
+    /// The matching records' data (as ingested) in ingest order, or the distinct values (JSON strings or
+    /// integers) for a `distinct` query.
     pub records: Vec<Value>,
+    /// True when more records match than the limit let through: read on with a larger `offset`.
     pub truncated: bool,
 }
 

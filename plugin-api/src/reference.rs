@@ -23,8 +23,12 @@ pub struct CompanyRef {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum CompanyQuery {
+    /// A ticker (JSON `{"ticker": "AAPL"}`), compared trimmed and case-insensitively with the SEC's spelling, which
+    /// writes share classes with `-` (`BRK-B`, not `BRK.B`).
     Ticker(String),
+    /// A CIK (JSON `{"cik": "320193"}`), with or without zero padding or a `CIK` prefix (see [`cik10`]).
     Cik(String),
+    /// A company name (JSON `{"name": "Apple Inc."}`), matched after [`normalize_company_name`] on both sides.
     Name(String),
 }
 

@@ -15,12 +15,18 @@ pub struct RequestEnvelope {
     /// Query parameters in the order received, percent-decoded.
     #[serde(default)]
     pub query: Vec<(String, String)>,
+    /// Tier of the calling key, already checked against the route's `min_tier` by the host; [`Tier::Owner`] for
+    /// calls from other plugins (`route.get`).
     pub tier: Tier,
+    /// The host's request id (JSON `requestId`, also the `X-Request-Id` header); `internal:<slug>` for a call from
+    /// another plugin, empty when unknown. Quote it in logs.
     #[serde(default)]
     pub request_id: String,
 }
 
 impl RequestEnvelope {
+    /// A request for `route` with these query parameters, as the owner tier and without a request id (for tests and
+    /// tools).
     pub fn new(route: &str, query: &[(&str, &str)]) -> Self {
         Self {
             route: route.into(),
@@ -45,8 +51,12 @@ pub const NO_HOST_CACHE_HEADER: &str = "x-datahost-cache";
 /// A successful (or deliberately non-200) JSON response.
 #[derive(Debug, Clone)]
 pub struct Response {
+    /// HTTP status: 200 for a normal answer; an error status (400-599) needs a JSON body with an `error` string.
     pub status: u16,
+    /// Response body; a 2xx body must be JSON (the host answers 500 otherwise).
     pub body: Vec<u8>,
+    /// Extra response headers as `(name, value)`; the host passes on only `Cache-Control` and `X-*` headers (not
+    /// `X-RateLimit-*` or `X-Request-Id`).
     pub headers: Vec<(String, String)>,
 }
 
@@ -58,6 +68,7 @@ impl Response {
         Ok(Response { status: 200, body, headers: Vec::new() })
     }
 
+    /// Adds a response header (see [`Response::headers`](#structfield.headers) for which ones reach the client).
     pub fn with_header(mut self, name: &str, value: &str) -> Self {
         self.headers.push((name.into(), value.into()));
         self
@@ -67,23 +78,30 @@ impl Response {
 /// An error answer. The host turns it into the SPEC error envelope (`error`, `code`, `docs`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ApiError {
+    /// HTTP status the client gets: 400-599 (the body is `{"error": message, "code": status}`).
     pub status: u16,
+    /// Human-readable message, served as the error body's `error` field.
     pub message: String,
 }
 
 impl ApiError {
+    /// An error with any `status`.
     pub fn new(status: u16, message: impl Into<String>) -> Self {
         Self { status, message: message.into() }
     }
+    /// A 400: the request is malformed (name the parameter and the rule in `message`).
     pub fn bad_request(message: impl Into<String>) -> Self {
         Self::new(400, message)
     }
+    /// A 404: the requested thing does not exist.
     pub fn not_found(message: impl Into<String>) -> Self {
         Self::new(404, message)
     }
+    /// A 500: the plugin failed; the host adds the request id to the answer.
     pub fn internal(message: impl Into<String>) -> Self {
         Self::new(500, message)
     }
+    /// A 503: a dependency (the records engine) is unavailable; the client may retry.
     pub fn unavailable(message: impl Into<String>) -> Self {
         Self::new(503, message)
     }

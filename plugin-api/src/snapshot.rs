@@ -4,11 +4,13 @@
 
 use serde::{Deserialize, Serialize};
 
+/// The usual `meta` object of a dataset snapshot, served in the dataset's responses as `meta`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SnapshotMeta {
     /// Where the records come from; says DEMO for generated seeds.
     pub source: String,
+    /// URL of the public source of the records (JSON `sourceUrl`).
     pub source_url: String,
     /// How the records were derived from the source.
     pub method: String,

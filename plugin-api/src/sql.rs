@@ -158,7 +158,10 @@ pub fn sync_seed(
 
 /// Where a plugin's records are: in memory (embedded engine, or a fallback) or in its PostgreSQL tables.
 pub enum Store<M> {
+    /// The records held in the plugin's memory: the embedded engine, or engine mode when the seed could not be
+    /// synced (degraded start).
     Memory(M),
+    /// Engine mode: the records are in the plugin's PostgreSQL tables, read per request through this host.
     Engine(Host),
 }
 

@@ -10,6 +10,7 @@ use crate::ingest::{Refusal, RowProblem};
 pub struct Table<'t> {
     reader: csv::Reader<&'t [u8]>,
     text: &'t str,
+    /// The header row, for looking cells up by column name.
     pub header: Header,
     width: usize,
 }
@@ -75,10 +76,12 @@ pub struct Header {
 }
 
 impl Header {
+    /// A header from its column names in file order; names are trimmed and compared case-insensitively.
     pub fn new<'a>(names: impl IntoIterator<Item = &'a str>) -> Self {
         Self { index: names.into_iter().enumerate().map(|(i, n)| (column_key(n), i)).collect() }
     }
 
+    /// Whether the header has `column`, trimmed and case-insensitively.
     pub fn has(&self, column: &str) -> bool {
         self.index.contains_key(&column_key(column))
     }

@@ -169,6 +169,7 @@ impl Default for TestHost {
 }
 
 impl TestHost {
+    /// An empty test host: no datasets, companies or routes; each has its own token, so tests may run in parallel.
     pub fn new() -> Self {
         let token = NEXT_TOKEN.fetch_add(1, Ordering::Relaxed);
         let mut guard = HOSTS.lock().unwrap_or_else(|e| e.into_inner());
@@ -187,6 +188,7 @@ impl TestHost {
         self
     }
 
+    /// Stores `snapshot_json` as dataset `name`, replacing any earlier one; `load_dataset(name)` then returns it.
     pub fn set_dataset(&self, name: &str, snapshot_json: &str) {
         with_host(self.token, |h| h.datasets.insert(name.to_string(), snapshot_json.to_string()));
     }
@@ -206,10 +208,12 @@ impl TestHost {
         with_host(self.token, |h| h.routes.insert(route.to_string(), body));
     }
 
+    /// Every line the plugin logged so far, in order, as `<level number>: <message>` (for example `0: failed`).
     pub fn logs(&self) -> Vec<String> {
         with_host(self.token, |h| h.logs.clone()).unwrap_or_default()
     }
 
+    /// A [`Host`] on this test host, as the plugin receives it in [`InitContext::host`].
     pub fn host(&self) -> Host {
         Host::from_services(self.services())
     }

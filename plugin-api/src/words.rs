@@ -29,9 +29,11 @@ pub struct WordIndex {
     pub words: String,
     /// The word field of a word record (`term`) and its document key field (`docKey`).
     pub word_field: String,
+    /// The field of a word record holding its document's key (`docKey`): the document record's `key_field` value.
     pub doc_field: String,
     /// The collection of document records (`instruments`) and their key field (`docKey`).
     pub docs: String,
+    /// The field of a document record holding its key (`docKey`), equal to the records' group.
     pub key_field: String,
     /// The document field a search is confined to (`coverage`: one county of one mapping).
     pub scope_field: String,
@@ -39,6 +41,7 @@ pub struct WordIndex {
     pub facet_fields: Vec<String>,
     /// The order: newest `date_field` first (text, `YYYY-MM-DD`), equal dates by `id_field` (byte order).
     pub date_field: String,
+    /// Unique document id that breaks date ties, compared in byte order (`documentId`).
     pub id_field: String,
 }
 
@@ -71,11 +74,15 @@ impl WordIndex {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct WordSearch {
+    /// Dataset whose records are searched: the plugin's own or one it reads.
     pub dataset: String,
     /// The declared index (the host checks it is the one declared for `dataset`).
     pub index: WordIndex,
+    /// Words that must all be on a document, each as the word records store it (for example `nyc-acris:SMITH`).
     pub words: Vec<String>,
+    /// The scope value documents must have in [`WordIndex::scope_field`] (for example `nyc-acris|kings-ny`).
     pub scope: String,
+    /// Accepted facets (see [`WordIndex::facet_of`]), at least one, for example `deed|` or `lien|tax`.
     pub facets: Vec<String>,
     /// The `(date, id)` of the last document already served: the page starts after it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -90,6 +97,8 @@ pub struct WordSearch {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct WordHits {
+    /// Keys of the matching documents after `after`, in index order (newest date first, then id): up to `limit + 1`,
+    /// the extra one only telling that a next page exists.
     pub docs: Vec<String>,
     /// Matches over every page (not only after `after`), counted among the first `count_cap` documents (in
     /// order) of the rarest word: the word on the fewest documents of the scope and facets, counted up to
