@@ -131,10 +131,14 @@ impl<'a> Query<'a> {
     }
 }
 
-/// Parses a strict `YYYY-MM-DD` date (exactly ten characters, a real calendar day).
+/// Parses a strict `YYYY-MM-DD` date (exactly ten characters, digits but for the two dashes, a real calendar
+/// day). The digit check is ours: chrono's `%Y-%m-%d` alone also takes a signed year and a space before the day
+/// (`-202-05- 5` was read as 5 May 202 BC; the `query` fuzz target found it).
 pub fn parse_date(text: &str) -> Option<NaiveDate> {
     let b = text.as_bytes();
-    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
+    let shaped = b.len() == 10
+        && b.iter().enumerate().all(|(i, c)| if i == 4 || i == 7 { *c == b'-' } else { c.is_ascii_digit() });
+    if !shaped {
         return None;
     }
     NaiveDate::parse_from_str(text, "%Y-%m-%d").ok()
@@ -267,6 +271,16 @@ mod tests {
         assert!(parse_date("2023-02-29").is_none());
         assert!(parse_date("2024-2-1").is_none());
         assert!(parse_date("20240201").is_none());
+        for signed_or_spaced in ["-202-05- 5", "-202-05-\r5", "+024-05-05", "2024-05- 5", "2024- 5-05", " 024-05-05"] {
+            assert_eq!(parse_date(signed_or_spaced), None, "{signed_or_spaced:?}");
+        }
+        // The input the fuzz target found, as a whole query string.
+        let found = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../fuzz/regressions/query-date-signed-year"))
+            .expect("fuzz/regressions/query-date-signed-year");
+        let found = std::str::from_utf8(&found).unwrap();
+        let p: Vec<(String, String)> =
+            found.split('&').filter_map(|kv| kv.split_once('=')).map(|(k, v)| (k.into(), v.into())).collect();
+        assert!(Query::new(&p).date("from").unwrap_err().message.starts_with("from must be a date in YYYY-MM-DD"));
         let p = q(&[("from", "2024-03-01"), ("to", "2024-02-01")]);
         let err = Query::new(&p).date_range().unwrap_err();
         assert_eq!(err.message, "from (2024-03-01) must not be after to (2024-02-01)");

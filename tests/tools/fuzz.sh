@@ -9,7 +9,8 @@
 # what the targets look for (panics, overflow under debug assertions, hangs, broken output promises) needs none.
 # Seeds are copied into fuzz/corpus/<target> at run time (never committed); what libFuzzer adds stays there and
 # is reused by the next run. Crashes go to fuzz/artifacts/<target>/; the script then exits 1.
-# Runs under `nice -n 10` (FUZZ_NICE=0 for a quiet machine): the machines are shared.
+# Runs under `nice -n 10` (FUZZ_NICE=0 for a quiet machine): the machines are shared. FUZZ_NO_BUILD=1 skips the
+# build and runs the targets as last built.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 fuzz="$root/fuzz"
@@ -31,8 +32,15 @@ command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 ls "$root"/target/debug/libdatahost_*.so >/dev/null 2>&1 || (cd "$root" && nice -n 10 cargo build --workspace)
 
 export RUSTC_BOOTSTRAP=1
-(cd "$fuzz" && nice -n 10 cargo fuzz build --sanitizer "${FUZZ_SANITIZER:-none}")
 bin_dir="$fuzz/target/x86_64-unknown-linux-gnu/release"
+# FUZZ_NO_BUILD=1 runs the targets as last built (a long campaign on one build while the tree keeps changing).
+if [ "${FUZZ_NO_BUILD:-0}" = 1 ]; then
+  for t in "${targets[@]}"; do
+    [ -x "$bin_dir/$t" ] || { echo "FUZZ_NO_BUILD: $bin_dir/$t is not built" >&2; exit 2; }
+  done
+else
+  (cd "$fuzz" && nice -n 10 cargo fuzz build --sanitizer "${FUZZ_SANITIZER:-none}")
+fi
 
 # seed <target> <file>...: each file's first 64 KiB (cut after its last whole line), named by a `\0name:` line.
 seed() {
