@@ -269,7 +269,12 @@ async fn plugin_route(state: Arc<AppState>, ctx: Arc<RouteCtx>, request: axum::h
     if !caller.tier.satisfies(ctx.min_tier) {
         let e = state.error(
             403,
-            format!("{} requires the pro tier; this key is on the {} tier", ctx.path, caller.tier.as_str()),
+            format!(
+                "{} requires the {} tier; this key is on the {} tier",
+                ctx.path,
+                ctx.min_tier.as_str(),
+                caller.tier.as_str()
+            ),
         );
         return with_tier(finish(e.into_response(), decision), tier_label);
     }

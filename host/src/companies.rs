@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 
+use datahost_plugin_api::params::normalize_ticker;
 use datahost_plugin_api::reference::{cik10, normalize_company_name, CompanyQuery, CompanyRef};
 use serde::Deserialize;
 
@@ -34,7 +35,9 @@ impl CompanyIndex {
         for c in doc.companies {
             let i = index.companies.len();
             if !c.ticker.is_empty() {
-                index.by_ticker.entry(c.ticker.to_ascii_uppercase()).or_insert(i);
+                // Share classes however written (`BRK.B`, the SEC's `BRK-B`, `brk/b`), as every ticker filter
+                // of the SDK matches them.
+                index.by_ticker.entry(normalize_ticker(&c.ticker)).or_insert(i);
             }
             let preferred = !c.ticker.contains('-');
             index.companies.push(c);
@@ -68,7 +71,7 @@ impl CompanyIndex {
 
     pub fn resolve(&self, query: &CompanyQuery) -> Option<&CompanyRef> {
         let i = match query {
-            CompanyQuery::Ticker(t) => self.by_ticker.get(&t.trim().to_ascii_uppercase()),
+            CompanyQuery::Ticker(t) => self.by_ticker.get(&normalize_ticker(t)),
             CompanyQuery::Cik(c) => cik10(c).and_then(|c| self.by_cik.get(&c)),
             CompanyQuery::Name(n) => self.by_name.get(&normalize_company_name(n)),
         }?;
@@ -101,5 +104,11 @@ mod tests {
         assert_eq!(index.resolve(&CompanyQuery::Cik("1110805".into())).unwrap().ticker, "NS");
         assert_eq!(index.resolve(&CompanyQuery::Name("NUSTAR ENERGY LP".into())).unwrap().ticker, "NS");
         assert_eq!(index.resolve(&CompanyQuery::Ticker("NS-PB".into())).unwrap().ticker, "NS-PB");
+        // The SEC writes share classes with `-`; a caller may write `.` or `/`.
+        let doc = r#"{"companies": [{"cik": "0001067983", "ticker": "BRK-B", "name": "BERKSHIRE HATHAWAY INC"}]}"#;
+        let index = CompanyIndex::from_document(doc).unwrap();
+        for spelling in ["BRK.B", "brk-b", "BRK/B", " brk.b "] {
+            assert_eq!(index.resolve(&CompanyQuery::Ticker(spelling.into())).unwrap().ticker, "BRK-B", "{spelling}");
+        }
     }
 }

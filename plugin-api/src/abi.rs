@@ -115,7 +115,9 @@ pub struct HostServices {
     pub token: u64,
     /// Log a line at `level` (0 error, 1 warn, 2 info, 3 debug, 4 trace).
     pub log: extern "C" fn(token: u64, level: u8, message: RStr<'_>),
-    /// Record a metric: `kind` 0 counter increment, 1 gauge set, 2 histogram observation.
+    /// Record a metric: `kind` 0 counter increment (rounded to a whole number), 1 gauge set, 2 histogram
+    /// observation. `labels_json` is reserved: the host labels every plugin metric with `plugin` only (labels a
+    /// plugin chose could grow Prometheus's series without bound), and the SDK passes `{}`.
     pub metric: extern "C" fn(token: u64, kind: u8, name: RStr<'_>, value: f64, labels_json: RStr<'_>),
     /// Reads a dataset snapshot (the JSON document) from the records engine.
     pub load_dataset: extern "C" fn(token: u64, dataset: RStr<'_>) -> FfiReply,

@@ -23,8 +23,8 @@ pub struct CompanyRef {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum CompanyQuery {
-    /// A ticker (JSON `{"ticker": "AAPL"}`), compared trimmed and case-insensitively with the SEC's spelling, which
-    /// writes share classes with `-` (`BRK-B`, not `BRK.B`).
+    /// A ticker (JSON `{"ticker": "AAPL"}`), compared after [`crate::params::normalize_ticker`] on both sides:
+    /// trimmed, any case, a share class after `.`, `-` or `/` (`BRK.B` finds the SEC's `BRK-B`).
     Ticker(String),
     /// A CIK (JSON `{"cik": "320193"}`), with or without zero padding or a `CIK` prefix (see [`cik10`]).
     Cik(String),

@@ -141,7 +141,10 @@ fn resolve(
 ) -> Option<crate::reference::CompanyRef> {
     use crate::reference::{cik10, normalize_company_name, CompanyQuery};
     let found = match query {
-        CompanyQuery::Ticker(t) => companies.iter().find(|c| c.ticker.eq_ignore_ascii_case(t.trim())),
+        CompanyQuery::Ticker(t) => {
+            let wanted = crate::params::normalize_ticker(t);
+            companies.iter().find(|c| crate::params::normalize_ticker(&c.ticker) == wanted)
+        }
         CompanyQuery::Cik(k) => cik10(k).and_then(|k| companies.iter().find(|c| c.cik == k)),
         CompanyQuery::Name(n) => {
             let n = normalize_company_name(n);

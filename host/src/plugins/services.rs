@@ -166,14 +166,21 @@ pub(super) extern "C" fn svc_log(token: u64, level: u8, message: RStr<'_>) {
     }));
 }
 
-pub(super) extern "C" fn svc_metric(token: u64, kind: u8, name: RStr<'_>, value: f64, _labels: RStr<'_>) {
+/// `labels_json` is reserved by the ABI and ignored: every plugin metric carries the `plugin` label only.
+pub(super) extern "C" fn svc_metric(token: u64, kind: u8, name: RStr<'_>, value: f64, _labels_json: RStr<'_>) {
     let _ = catch_unwind(AssertUnwindSafe(|| {
         let Some(ctx) = context(token) else { return };
         let name: String = name.as_str().chars().filter(|c| c.is_ascii_alphanumeric() || *c == '_').take(64).collect();
         let metric = format!("datahost_plugin_{name}");
         let labels = [("plugin", ctx.slug.clone())];
         match kind {
-            0 => metrics::counter!(metric, &labels).increment(value.max(0.0) as u64),
+            // Prometheus counters are whole here (the exporter's counters are u64): a fraction is rounded, so
+            // `count(name, 0.5)` counts one rather than nothing; a negative or non-finite value counts nothing.
+            0 => metrics::counter!(metric, &labels).increment(if value.is_finite() {
+                value.max(0.0).round() as u64
+            } else {
+                0
+            }),
             1 => metrics::gauge!(metric, &labels).set(value),
             _ => metrics::histogram!(metric, &labels).record(value),
         }
