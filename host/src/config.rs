@@ -329,9 +329,9 @@ impl Config {
             return Err(format!("server.base_url `{}` must be http or https", self.server.base_url));
         }
         for proxy in &self.server.trusted_proxies {
-            crate::auth_guard::IpRange::parse(proxy).map_err(|e| format!("server.trusted_proxies: {e}"))?;
+            crate::access::auth_guard::IpRange::parse(proxy).map_err(|e| format!("server.trusted_proxies: {e}"))?;
         }
-        crate::cors::check_origins(&self.server.cors_allowed_origins)?;
+        crate::http::cors::check_origins(&self.server.cors_allowed_origins)?;
         if self.engine.url != "embedded"
             && !self.engine.url.starts_with("postgres://")
             && !self.engine.url.starts_with("postgresql://")

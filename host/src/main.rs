@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use clap::{Parser, Subcommand};
 use datahost::config::{Config, LogFormat};
+use datahost::engine::postgres::pool::PgEngine;
 use datahost::engine::Engine;
-use datahost::pg::PgEngine;
 use datahost_plugin_api::Tier;
 
 #[derive(Parser)]
@@ -154,11 +154,11 @@ fn main() -> ExitCode {
 
 async fn run(command: Command, config: Config) -> Result<(), String> {
     match command {
-        Command::Serve => datahost::server::serve(config).await,
+        Command::Serve => datahost::lifecycle::server::serve(config).await,
         Command::Keys { command } => keys(command, config).await,
         Command::Plugins { command: PluginsCommand::List } => {
             let engine = Arc::new(Engine::embedded());
-            let registry = datahost::server::load_plugins(&config, &engine).await?;
+            let registry = datahost::lifecycle::server::load_plugins(&config, &engine).await?;
             print!("{}", datahost::plugins::describe(&registry));
             if registry.plugins.is_empty() {
                 return Err(format!("no plugin loaded from {}", config.plugins_dir().display()));
@@ -167,8 +167,8 @@ async fn run(command: Command, config: Config) -> Result<(), String> {
         }
         Command::Openapi => {
             let engine = Arc::new(Engine::embedded());
-            let registry = datahost::server::load_plugins(&config, &engine).await?;
-            let doc = datahost::openapi::assemble(&registry, config.base_url());
+            let registry = datahost::lifecycle::server::load_plugins(&config, &engine).await?;
+            let doc = datahost::http::openapi::assemble(&registry, config.base_url());
             println!("{}", serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?);
             Ok(())
         }
@@ -196,7 +196,7 @@ async fn keys(command: KeysCommand, config: Config) -> Result<(), String> {
         // The key table is created by the host migrations; applying them is idempotent.
         pg.migrate().await?;
     }
-    let source = datahost::pg::key_source(&config, &engine);
+    let source = datahost::engine::postgres::pool::key_source(&config, &engine);
     match command {
         KeysCommand::Issue { tier, label } => {
             let (key, record) = datahost::keys::generate(tier, &label);
@@ -228,7 +228,7 @@ async fn migrate_cli(pg: &PgEngine, config: &Config, engine: &Arc<Engine>) -> Re
     for line in pg.migrate().await? {
         println!("applied {line}");
     }
-    let opened = datahost::server::open_plugins(config, engine).await?;
+    let opened = datahost::lifecycle::server::open_plugins(config, engine).await?;
     for line in pg.migrate_plugins(&opened.migrations()).await? {
         println!("applied {line}");
     }
@@ -240,7 +240,7 @@ async fn migrate_cli(pg: &PgEngine, config: &Config, engine: &Arc<Engine>) -> Re
 /// unchanged snapshot is not rewritten (and so wakes no replica).
 async fn load_seeds_cli(pg: &PgEngine, config: &Config, engine: &Arc<Engine>) -> Result<(), String> {
     pg.migrate().await?;
-    let opened = datahost::server::open_plugins(config, engine).await?;
+    let opened = datahost::lifecycle::server::open_plugins(config, engine).await?;
     pg.migrate_plugins(&opened.migrations()).await?;
     let mut changed = 0;
     for (name, snapshot) in engine.seeds() {
@@ -272,14 +272,14 @@ fn print_report(command: &str, report: &impl serde::Serialize, json: bool, text:
 
 /// `datahost ingest`: exit 0 every file applied or unchanged, 1 some file refused, 2 usage error.
 async fn ingest(config: &Config, dataset: &str, paths: &[PathBuf], json: bool) -> ExitCode {
-    let report = match datahost::ingest::run(config, dataset, paths).await {
+    let report = match datahost::plugins::ingest::run(config, dataset, paths).await {
         Ok(report) => report,
-        Err(datahost::ingest::UsageError(message)) => {
+        Err(datahost::plugins::ingest::UsageError(message)) => {
             eprintln!("datahost ingest: {message}");
             return ExitCode::from(2);
         }
     };
-    if !print_report("ingest", &report, json, || datahost::ingest::render(&report)) {
+    if !print_report("ingest", &report, json, || datahost::plugins::ingest::render(&report)) {
         return ExitCode::FAILURE;
     }
     if report.refused > 0 {

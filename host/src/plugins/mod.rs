@@ -11,6 +11,7 @@
 
 pub mod child;
 pub mod dispatch;
+pub mod ingest;
 pub mod process;
 pub mod protocol;
 mod services;
@@ -186,7 +187,7 @@ impl LoadedPlugin {
             .read()
             .unwrap_or_else(|e| e.into_inner())
             .iter()
-            .any(|(d, info)| d != crate::companies::DATASET && info.is_none())
+            .any(|(d, info)| d != crate::engine::companies::DATASET && info.is_none())
     }
 
     /// The ingest info of `dataset` as the current instance loaded it (`None`: demo seed or not read).
@@ -224,7 +225,7 @@ impl LoadedPlugin {
 fn publish(served: &RwLock<Served>, about_to_serve: Served) {
     let mut current = served.write().unwrap_or_else(|e| e.into_inner());
     *current = about_to_serve;
-    crate::response_cache::next_generation();
+    crate::http::response_cache::next_generation();
 }
 
 fn parse_headers(json: &str) -> Vec<(String, String)> {
@@ -521,7 +522,7 @@ pub fn open_all(dir: &Path, engine: &Arc<Engine>, disabled: &[String]) -> Result
             .map(|m| m.keys().cloned().collect())
             .unwrap_or_default();
         if let Some((name, owner)) = names.iter().find_map(|n| {
-            crate::openapi::HOST_SCHEMAS
+            crate::http::openapi::HOST_SCHEMAS
                 .contains(&n.as_str())
                 .then(|| (n.clone(), "the host".to_string()))
                 .or_else(|| schema_names.get(n).map(|o| (n.clone(), format!("plugin `{o}`"))))

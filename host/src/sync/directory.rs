@@ -71,7 +71,7 @@ fn local_folder(base: &str) -> Option<PathBuf> {
 
 /// Copies new or changed files of a local folder into the raw folder and queues them.
 async fn local(run: &mut SourceRun<'_>, dataset: &str, folder: &Path) -> Result<(), String> {
-    let files = crate::ingest::collect_files(&[folder.to_path_buf()]);
+    let files = crate::plugins::ingest::collect_files(&[folder.to_path_buf()]);
     for file in files {
         let Ok(relative) = file.strip_prefix(folder) else { continue };
         let url = format!("file://{}", file.display());

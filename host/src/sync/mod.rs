@@ -1,5 +1,5 @@
 //! `datahost sync [dataset...]`: fetches what is new at the official sources and feeds it through exactly the
-//! path `datahost ingest` uses (`crate::ingest::ingest_files`).
+//! path `datahost ingest` uses (`crate::plugins::ingest::ingest_files`).
 //!
 //! A run, per selected source: build the polite client (`http.rs`: rate cap, retries, timeout, resume,
 //! conditional requests, `.part` then rename, SHA-256), let the source (`sec.rs`, `house.rs`, `senate.rs`,
@@ -93,7 +93,7 @@ pub struct DatasetIngest {
     pub status: String,
     pub files: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub report: Option<crate::ingest::Report>,
+    pub report: Option<crate::plugins::ingest::Report>,
 }
 
 /// Raw-folder housekeeping.
@@ -317,7 +317,7 @@ pub async fn run(config: &Config, asked: &[String]) -> Result<SyncReport, UsageE
         },
         None => None,
     };
-    let opened = crate::server::open_plugins(config, &engine).await.map_err(UsageError)?;
+    let opened = crate::lifecycle::server::open_plugins(config, &engine).await.map_err(UsageError)?;
     let multi = indicatif::MultiProgress::with_draw_target(indicatif::ProgressDrawTarget::stderr());
     for (name, datasets) in selected {
         let source_report = run_source(config, &engine, &store, &opened, &multi, name, datasets).await;
@@ -628,9 +628,10 @@ impl SourceRun<'_> {
             let engine = engine.clone();
             let label = engine.address().to_string();
             let ds = dataset.clone();
-            let result =
-                tokio::task::spawn_blocking(move || crate::ingest::ingest_files(&engine, &parser, &ds, &paths, &label))
-                    .await;
+            let result = tokio::task::spawn_blocking(move || {
+                crate::plugins::ingest::ingest_files(&engine, &parser, &ds, &paths, &label)
+            })
+            .await;
             let ingest = match result {
                 Ok(r) => r,
                 Err(e) => {
@@ -799,7 +800,7 @@ mod tests {
     #[test]
     fn raw_paths_stay_inside_the_source_folder() {
         let dir = tempfile::tempdir().unwrap();
-        let sqlite = crate::sqlite::SqliteStore::open(dir.path()).unwrap();
+        let sqlite = crate::engine::sqlite::SqliteStore::open(dir.path()).unwrap();
         let store = SyncStore::Sqlite(&sqlite);
         let client = PoliteClient::new(HttpSettings {
             source: "prices",

@@ -169,7 +169,7 @@ mod tests {
     #[tokio::test]
     async fn retention_deletes_ingested_files_first() {
         let dir = tempfile::tempdir().unwrap();
-        let sqlite = crate::sqlite::SqliteStore::open(dir.path()).unwrap();
+        let sqlite = crate::engine::sqlite::SqliteStore::open(dir.path()).unwrap();
         let store = SyncStore::Sqlite(&sqlite);
         let raw = dir.path().join("raw");
         std::fs::create_dir_all(raw.join("s")).unwrap();

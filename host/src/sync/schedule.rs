@@ -12,8 +12,8 @@ use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
-use crate::app::AppState;
-use crate::pg::PgEngine;
+use crate::engine::postgres::pool::PgEngine;
+use crate::http::app::AppState;
 
 use super::state::{SyncStore, PG_LOCK_KEY};
 

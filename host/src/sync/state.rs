@@ -10,9 +10,9 @@
 //!
 //! The SQL is written once with `$n` parameters and a `{p}` table prefix; SQLite gets `?n` and no prefix.
 
+use crate::engine::postgres::pool::PgEngine;
+use crate::engine::sqlite::SqliteStore;
 use crate::engine::Engine;
-use crate::pg::PgEngine;
-use crate::sqlite::SqliteStore;
 
 use super::http::Validators;
 
@@ -436,7 +436,7 @@ fn to_pg(params: &[V]) -> Vec<Box<dyn tokio_postgres::types::ToSql + Sync + Send
 }
 
 pub(crate) fn now() -> String {
-    crate::sqlite::now()
+    crate::engine::sqlite::now()
 }
 
 #[cfg(test)]

@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use datahost_plugin_api::Migration;
 
-use crate::app::AppState;
-use crate::pg::PgEngine;
+use crate::engine::postgres::pool::PgEngine;
+use crate::http::app::AppState;
 
 /// Starts the background tasks.
 pub fn spawn_background(state: Arc<AppState>) {
@@ -101,7 +101,7 @@ pub async fn check_engine(state: &Arc<AppState>) {
     }
     tracing::info!(datasets = ?changed, "datasets changed in the records engine");
     // Every plugin may resolve companies through the host, so a new company list reaches them all.
-    let everyone = changed.iter().any(|c| c == crate::companies::DATASET);
+    let everyone = changed.iter().any(|c| c == crate::engine::companies::DATASET);
     let plugins: Vec<_> = state
         .registry
         .plugins

@@ -116,7 +116,7 @@ impl LocalLimiter {
 /// The limiter a host uses: in-process, or Redis shared by several replicas.
 pub enum Limiter {
     Local(LocalLimiter),
-    Redis(crate::redis_limiter::RedisLimiter),
+    Redis(crate::access::redis::RedisLimiter),
 }
 
 impl Limiter {

@@ -31,7 +31,7 @@ use tokio::sync::{watch, Notify, OwnedSemaphorePermit, Semaphore};
 use tower::ServiceExt;
 
 use crate::config::ServerConfig;
-use crate::error::AppError;
+use crate::http::error::AppError;
 
 /// The limits of the listener, from `[server]`.
 #[derive(Debug, Clone)]

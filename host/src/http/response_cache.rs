@@ -31,7 +31,7 @@ use quick_cache::{DefaultHashBuilder, Lifecycle, Weighter};
 use sha2::{Digest, Sha256};
 
 use crate::config::CacheConfig;
-use crate::negotiate::{self, Coding};
+use crate::http::negotiate::{self, Coding};
 
 /// The plugin header by which the SDK says an instance's answers must not be reused (stripped from responses).
 pub const NO_CACHE_HEADER: &str = datahost_plugin_api::request::NO_HOST_CACHE_HEADER;

@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex};
 
 use axum::http::HeaderMap;
 
-use crate::ratelimit::{Clock, Limiter, SystemClock};
+use crate::access::ratelimit::{Clock, Limiter, SystemClock};
 
 /// Blocked addresses kept at most; beyond it expired entries are dropped first, then no new block is kept
 /// (the limiter still counts and answers).
@@ -142,7 +142,7 @@ impl FailedAuth {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ratelimit::{LocalLimiter, ManualClock};
+    use crate::access::ratelimit::{LocalLimiter, ManualClock};
 
     fn headers(xff: &str) -> HeaderMap {
         let mut h = HeaderMap::new();

@@ -8,7 +8,7 @@ use datahost_plugin_api::Tier;
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
-use crate::keys::{is_well_formed, KeyLookup};
+use crate::access::keys::{is_well_formed, KeyLookup};
 
 pub const MARKETPLACE_HEADER: &str = "x-marketplace-proxy-secret";
 pub const MARKETPLACE_USER_HEADER: &str = "x-rapidapi-user";
@@ -157,10 +157,10 @@ pub fn resolved(lookup: KeyLookup) -> Result<Caller, AuthError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::keys::generate;
+    use crate::access::keys::generate;
     use axum::http::HeaderValue;
 
-    use crate::keys::KeyCache;
+    use crate::access::keys::KeyCache;
 
     fn authenticate(
         headers: &HeaderMap,

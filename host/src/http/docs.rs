@@ -11,8 +11,8 @@ use axum::http::{header, HeaderValue};
 use axum::response::{IntoResponse, Response};
 use datahost_plugin_api::Tier;
 
-use crate::error::ERROR_CODES;
-use crate::ratelimit::tier_limit;
+use crate::access::ratelimit::tier_limit;
+use crate::http::error::ERROR_CODES;
 
 /// The vendored Redoc release (`host/assets/redoc/README.md` says how to update it). It names the served file,
 /// which browsers may therefore cache for good.
@@ -27,11 +27,11 @@ const REDOC_REMOTE_LOGO: &str = "https://cdn.redoc.ly/redoc/logo-mini.svg";
 /// The bundle as served: the vendored file with its remote logo replaced by an empty `data:` address (the
 /// image then removes itself), so that viewing the page contacts nothing but this server.
 static REDOC_JS: LazyLock<Bytes> = LazyLock::new(|| {
-    Bytes::from(include_str!("../assets/redoc/redoc.standalone.js").replace(REDOC_REMOTE_LOGO, "data:,"))
+    Bytes::from(include_str!("../../assets/redoc/redoc.standalone.js").replace(REDOC_REMOTE_LOGO, "data:,"))
 });
-const DOCS_JS: &[u8] = include_bytes!("../assets/docs.js");
+const DOCS_JS: &[u8] = include_bytes!("../../assets/docs.js");
 static DOCS_HTML: LazyLock<String> =
-    LazyLock::new(|| include_str!("../assets/docs.html").replace("REDOC_VERSION", REDOC_VERSION));
+    LazyLock::new(|| include_str!("../../assets/docs.html").replace("REDOC_VERSION", REDOC_VERSION));
 
 /// Only this server's own resources: the page can neither call out nor be framed. Redoc draws with inline
 /// styles (styled-components), runs its search index in a `blob:` worker and shows `data:` icons.
@@ -224,7 +224,7 @@ mod tests {
 
     #[test]
     fn the_served_bundle_refers_to_nothing_remote() {
-        let vendored = include_str!("../assets/redoc/redoc.standalone.js");
+        let vendored = include_str!("../../assets/redoc/redoc.standalone.js");
         assert!(vendored.contains(REDOC_REMOTE_LOGO), "a new Redoc: check what it loads from elsewhere");
         let served = std::str::from_utf8(&REDOC_JS).unwrap();
         assert!(!served.contains("cdn.redoc.ly"));

@@ -19,7 +19,7 @@ use datahost_plugin_api::Tier;
 use metrics::{Counter, Histogram};
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 
-use crate::app::AppState;
+use crate::http::app::AppState;
 
 static HANDLE: OnceLock<PrometheusHandle> = OnceLock::new();
 
@@ -256,7 +256,7 @@ fn scrape_time_families(state: &AppState, out: &mut Exposition) {
         "1 when the records engine answers (always 1 for the embedded engine).",
         flag(state.engine.is_healthy()),
     );
-    let reasons = crate::readiness::not_ready_reasons(state);
+    let reasons = crate::http::readiness::not_ready_reasons(state);
     out.single(
         "datahost_ready",
         "gauge",
@@ -264,7 +264,7 @@ fn scrape_time_families(state: &AppState, out: &mut Exposition) {
         flag(reasons.is_empty()),
     );
 
-    let degraded = crate::readiness::degraded_plugins(state);
+    let degraded = crate::http::readiness::degraded_plugins(state);
     let mut plugins: Vec<&str> = state.registry.plugins.iter().map(|p| p.slug()).collect();
     plugins.extend(state.registry.failures.iter().map(|f| f.plugin.as_str()));
     plugins.extend(degraded.iter().map(String::as_str));
@@ -302,7 +302,7 @@ fn scrape_time_families(state: &AppState, out: &mut Exposition) {
 
 /// Per dataset, from the same values `/health` shows (`app::dataset_status`).
 fn dataset_families(state: &AppState, out: &mut Exposition) {
-    let status = crate::app::dataset_status(state);
+    let status = crate::http::app::dataset_status(state);
     let epoch = |v: &serde_json::Value| {
         v.as_str().and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok()).map(|t| t.timestamp() as f64)
     };

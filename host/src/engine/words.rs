@@ -9,7 +9,7 @@
 
 use datahost_plugin_api::words::{WordHits, WordIndex, WordSearch};
 
-use crate::records::Dialect;
+use crate::engine::records::Dialect;
 
 /// One statement and its text parameters (`$n` / `?n` in order).
 #[derive(Debug, Clone, PartialEq)]

@@ -7,13 +7,13 @@ use std::time::{Duration, Instant};
 
 use tokio::net::TcpListener;
 
-use crate::app::{app, AppState};
+use crate::access::keys::KeyRing;
+use crate::access::ratelimit::{Limiter, LocalLimiter, SystemClock};
+use crate::access::redis::RedisLimiter;
 use crate::config::Config;
 use crate::engine::Engine;
-use crate::keys::KeyRing;
+use crate::http::app::{app, AppState};
 use crate::plugins::{init_all, open_all, OpenedPlugins, PluginRegistry};
-use crate::ratelimit::{Limiter, LocalLimiter, SystemClock};
-use crate::redis_limiter::RedisLimiter;
 
 /// Milliseconds of each start-up phase since `serve` began, logged once listening (`datahost listening` at
 /// info), so a slow start says which phase to look at.
@@ -114,7 +114,7 @@ async fn load_plugins_timed(
     for f in &registry.failures {
         metrics::gauge!("datahost_plugin_loaded", "plugin" => f.plugin.clone()).set(0.0);
     }
-    crate::metrics::register_plugins(registry.plugins.iter().map(|p| p.slug()));
+    crate::http::metrics::register_plugins(registry.plugins.iter().map(|p| p.slug()));
     Ok(Arc::new(registry))
 }
 
@@ -141,7 +141,7 @@ async fn build_state_timed(config: Config, phases: &Phases) -> Result<Arc<AppSta
     let engine = Engine::from_config(&config).await?;
     phases.mark("engine_open");
     let registry = load_plugins_timed(&config, &engine, phases).await?;
-    let keys = Arc::new(KeyRing::new(crate::pg::key_source(&config, &engine)));
+    let keys = Arc::new(KeyRing::new(crate::engine::postgres::pool::key_source(&config, &engine)));
     if let Err(e) = keys.refresh_if_due(Duration::ZERO).await {
         if !engine.is_degraded() {
             return Err(e);
@@ -158,7 +158,7 @@ async fn build_state_timed(config: Config, phases: &Phases) -> Result<Arc<AppSta
 /// Runs the server until SIGTERM or SIGINT.
 pub async fn serve(config: Config) -> Result<(), String> {
     let phases = Phases::new();
-    let metrics_handle = crate::metrics::install();
+    let metrics_handle = crate::http::metrics::install();
     let grace = Duration::from_secs(config.server.shutdown_grace_secs);
     let api_listener = TcpListener::bind(config.server.listen)
         .await
@@ -171,10 +171,10 @@ pub async fn serve(config: Config) -> Result<(), String> {
     if state.keys.cache.is_empty() {
         tracing::warn!("no API keys issued yet: run `datahost keys issue --tier owner`");
     }
-    crate::watch::spawn_background(state.clone());
+    crate::lifecycle::watch::spawn_background(state.clone());
     crate::sync::schedule::spawn(state.clone());
 
-    let limits = crate::conn::Limits::from_config(&state.config.server);
+    let limits = crate::http::conn::Limits::from_config(&state.config.server);
     let router = app(state.clone());
     phases.mark("router");
     let api_addr = api_listener.local_addr().map_err(|e| e.to_string())?;
@@ -187,14 +187,14 @@ pub async fn serve(config: Config) -> Result<(), String> {
         serde_json::json!({"event": "listening", "api": api_addr.to_string(), "metrics": metrics_addr.to_string()})
     );
 
-    let metrics_app = crate::metrics::router(metrics_handle, state.clone());
+    let metrics_app = crate::http::metrics::router(metrics_handle, state.clone());
     tokio::spawn(async move {
         if let Err(e) = axum::serve(metrics_listener, metrics_app).await {
             tracing::error!(error = %e, "metrics listener stopped");
         }
     });
 
-    crate::conn::watch_stop_signals();
+    crate::http::conn::watch_stop_signals();
     tracing::info!(
         max_connections = limits.max_connections,
         per_client = limits.max_connections_per_client,
@@ -208,7 +208,7 @@ pub async fn serve(config: Config) -> Result<(), String> {
             "shutting down: closing idle connections, finishing in-flight requests"
         );
     };
-    if !crate::conn::serve(api_listener, router, limits, shutdown, grace).await {
+    if !crate::http::conn::serve(api_listener, router, limits, shutdown, grace).await {
         tracing::warn!("grace period over; exiting with requests still in flight");
         std::process::exit(1);
     }

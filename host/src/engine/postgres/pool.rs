@@ -15,9 +15,9 @@ use serde_json::{json, Value};
 use tokio_postgres::types::{ToSql, Type};
 use tokio_postgres_rustls::MakeRustlsConnect;
 
+use crate::access::keys::{FileKeyStore, KeyRecord, KeySource};
 use crate::config::{redact_url, Config};
 use crate::engine::Engine;
-use crate::keys::{FileKeyStore, KeyRecord, KeySource};
 use datahost_plugin_api::Migration;
 
 /// Channel the datasets trigger notifies on.
@@ -68,7 +68,7 @@ const HOST_MIGRATIONS: &[(i32, &str, &str)] = &[
             FOR EACH ROW EXECUTE FUNCTION datahost.notify_dataset();
         "#,
     ),
-    (3, "ingested records and their provenance", crate::pg_records::MIGRATION),
+    (3, "ingested records and their provenance", crate::engine::postgres::records::MIGRATION),
     (4, "sync state, raw file provenance and freshness", crate::sync::state::PG_MIGRATION),
 ];
 
@@ -82,7 +82,7 @@ pub struct PgEngine {
     connect_timeout: Duration,
 }
 
-use crate::records::checksum;
+use crate::engine::records::checksum;
 
 /// The schema a plugin's tables live in.
 pub fn plugin_schema(slug: &str) -> String {

@@ -11,8 +11,8 @@ use std::time::Duration;
 use redis::aio::ConnectionManager;
 use redis::Script;
 
+use crate::access::ratelimit::{decide, Decision, WINDOW_MS};
 use crate::config::{redact_url, FailMode};
-use crate::ratelimit::{decide, Decision, WINDOW_MS};
 
 const SCRIPT: &str = r#"
 local t = redis.call('TIME')

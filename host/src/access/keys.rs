@@ -231,7 +231,7 @@ impl FileKeyStore {
 /// Where keys are stored: the embedded JSON file, or PostgreSQL in engine mode.
 pub enum KeySource {
     File(FileKeyStore),
-    Postgres(crate::pg::PgKeys),
+    Postgres(crate::engine::postgres::pool::PgKeys),
 }
 
 impl KeySource {

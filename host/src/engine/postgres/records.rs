@@ -4,9 +4,9 @@
 
 use datahost_plugin_api::IngestBatch;
 
-use crate::pg::PgEngine;
-use crate::records::{self, Bound, Counts, Dialect, RecordsTx, StoredRecord};
-use crate::words;
+use crate::engine::postgres::pool::PgEngine;
+use crate::engine::records::{self, Bound, Counts, Dialect, RecordsTx, StoredRecord};
+use crate::engine::words;
 use datahost_plugin_api::query::{RecordIndex, RecordsPage, RecordsQuery};
 use datahost_plugin_api::words::{WordHits, WordIndex, WordSearch};
 
@@ -56,7 +56,7 @@ impl PgEngine {
     /// Builds the index a plugin declared for `dataset` (once; later calls find it).
     pub fn ensure_index(&self, dataset: &str, index: &RecordIndex) -> Result<(), String> {
         let sql = records::create_index_sql(Dialect::Postgres, "datahost.records", dataset, index);
-        crate::pg::block_on(async {
+        crate::engine::postgres::pool::block_on(async {
             let client = self.client().await?;
             client.batch_execute(&sql).await.map_err(err("creating a record index"))
         })
@@ -74,7 +74,7 @@ impl PgEngine {
             })
             .collect();
         let timeout = self.query_timeout();
-        let rows = crate::pg::block_on(async {
+        let rows = crate::engine::postgres::pool::block_on(async {
             let client = self.client().await?;
             let params: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> =
                 texts.iter().map(|t| t as &(dyn tokio_postgres::types::ToSql + Sync)).collect();
@@ -90,7 +90,7 @@ impl PgEngine {
     /// dataset's ingest lock, so replicas starting together build it once) and has its indexes.
     pub fn ensure_word_index(&self, dataset: &str, index: &WordIndex) -> Result<(), String> {
         let d = Dialect::Postgres;
-        crate::pg::block_on(async {
+        crate::engine::postgres::pool::block_on(async {
             let mut client = self.client().await?;
             client.batch_execute(&words::table_sql(d)).await.map_err(err("creating the word index table"))?;
             let tx = client.transaction().await.map_err(err("begin"))?;
@@ -114,9 +114,9 @@ impl PgEngine {
     /// query timeout.
     pub fn search_words(&self, q: &WordSearch) -> Result<WordHits, String> {
         let timeout = self.query_timeout();
-        let client = crate::pg::block_on(self.client())?;
+        let client = crate::engine::postgres::pool::block_on(self.client())?;
         words::search(Dialect::Postgres, q, |statement| {
-            crate::pg::block_on(async {
+            crate::engine::postgres::pool::block_on(async {
                 match tokio::time::timeout(timeout, pg_rows(&client, statement)).await {
                     Ok(rows) => rows,
                     Err(_) => Err(format!("records engine: a word search took longer than {timeout:?}")),
@@ -319,7 +319,7 @@ impl RecordsTx for PgTx<'_> {
             .block_on(self.tx.query_one(
                 "INSERT INTO datahost.ingest_files (dataset, name, sha256, format, ingested_at)
                  VALUES ($1, $2, $3, $4, $5) RETURNING id",
-                &[&dataset, &name, &sha256, &format, &crate::sqlite::now()],
+                &[&dataset, &name, &sha256, &format, &crate::engine::sqlite::now()],
             ))
             .map_err(err("recording the file"))?;
         Ok(row.get(0))

@@ -6,7 +6,7 @@
 use datahost_plugin_api::{Manifest, Maturity, Tier};
 use serde_json::{json, Map, Value};
 
-use crate::error::ERROR_CODES;
+use crate::http::error::ERROR_CODES;
 use crate::plugins::PluginRegistry;
 
 /// Component schema names the host defines; plugins may not reuse them.
@@ -290,7 +290,7 @@ pub fn assemble_manifests<'a>(manifests: impl IntoIterator<Item = &'a Manifest>,
             "version": API_VERSION,
             "summary": "Public-records and market-intelligence data API.",
             // The guide that heads the /docs page: authentication, tiers, one section per error code.
-            "description": crate::docs::guide_markdown(base_url, &pro_paths),
+            "description": crate::http::docs::guide_markdown(base_url, &pro_paths),
             "license": {"name": "Apache-2.0", "identifier": "Apache-2.0"},
         },
         "servers": [{"url": base_url}],

@@ -15,9 +15,9 @@ use std::time::Instant;
 use serde::Serialize;
 
 use crate::config::Config;
+use crate::engine::records::Counts;
 use crate::engine::Engine;
 use crate::plugins::{ParseOutcome, Parser};
-use crate::records::Counts;
 
 /// Why `ingest` stopped before reading any file (exit status 2).
 #[derive(Debug)]
@@ -101,7 +101,7 @@ pub async fn run(config: &Config, dataset: &str, paths: &[PathBuf]) -> Result<Re
         }
         pg.migrate().await.map_err(UsageError)?;
     }
-    let opened = crate::server::open_plugins(config, &engine).await.map_err(UsageError)?;
+    let opened = crate::lifecycle::server::open_plugins(config, &engine).await.map_err(UsageError)?;
     let ingestible = opened.ingestible();
     let known = || {
         ingestible
@@ -207,7 +207,7 @@ fn ingest_one(engine: &Engine, parser: &Parser, dataset: &str, path: &Path, name
         Ok(b) => b,
         Err(e) => return refused(name, format!("cannot read the file: {e}")),
     };
-    let sha256 = crate::records::checksum(&bytes);
+    let sha256 = crate::engine::records::checksum(&bytes);
     let batch = match parser.parse(name, &bytes) {
         ParseOutcome::Batch(b) => b,
         ParseOutcome::Refused(r) => {

@@ -19,16 +19,16 @@ use metrics::{Counter, Histogram};
 use serde_json::json;
 use tower_http::request_id::{MakeRequestId, PropagateRequestIdLayer, RequestId, SetRequestIdLayer};
 
-use crate::auth::{presented, resolved, AuthError, Caller, Presented, ProxySecret};
-use crate::auth_guard::{FailedAuth, IpRange};
+use crate::access::auth::{presented, resolved, AuthError, Caller, Presented, ProxySecret};
+use crate::access::auth_guard::{FailedAuth, IpRange};
+use crate::access::keys::KeyRing;
+use crate::access::ratelimit::{tier_limit, Decision, Limiter};
 use crate::config::Config;
 use crate::engine::Engine;
-use crate::error::AppError;
-use crate::keys::KeyRing;
+use crate::http::error::AppError;
+use crate::http::response_cache::{Entry, ResponseCache, NO_CACHE_HEADER};
 use crate::plugins::dispatch::{self, CallOutcome, Isolation};
 use crate::plugins::{data_status, label_body, HandleOutcome, LoadedPlugin, PluginRegistry};
-use crate::ratelimit::{tier_limit, Decision, Limiter};
-use crate::response_cache::{Entry, ResponseCache, NO_CACHE_HEADER};
 
 /// Everything a request needs, shared by all handlers.
 pub struct AppState {
@@ -49,9 +49,9 @@ pub struct AppState {
     /// Failed credentials per client address (`auth_guard.rs`).
     pub failed_auth: Arc<FailedAuth>,
     /// Cross-origin policy (`cors.rs`); `None` while `server.cors_allowed_origins` is empty.
-    pub cors: Option<crate::cors::Cors>,
+    pub cors: Option<crate::http::cors::Cors>,
     /// Plugins whose last reload failed (`readiness.rs`, written by `watch.rs`).
-    pub plugin_health: Arc<crate::readiness::PluginHealth>,
+    pub plugin_health: Arc<crate::http::readiness::PluginHealth>,
 }
 
 impl AppState {
@@ -62,13 +62,13 @@ impl AppState {
         keys: Arc<KeyRing>,
         limiter: Arc<Limiter>,
     ) -> Self {
-        let doc = crate::openapi::assemble(&registry, config.base_url());
+        let doc = crate::http::openapi::assemble(&registry, config.base_url());
         let openapi = Bytes::from(serde_json::to_vec(&doc).unwrap_or_default());
         let proxy_secret = config.proxy_secret().map(ProxySecret::new);
         // The ranges were checked when the configuration loaded.
         let trusted = config.server.trusted_proxies.iter().filter_map(|p| IpRange::parse(p).ok()).collect();
         let failed_auth = Arc::new(FailedAuth::new(config.auth.failed_per_minute, trusted));
-        let cors = crate::cors::Cors::from_config(&config.server.cors_allowed_origins);
+        let cors = crate::http::cors::Cors::from_config(&config.server.cors_allowed_origins);
         let mut doc_headers = HeaderMap::new();
         doc_headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
         doc_headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
@@ -130,13 +130,13 @@ impl MakeRequestId for MakeFastRequestId {
 pub fn app(state: Arc<AppState>) -> Router {
     let mut router: Router<Arc<AppState>> = Router::new()
         .route("/health", get(health))
-        .route("/ready", get(crate::readiness::ready))
+        .route("/ready", get(crate::http::readiness::ready))
         .route("/openapi.json", get(openapi));
     // The documentation page and its scripts (no key, like /health and /openapi.json).
     router = router
-        .route("/docs", get(crate::docs::page))
-        .route(crate::docs::REDOC_PATH.as_str(), get(crate::docs::redoc_js))
-        .route("/docs/docs.js", get(crate::docs::docs_js));
+        .route("/docs", get(crate::http::docs::page))
+        .route(crate::http::docs::REDOC_PATH.as_str(), get(crate::http::docs::redoc_js))
+        .route("/docs/docs.js", get(crate::http::docs::docs_js));
     for plugin in &state.registry.plugins {
         // Internal routes are for other plugins (`route.get`) only: never mounted over HTTP.
         for route in plugin.manifest.routes.iter().filter(|r| !r.is_internal()) {
@@ -182,7 +182,7 @@ pub fn app(state: Arc<AppState>) -> Router {
         .layer(middleware::from_fn_with_state(state.clone(), observe))
         .layer(middleware::from_fn_with_state(state.clone(), protocol_guard))
         // Outside the protocol guard, so that its 414/431 envelopes carry the CORS headers too.
-        .layer(middleware::from_fn_with_state(state.clone(), crate::cors::middleware))
+        .layer(middleware::from_fn_with_state(state.clone(), crate::http::cors::middleware))
         .layer(PropagateRequestIdLayer::x_request_id())
         .layer(SetRequestIdLayer::x_request_id(MakeFastRequestId))
         .with_state(state)
@@ -355,16 +355,16 @@ async fn limit(state: &AppState, caller: &Caller) -> Result<Option<Decision>, Re
     match state.limiter.check(&caller.id, per_minute).await {
         Ok(d) => {
             let outcome = if d.allowed { "allowed" } else { "limited" };
-            crate::metrics::ratelimit_decision(caller.tier, outcome);
+            crate::http::metrics::ratelimit_decision(caller.tier, outcome);
             Ok(Some(d))
         }
         Err(e) if state.limiter.fails_open() => {
-            crate::metrics::ratelimit_decision(caller.tier, "fail_open");
+            crate::http::metrics::ratelimit_decision(caller.tier, "fail_open");
             tracing::warn!(error = %e, "rate limiter unavailable; failing open");
             Ok(None)
         }
         Err(e) => {
-            crate::metrics::ratelimit_decision(caller.tier, "fail_closed");
+            crate::http::metrics::ratelimit_decision(caller.tier, "fail_closed");
             tracing::error!(error = %e, "rate limiter unavailable; failing closed");
             Err(state.error(503, "the rate limiter is unavailable; retry shortly").into_response())
         }
@@ -711,7 +711,7 @@ async fn observe(State(state): State<Arc<AppState>>, request: Request, next: Nex
             latency_ms = (elapsed.as_secs_f64() * 1e6).round() / 1e3, request_id = %request_id, tier = %tier,
             key_id = %key_id, "request");
     }
-    crate::metrics::http_request(route, status, tier, elapsed);
+    crate::http::metrics::http_request(route, status, tier, elapsed);
     response
 }
 

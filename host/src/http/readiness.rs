@@ -14,8 +14,8 @@ use axum::extract::State;
 use axum::http::{header, HeaderValue};
 use axum::response::{IntoResponse, Response};
 
-use crate::app::AppState;
-use crate::error::AppError;
+use crate::http::app::AppState;
+use crate::http::error::AppError;
 
 /// Plugins whose last reload (re-init after a dataset change or engine recovery) failed: they keep serving their
 /// previous data, which may be stale, until a reload succeeds. Written by `watch.rs`.

@@ -11,8 +11,8 @@ use std::time::Duration;
 
 use rusqlite::{params, Connection, OptionalExtension};
 
-use crate::records::{self, Bound, Counts, Dialect, RecordsTx, StoredRecord};
-use crate::words;
+use crate::engine::records::{self, Bound, Counts, Dialect, RecordsTx, StoredRecord};
+use crate::engine::words;
 use datahost_plugin_api::query::{RecordIndex, RecordsPage, RecordsQuery};
 use datahost_plugin_api::words::{WordHits, WordIndex, WordSearch};
 

@@ -17,7 +17,7 @@ use axum::response::{IntoResponse, Response};
 use tower::{Layer, ServiceExt};
 use tower_http::cors::{AllowOrigin, CorsLayer};
 
-use crate::app::AppState;
+use crate::http::app::AppState;
 
 /// Response headers a page may read: the rate-limit state, the request id and the data label.
 const EXPOSED: [&str; 6] =

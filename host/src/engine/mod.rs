@@ -6,6 +6,12 @@
 //! way, plugins reach data only through the host services backed by this type, and the engine reports which
 //! datasets changed ([`Engine::refresh`]) without knowing who listens.
 
+pub mod companies;
+pub mod postgres;
+pub mod records;
+pub mod sqlite;
+pub mod words;
+
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
@@ -14,10 +20,10 @@ use datahost_plugin_api::ingest::IngestedInfo;
 use datahost_plugin_api::query::{RecordIndex, RecordsPage, RecordsQuery};
 use datahost_plugin_api::words::{WordHits, WordIndex, WordSearch};
 
-use crate::companies::CompanyIndex;
 use crate::config::{redact_url, Config};
-use crate::pg::PgEngine;
-use crate::sqlite::SqliteStore;
+use crate::engine::companies::CompanyIndex;
+use crate::engine::postgres::pool::PgEngine;
+use crate::engine::sqlite::SqliteStore;
 
 /// The records engine of one host process.
 pub struct Engine {
@@ -191,7 +197,7 @@ impl Engine {
         let mut map = self.datasets.write().unwrap_or_else(|e| e.into_inner());
         let changed = map.get(dataset).is_none_or(|old| **old != *snapshot);
         if changed {
-            let info = crate::records::ingested_info(&snapshot);
+            let info = crate::engine::records::ingested_info(&snapshot);
             {
                 let mut ingested = self.ingested.write().unwrap_or_else(|e| e.into_inner());
                 match info {
@@ -199,7 +205,7 @@ impl Engine {
                     None => ingested.remove(dataset),
                 };
             }
-            if dataset == crate::companies::DATASET {
+            if dataset == crate::engine::companies::DATASET {
                 match CompanyIndex::from_document(&snapshot) {
                     Ok(index) => *self.companies.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(index),
                     Err(e) => tracing::error!(error = %e, "keeping the previous company list"),
@@ -364,7 +370,7 @@ impl Engine {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::records;
+    use crate::engine::records;
     use datahost_plugin_api::{IngestBatch, IngestRecord};
     use serde_json::json;
 

@@ -1,0 +1,4 @@
+//! The PostgreSQL records engine.
+
+pub mod pool;
+pub mod records;
