@@ -3,8 +3,9 @@
 //! bad values are errors that name the key.
 
 use std::collections::BTreeMap;
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use figment::providers::{Env, Format, Toml};
 use figment::Figment;
@@ -56,7 +57,7 @@ pub struct ServerConfig {
     pub cors_allowed_origins: Vec<String>,
 }
 
-/// `[cache]`: the host's cache of finished dataset answers (`response_cache.rs`).
+/// `[cache]`: the host's cache of finished dataset answers (`http/response_cache.rs`).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CacheConfig {
@@ -120,12 +121,12 @@ pub struct PluginsConfig {
 #[serde(deny_unknown_fields)]
 pub struct PluginOptions {
     #[serde(default = "in_process")]
-    pub isolation: crate::plugins::dispatch::Isolation,
+    pub isolation: Isolation,
     pub call_deadline_ms: Option<u64>,
 }
 
-fn in_process() -> crate::plugins::dispatch::Isolation {
-    crate::plugins::dispatch::Isolation::InProcess
+fn in_process() -> Isolation {
+    Isolation::InProcess
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -329,9 +330,9 @@ impl Config {
             return Err(format!("server.base_url `{}` must be http or https", self.server.base_url));
         }
         for proxy in &self.server.trusted_proxies {
-            crate::access::auth_guard::IpRange::parse(proxy).map_err(|e| format!("server.trusted_proxies: {e}"))?;
+            IpRange::parse(proxy).map_err(|e| format!("server.trusted_proxies: {e}"))?;
         }
-        crate::http::cors::check_origins(&self.server.cors_allowed_origins)?;
+        check_origins(&self.server.cors_allowed_origins)?;
         if self.engine.url != "embedded"
             && !self.engine.url.starts_with("postgres://")
             && !self.engine.url.starts_with("postgresql://")
@@ -357,7 +358,7 @@ impl Config {
         if self.ratelimit.redis_timeout_ms == 0 {
             return Err("ratelimit.redis_timeout_ms must be at least 1".into());
         }
-        crate::sync::validate_config(&self.sync)?;
+        validate_sync(&self.sync)?;
         self.plugin_options()?;
         let p = &self.plugins;
         for (key, value) in [
@@ -395,43 +396,8 @@ impl Config {
     }
 
     /// How each plugin's calls run (`plugins::dispatch`). Call after `validate` (the tables are known good).
-    pub fn plugin_policies(&self) -> crate::plugins::dispatch::Policies {
-        use crate::plugins::dispatch::{BreakerConfig, Isolation, PluginPolicy, Policies, ProcessConfig};
-        use std::time::Duration;
-        let p = &self.plugins;
-        let default = PluginPolicy {
-            isolation: Isolation::InProcess,
-            deadline: Duration::from_millis(p.call_deadline_ms),
-            max_threads: p.max_threads_per_plugin.max(1),
-            max_queued: p.max_queued_per_plugin,
-            breaker: BreakerConfig {
-                failures: p.breaker_failures,
-                window: Duration::from_millis(p.breaker_window_ms),
-                cooldown: Duration::from_millis(p.breaker_cooldown_ms),
-            },
-            process: ProcessConfig {
-                start_timeout: Duration::from_millis(p.process_start_timeout_ms),
-                init_timeout: Duration::from_secs(p.process_init_timeout_secs),
-                backoff: Duration::from_millis(p.restart_backoff_ms),
-                backoff_max: Duration::from_millis(p.restart_backoff_max_ms.max(p.restart_backoff_ms)),
-            },
-        };
-        let per_plugin = self
-            .plugin_options()
-            .unwrap_or_default()
-            .into_iter()
-            .map(|(slug, o)| {
-                let mut policy = default.clone();
-                policy.isolation = o.isolation;
-                if let Some(ms) = o.call_deadline_ms {
-                    policy.deadline = Duration::from_millis(ms);
-                }
-                (slug, policy)
-            })
-            .collect();
-        let cpus = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2);
-        let handler_threads = if p.handler_threads == 0 { (4 * cpus).max(8) } else { p.handler_threads };
-        Policies { default, per_plugin, handler_threads }
+    pub fn plugin_policies(&self) -> Policies {
+        Policies::from_config(self)
     }
 
     /// The plugin folder: `plugins.dir`, or the executable's folder when empty.
@@ -489,6 +455,281 @@ pub fn redact_url(raw: &str) -> String {
     }
 }
 
+/// What a plugin runs with: its isolation, deadline, thread cap and breaker (from `[plugins]` and
+/// `[plugins.<slug>]`).
+#[derive(Debug, Clone)]
+pub struct PluginPolicy {
+    pub isolation: Isolation,
+    pub deadline: Duration,
+    pub max_threads: usize,
+    pub max_queued: usize,
+    pub breaker: BreakerConfig,
+    pub process: ProcessConfig,
+}
+
+/// Every plugin's policy, and the size of the shared handler pool.
+#[derive(Debug, Clone)]
+pub struct Policies {
+    pub default: PluginPolicy,
+    pub per_plugin: std::collections::BTreeMap<String, PluginPolicy>,
+    pub handler_threads: usize,
+}
+
+impl Policies {
+    /// How each plugin's calls run (`plugins::dispatch`), from `[plugins]` and `[plugins.<slug>]`. Call after
+    /// the configuration has loaded (its tables are known good); `Config::plugin_policies` is the same.
+    pub fn from_config(config: &Config) -> Policies {
+        let p = &config.plugins;
+        let default = PluginPolicy {
+            isolation: Isolation::InProcess,
+            deadline: Duration::from_millis(p.call_deadline_ms),
+            max_threads: p.max_threads_per_plugin.max(1),
+            max_queued: p.max_queued_per_plugin,
+            breaker: BreakerConfig {
+                failures: p.breaker_failures,
+                window: Duration::from_millis(p.breaker_window_ms),
+                cooldown: Duration::from_millis(p.breaker_cooldown_ms),
+            },
+            process: ProcessConfig {
+                start_timeout: Duration::from_millis(p.process_start_timeout_ms),
+                init_timeout: Duration::from_secs(p.process_init_timeout_secs),
+                backoff: Duration::from_millis(p.restart_backoff_ms),
+                backoff_max: Duration::from_millis(p.restart_backoff_max_ms.max(p.restart_backoff_ms)),
+            },
+        };
+        let per_plugin = config
+            .plugin_options()
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(slug, o)| {
+                let mut policy = default.clone();
+                policy.isolation = o.isolation;
+                if let Some(ms) = o.call_deadline_ms {
+                    policy.deadline = Duration::from_millis(ms);
+                }
+                (slug, policy)
+            })
+            .collect();
+        let cpus = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2);
+        let handler_threads = if p.handler_threads == 0 { (4 * cpus).max(8) } else { p.handler_threads };
+        Policies { default, per_plugin, handler_threads }
+    }
+}
+
+impl Policies {
+    pub fn for_slug(&self, slug: &str) -> PluginPolicy {
+        self.per_plugin.get(slug).cloned().unwrap_or_else(|| self.default.clone())
+    }
+}
+
+/// `breaker_failures` faults (panics, overruns, crashes) within `breaker_window` open the breaker for
+/// `breaker_cooldown`; 0 failures: no breaker.
+#[derive(Debug, Clone, Copy)]
+pub struct BreakerConfig {
+    pub failures: usize,
+    pub window: Duration,
+    pub cooldown: Duration,
+}
+
+/// The supervision of a plugin process.
+#[derive(Debug, Clone, Copy)]
+pub struct ProcessConfig {
+    /// How long a new child has to connect back.
+    pub start_timeout: Duration,
+    /// How long its `init` may take.
+    pub init_timeout: Duration,
+    /// First pause before a restart, doubled per consecutive failure up to `backoff_max`.
+    pub backoff: Duration,
+    pub backoff_max: Duration,
+}
+
+/// `plugins.<slug>.isolation`: where a plugin's calls run (`plugins::dispatch`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+pub enum Isolation {
+    #[serde(rename = "in-process")]
+    InProcess,
+    #[serde(rename = "process")]
+    Process,
+}
+
+impl Isolation {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Isolation::InProcess => "in-process",
+            Isolation::Process => "process",
+        }
+    }
+}
+
+/// An address range of `server.trusted_proxies`: `10.0.0.0/8`, `::1/128`, or a single address.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IpRange {
+    addr: IpAddr,
+    prefix: u8,
+}
+
+impl IpRange {
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let (addr, prefix) = match text.trim().split_once('/') {
+            Some((a, p)) => (a, Some(p)),
+            None => (text.trim(), None),
+        };
+        let addr: IpAddr = addr.parse().map_err(|_| format!("`{text}` is not an IP address or range"))?;
+        let max = if addr.is_ipv4() { 32 } else { 128 };
+        let prefix = match prefix {
+            Some(p) => {
+                p.parse::<u8>().ok().filter(|p| *p <= max).ok_or_else(|| format!("`{text}`: bad prefix length"))?
+            }
+            None => max,
+        };
+        Ok(Self { addr, prefix })
+    }
+
+    pub fn contains(&self, ip: IpAddr) -> bool {
+        let bits = |a: IpAddr| -> (u128, u8) {
+            match a {
+                IpAddr::V4(v4) => (u32::from(v4) as u128, 32),
+                IpAddr::V6(v6) => (u128::from(v6), 128),
+            }
+        };
+        let ip = match (self.addr, ip) {
+            (IpAddr::V6(_), IpAddr::V4(v4)) => IpAddr::V6(v4.to_ipv6_mapped()),
+            (IpAddr::V4(_), IpAddr::V6(v6)) => match v6.to_ipv4_mapped() {
+                Some(v4) => IpAddr::V4(v4),
+                None => return false,
+            },
+            _ => ip,
+        };
+        let ((net, width), (addr, _)) = (bits(self.addr), bits(ip));
+        let shift = width - self.prefix;
+        shift >= width || (net >> shift) == (addr >> shift)
+    }
+}
+
+/// Checks `server.cors_allowed_origins`: `["*"]` alone, or origins as browsers send them
+/// (`https://app.example.com`, `http://localhost:3000`: scheme, host and port, no path or trailing slash).
+pub fn check_origins(allowed: &[String]) -> Result<(), String> {
+    if allowed.iter().any(|o| o == "*") && allowed.len() > 1 {
+        return Err("server.cors_allowed_origins: \"*\" allows every origin and cannot be listed with others".into());
+    }
+    for origin in allowed.iter().filter(|o| *o != "*") {
+        let canonical = url::Url::parse(origin)
+            .ok()
+            .filter(|u| matches!(u.scheme(), "http" | "https") && u.host().is_some())
+            .map(|u| u.origin().ascii_serialization());
+        if canonical.as_deref() != Some(origin.as_str()) {
+            let hint = canonical.map(|c| format!(" (did you mean `{c}`?)")).unwrap_or_default();
+            return Err(format!(
+                "server.cors_allowed_origins: `{origin}` is not an origin: give scheme, host and optional port, \
+                 such as `https://app.example.com`, with no path or trailing slash{hint}"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Every source and the datasets it feeds (`directory` feeds the dataset named in its config).
+pub const SYNC_SOURCES: &[(&str, &[&str])] = &[
+    ("sec", &["insiders", "institutional-holdings", "companies"]),
+    ("house", &["congress-trades"]),
+    ("senate", &["senate-trades"]),
+    ("fec", &["donors"]),
+    ("nhtsa", &["vin"]),
+    ("prices", &["prices"]),
+    ("directory", &[]),
+];
+
+/// The file kinds the donors dataset reads.
+pub const FEC_FILE_KINDS: &[&str] = &["pas2", "cm", "cn", "ccl"];
+
+/// `"90s"`, `"15m"`, `"1h"`, `"1d"` (or plain seconds).
+pub fn parse_interval(text: &str) -> Result<Duration, String> {
+    let t = text.trim();
+    let (digits, unit) = t.split_at(t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len()));
+    let n: u64 =
+        digits.parse().map_err(|_| format!("`{text}` is not an interval such as \"90s\", \"15m\", \"1h\", \"1d\""))?;
+    let secs = match unit {
+        "" | "s" => n,
+        "m" => n * 60,
+        "h" => n * 3600,
+        "d" => n * 86_400,
+        _ => return Err(format!("`{text}`: the unit must be s, m, h or d")),
+    };
+    if secs == 0 {
+        return Err(format!("`{text}`: the interval must be positive"));
+    }
+    Ok(Duration::from_secs(secs))
+}
+
+/// The datasets `sync` can feed with this config.
+pub fn feedable(config: &SyncConfig) -> Vec<String> {
+    let mut v: Vec<String> = SYNC_SOURCES.iter().flat_map(|(_, d)| d.iter().map(|s| s.to_string())).collect();
+    if !config.sources.directory.dataset.is_empty() {
+        v.push(config.sources.directory.dataset.clone());
+    }
+    v.sort();
+    v.dedup();
+    v
+}
+
+/// Checks `[sync]` when the configuration loads (names the key that is wrong).
+pub(crate) fn validate_sync(c: &SyncConfig) -> Result<(), String> {
+    let s = &c.sources;
+    let all: [(&str, &dyn SourceSettings); 7] = [
+        ("sec", &s.sec),
+        ("house", &s.house),
+        ("senate", &s.senate),
+        ("fec", &s.fec),
+        ("nhtsa", &s.nhtsa),
+        ("prices", &s.prices),
+        ("directory", &s.directory),
+    ];
+    for (name, source) in all {
+        let common = source.common();
+        let key = |k: &str| format!("sync.sources.{name}.{k}");
+        if !(common.requests_per_second > 0.0 && common.requests_per_second.is_finite()) {
+            return Err(format!("{} must be a positive number", key("requests_per_second")));
+        }
+        if common.timeout_secs == 0 {
+            return Err(format!("{} must be at least 1", key("timeout_secs")));
+        }
+        let local_folder = name == "directory" && !common.base_url.contains("://");
+        let off = name == "directory" && common.base_url.is_empty();
+        if !off && !local_folder {
+            let url = url::Url::parse(common.base_url)
+                .map_err(|e| format!("{} `{}` is not a URL: {e}", key("base_url"), redact_url(common.base_url)))?;
+            if !matches!(url.scheme(), "http" | "https" | "file") {
+                return Err(format!("{} must be http, https (or file for directory)", key("base_url")));
+            }
+        }
+    }
+    if s.sec.requests_per_second > 10.0 {
+        return Err("sync.sources.sec.requests_per_second must be at most 10: the SEC's fair-access limit".into());
+    }
+    if !s.sec.start_date.is_empty() && chrono::NaiveDate::parse_from_str(&s.sec.start_date, "%Y-%m-%d").is_err() {
+        return Err(format!("sync.sources.sec.start_date `{}` is not YYYY-MM-DD", s.sec.start_date));
+    }
+    for kind in &s.fec.files {
+        if !FEC_FILE_KINDS.contains(&kind.as_str()) {
+            return Err(format!(
+                "sync.sources.fec.files: unknown file kind `{kind}`; use {}",
+                FEC_FILE_KINDS.join(", ")
+            ));
+        }
+    }
+    let known = feedable(c);
+    for (dataset, every) in &c.schedule {
+        parse_interval(every).map_err(|e| format!("sync.schedule.{dataset}: {e}"))?;
+        if !known.contains(dataset) {
+            return Err(format!(
+                "sync.schedule.{dataset}: no sync source feeds `{dataset}`; sources feed {}",
+                known.join(", ")
+            ));
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -523,9 +764,9 @@ mod tests {
             load("[plugins.prices]\nisolation = \"process\"\ncall_deadline_ms = 250\n[plugins.settings.prices]\nx = 1")
                 .unwrap();
         let policies = c.plugin_policies();
-        assert_eq!(policies.for_slug("prices").isolation, crate::plugins::dispatch::Isolation::Process);
+        assert_eq!(policies.for_slug("prices").isolation, Isolation::Process);
         assert_eq!(policies.for_slug("prices").deadline.as_millis(), 250);
-        assert_eq!(policies.for_slug("vin").isolation, crate::plugins::dispatch::Isolation::InProcess);
+        assert_eq!(policies.for_slug("vin").isolation, Isolation::InProcess);
         assert_eq!(c.plugins.settings["prices"]["x"], 1);
         let err = load("[plugins.prices]\nisolation = \"thread\"").unwrap_err();
         assert!(err.contains("plugins.prices") && err.contains("unknown variant `thread`"), "{err}");
@@ -547,5 +788,20 @@ mod tests {
             .unwrap_err();
         assert!(err.contains("listen_port"), "{err}");
         assert!(err.contains("server"), "{err}");
+    }
+
+    #[test]
+    fn origins_are_checked_as_browsers_send_them() {
+        let ok = |o: &[&str]| check_origins(&o.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        assert!(ok(&[]).is_ok());
+        assert!(ok(&["*"]).is_ok());
+        assert!(ok(&["https://app.example.com", "http://localhost:3000"]).is_ok());
+        assert!(ok(&["*", "https://app.example.com"]).unwrap_err().contains("\"*\""));
+        let e = ok(&["https://app.example.com/"]).unwrap_err();
+        assert!(e.contains("did you mean `https://app.example.com`"), "{e}");
+        assert!(ok(&["app.example.com"]).is_err());
+        assert!(ok(&["ftp://files.example.com"]).is_err());
+        assert!(ok(&["https://app.example.com/path"]).is_err());
+        assert!(ok(&["https://App.Example.com"]).is_err(), "browsers send the host in lower case");
     }
 }

@@ -196,7 +196,7 @@ async fn keys(command: KeysCommand, config: Config) -> Result<(), String> {
         // The key table is created by the host migrations; applying them is idempotent.
         pg.migrate().await?;
     }
-    let source = datahost::engine::postgres::pool::key_source(&config, &engine);
+    let source = datahost::keys::key_source(&config, &engine);
     match command {
         KeysCommand::Issue { tier, label } => {
             let (key, record) = datahost::keys::generate(tier, &label);
@@ -228,7 +228,7 @@ async fn migrate_cli(pg: &PgEngine, config: &Config, engine: &Arc<Engine>) -> Re
     for line in pg.migrate().await? {
         println!("applied {line}");
     }
-    let opened = datahost::lifecycle::server::open_plugins(config, engine).await?;
+    let opened = datahost::plugins::open_plugins(config, engine).await?;
     for line in pg.migrate_plugins(&opened.migrations()).await? {
         println!("applied {line}");
     }
@@ -240,7 +240,7 @@ async fn migrate_cli(pg: &PgEngine, config: &Config, engine: &Arc<Engine>) -> Re
 /// unchanged snapshot is not rewritten (and so wakes no replica).
 async fn load_seeds_cli(pg: &PgEngine, config: &Config, engine: &Arc<Engine>) -> Result<(), String> {
     pg.migrate().await?;
-    let opened = datahost::lifecycle::server::open_plugins(config, engine).await?;
+    let opened = datahost::plugins::open_plugins(config, engine).await?;
     pg.migrate_plugins(&opened.migrations()).await?;
     let mut changed = 0;
     for (name, snapshot) in engine.seeds() {

@@ -15,56 +15,13 @@ use std::sync::{Arc, Mutex};
 
 use axum::http::HeaderMap;
 
-use crate::access::ratelimit::{Clock, Limiter, SystemClock};
+use crate::access::limiter::Limiter;
+use crate::access::ratelimit::{Clock, SystemClock};
+use crate::config::IpRange;
 
 /// Blocked addresses kept at most; beyond it expired entries are dropped first, then no new block is kept
 /// (the limiter still counts and answers).
 const MAX_BLOCKED: usize = 100_000;
-
-/// An address range of `server.trusted_proxies`: `10.0.0.0/8`, `::1/128`, or a single address.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct IpRange {
-    addr: IpAddr,
-    prefix: u8,
-}
-
-impl IpRange {
-    pub fn parse(text: &str) -> Result<Self, String> {
-        let (addr, prefix) = match text.trim().split_once('/') {
-            Some((a, p)) => (a, Some(p)),
-            None => (text.trim(), None),
-        };
-        let addr: IpAddr = addr.parse().map_err(|_| format!("`{text}` is not an IP address or range"))?;
-        let max = if addr.is_ipv4() { 32 } else { 128 };
-        let prefix = match prefix {
-            Some(p) => {
-                p.parse::<u8>().ok().filter(|p| *p <= max).ok_or_else(|| format!("`{text}`: bad prefix length"))?
-            }
-            None => max,
-        };
-        Ok(Self { addr, prefix })
-    }
-
-    pub fn contains(&self, ip: IpAddr) -> bool {
-        let bits = |a: IpAddr| -> (u128, u8) {
-            match a {
-                IpAddr::V4(v4) => (u32::from(v4) as u128, 32),
-                IpAddr::V6(v6) => (u128::from(v6), 128),
-            }
-        };
-        let ip = match (self.addr, ip) {
-            (IpAddr::V6(_), IpAddr::V4(v4)) => IpAddr::V6(v4.to_ipv6_mapped()),
-            (IpAddr::V4(_), IpAddr::V6(v6)) => match v6.to_ipv4_mapped() {
-                Some(v4) => IpAddr::V4(v4),
-                None => return false,
-            },
-            _ => ip,
-        };
-        let ((net, width), (addr, _)) = (bits(self.addr), bits(ip));
-        let shift = width - self.prefix;
-        shift >= width || (net >> shift) == (addr >> shift)
-    }
-}
 
 /// The throttle, shared by all requests.
 pub struct FailedAuth {

@@ -13,22 +13,11 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
-pub const KEY_PREFIX: &str = "svc_live_";
+use crate::config::Config;
+use crate::engine::postgres::keys::{KeyRecord, PgKeys};
+use crate::engine::Engine;
 
-/// A stored key: everything but the key itself.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-#[serde(rename_all = "camelCase")]
-pub struct KeyRecord {
-    pub id: String,
-    /// Hex SHA-256 of the key.
-    pub hash: String,
-    pub tier: Tier,
-    #[serde(default)]
-    pub label: String,
-    pub created_at: String,
-    #[serde(default)]
-    pub revoked_at: Option<String>,
-}
+pub const KEY_PREFIX: &str = "svc_live_";
 
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct KeyFile {
@@ -231,7 +220,7 @@ impl FileKeyStore {
 /// Where keys are stored: the embedded JSON file, or PostgreSQL in engine mode.
 pub enum KeySource {
     File(FileKeyStore),
-    Postgres(crate::engine::postgres::pool::PgKeys),
+    Postgres(PgKeys),
 }
 
 impl KeySource {
@@ -356,6 +345,14 @@ impl KeyRing {
             self.misses.lock().unwrap_or_else(|e| e.into_inner()).insert(hash, std::time::Instant::now());
         }
         found
+    }
+}
+
+/// The key store for this config: the JSON file on the embedded engine, the key table in engine mode.
+pub fn key_source(config: &Config, engine: &Arc<Engine>) -> KeySource {
+    match engine.pg() {
+        Some(pg) => KeySource::Postgres(pg.keys()),
+        None => KeySource::File(FileKeyStore::new(config.keys.file.clone())),
     }
 }
 

@@ -1,7 +1,11 @@
-//! Who is calling and how often: credentials, the failed-credential throttle, API keys, rate limits.
+//! Who is calling and how often: credentials (`auth`), the failed-credential throttle per client address
+//! (`auth_guard`), API keys (`keys`), and the per-minute limits (`ratelimit` the fixed windows and the in-process
+//! limiter, `redis` the shared one, `limiter` the choice between them). Depends on `engine` (the key table) and
+//! `config`; knows nothing of HTTP routing or plugins.
 
 pub mod auth;
 pub mod auth_guard;
 pub mod keys;
+pub mod limiter;
 pub mod ratelimit;
 pub mod redis;

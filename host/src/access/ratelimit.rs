@@ -1,6 +1,6 @@
 //! Per-key rate limiting in fixed one-minute windows aligned to the UTC minute. The in-process limiter counts
-//! under a sharded mutex (exact under concurrency); the Redis limiter (`redis_limiter.rs`) shares the same
-//! window arithmetic so one host and N replicas behave the same.
+//! under a sharded mutex (exact under concurrency); the Redis limiter (`redis.rs`) shares the same
+//! window arithmetic so one host and N replicas behave the same; `limiter.rs` chooses between them.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -110,44 +110,6 @@ impl LocalLimiter {
         }
         slot.1 += 1;
         decide(slot.1, limit, reset)
-    }
-}
-
-/// The limiter a host uses: in-process, or Redis shared by several replicas.
-pub enum Limiter {
-    Local(LocalLimiter),
-    Redis(crate::access::redis::RedisLimiter),
-}
-
-impl Limiter {
-    /// Counts one request. An error means the shared store could not be asked in time.
-    pub async fn check(&self, id: &Arc<str>, limit: u64) -> Result<Decision, String> {
-        match self {
-            Limiter::Local(l) => Ok(l.check(id, limit)),
-            Limiter::Redis(r) => r.check(id, limit).await,
-        }
-    }
-
-    /// Whether requests pass when the store is down (`ratelimit.fail_mode = "open"`).
-    pub fn fails_open(&self) -> bool {
-        match self {
-            Limiter::Local(_) => true,
-            Limiter::Redis(r) => r.fails_open(),
-        }
-    }
-
-    /// For /health: `in-process`, `redis` or `redis (unreachable)`.
-    pub async fn describe(&self) -> String {
-        match self {
-            Limiter::Local(_) => "in-process".into(),
-            Limiter::Redis(r) => {
-                if r.is_reachable() {
-                    "redis".into()
-                } else {
-                    "redis (unreachable)".into()
-                }
-            }
-        }
     }
 }
 

@@ -1,10 +1,14 @@
 //! The records engine: where datasets live. Plugins read each dataset as one document; it is the plugin's
 //! shipped demo seed until records of the dataset have been ingested, then the document assembled from those
 //! records (`records.rs`), never a mix. The embedded engine keeps ingested records in a SQLite file under
-//! `engine.data_dir` (`sqlite.rs`) and needs nothing installed; the PostgreSQL engine (`pg.rs`) keeps them in
+//! `engine.data_dir` (`sqlite.rs`) and needs nothing installed; the PostgreSQL engine (`postgres/`) keeps them in
 //! tables shared by every replica and answers parameterised queries for datasets too large for memory. Either
 //! way, plugins reach data only through the host services backed by this type, and the engine reports which
 //! datasets changed ([`Engine::refresh`]) without knowing who listens.
+//!
+//! This file is the facade, the `Engine` the rest of the host holds; the folder holds what it is made of:
+//! `records` (engine-neutral ingest rules), `words` (word indexes), `sqlite`, `postgres/`, and `companies`
+//! (the company reference index). Nothing here imports a higher layer: only `config` and `tls` below it.
 
 pub mod companies;
 pub mod postgres;
@@ -364,6 +368,27 @@ impl Engine {
             Some(pg) => pg.plugin_query(plugin_slug, request_json),
             None => Err("the embedded records engine does not run SQL; use load_dataset".into()),
         }
+    }
+}
+
+impl Engine {
+    /// Brings the dataset cache in line with PostgreSQL: seeds datasets that are missing (when
+    /// `engine.seed_on_start`), then loads every stored snapshot. Runs before any plugin `init`.
+    pub async fn sync_datasets(&self, pg: &PgEngine, config: &Config) -> Result<(), String> {
+        if config.engine.seed_on_start {
+            for (name, snapshot) in self.seeds() {
+                if pg.put_dataset_if_missing(&name, &snapshot).await? {
+                    tracing::info!(dataset = %name, "seeded missing dataset into the records engine");
+                }
+            }
+        }
+        let sums = pg.dataset_checksums().await?;
+        for name in sums.keys() {
+            if let Some(snapshot) = pg.fetch_dataset(name).await? {
+                self.set_dataset_with_checksum(name, Arc::from(snapshot.as_str()), sums[name].clone());
+            }
+        }
+        Ok(())
     }
 }
 

@@ -1,7 +1,7 @@
 //! Ingested records, engine-neutral: how one parsed source file is applied to the records tables (keys,
 //! amendments, counts), and how a dataset's document is assembled from its records. The SQL dialects live in
-//! `sqlite.rs` (embedded) and `pg.rs` (PostgreSQL) behind the small [`RecordsTx`] trait, so both engines apply
-//! exactly the same rules.
+//! `sqlite.rs` (embedded) and `postgres/records.rs` (PostgreSQL) behind the small [`RecordsTx`] trait, so both
+//! engines apply exactly the same rules.
 //!
 //! Tables (the same columns in both engines):
 //! - `records(seq, dataset, collection, key, grp, lineage, revision, amendment, file_id, data)`, unique on

@@ -99,7 +99,7 @@ impl SqliteStore {
         conn.pragma_update(None, "journal_mode", "WAL").map_err(err("WAL mode"))?;
         conn.pragma_update(None, "synchronous", "NORMAL").map_err(err("synchronous"))?;
         conn.execute_batch(SCHEMA).map_err(|e| format!("cannot create the tables in {}: {e}", path.display()))?;
-        conn.execute_batch(crate::sync::state::SQLITE_SCHEMA)
+        conn.execute_batch(SYNC_SCHEMA)
             .map_err(|e| format!("cannot create the sync tables in {}: {e}", path.display()))?;
         Ok(Self { path, conn: Mutex::new(conn) })
     }
@@ -411,6 +411,46 @@ impl RecordsTx for SqliteTx<'_> {
             .map_err(err("updating dataset state"))
     }
 }
+
+/// The sync state tables (`sync::state`) in the embedded engine (created with the others when the database opens).
+pub const SYNC_SCHEMA: &str = r#"
+CREATE TABLE IF NOT EXISTS sync_state (
+    source     TEXT NOT NULL,
+    key        TEXT NOT NULL,
+    value      TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    PRIMARY KEY (source, key)
+);
+CREATE TABLE IF NOT EXISTS sync_validators (
+    url           TEXT PRIMARY KEY,
+    source        TEXT NOT NULL,
+    etag          TEXT,
+    last_modified TEXT,
+    sha256        TEXT NOT NULL,
+    checked_at    TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS sync_files (
+    id          INTEGER PRIMARY KEY,
+    source      TEXT NOT NULL,
+    dataset     TEXT NOT NULL,
+    url         TEXT NOT NULL,
+    path        TEXT NOT NULL,
+    sha256      TEXT NOT NULL,
+    size        INTEGER NOT NULL,
+    fetched_at  TEXT NOT NULL,
+    status      TEXT NOT NULL,
+    ingested_at TEXT,
+    note        TEXT
+);
+CREATE INDEX IF NOT EXISTS sync_files_url ON sync_files (url);
+CREATE INDEX IF NOT EXISTS sync_files_status ON sync_files (source, status);
+CREATE TABLE IF NOT EXISTS sync_datasets (
+    dataset         TEXT PRIMARY KEY,
+    last_attempt_at TEXT,
+    last_success_at TEXT,
+    last_error      TEXT
+);
+"#;
 
 #[cfg(test)]
 mod tests {

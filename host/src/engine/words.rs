@@ -1,7 +1,7 @@
 //! Word indexes of table-backed datasets (`records.words`, see the SDK's `words` module), engine-neutral: the
 //! SQL of both dialects for the derived table `record_words(dataset, word, doc, scope, facet, date, id)`, its
 //! refresh from the records of the documents a file touched (in the file's transaction), its build from all
-//! records when missing, and the search. `pg_records.rs` and `sqlite.rs` run these statements.
+//! records when missing, and the search. `postgres/records.rs` and `sqlite.rs` run these statements.
 //!
 //! A search reads the rarest word's rows in order from `(dataset, word, scope, date DESC, id, facet)`, probes
 //! `(dataset, word, doc)` for every other word, and stops after one page; the count reads at most `count_cap`

@@ -19,82 +19,15 @@ use metrics::{Counter, Histogram};
 use serde_json::json;
 use tower_http::request_id::{MakeRequestId, PropagateRequestIdLayer, RequestId, SetRequestIdLayer};
 
-use crate::access::auth::{presented, resolved, AuthError, Caller, Presented, ProxySecret};
-use crate::access::auth_guard::{FailedAuth, IpRange};
-use crate::access::keys::KeyRing;
-use crate::access::ratelimit::{tier_limit, Decision, Limiter};
-use crate::config::Config;
-use crate::engine::Engine;
+use crate::access::auth::{presented, resolved, AuthError, Caller, Presented};
+use crate::access::ratelimit::{tier_limit, Decision};
+use crate::config::Isolation;
 use crate::http::error::AppError;
-use crate::http::response_cache::{Entry, ResponseCache, NO_CACHE_HEADER};
-use crate::plugins::dispatch::{self, CallOutcome, Isolation};
-use crate::plugins::{data_status, label_body, HandleOutcome, LoadedPlugin, PluginRegistry};
-
-/// Everything a request needs, shared by all handlers.
-pub struct AppState {
-    pub config: Arc<Config>,
-    pub registry: Arc<PluginRegistry>,
-    pub engine: Arc<Engine>,
-    pub keys: Arc<KeyRing>,
-    pub limiter: Arc<Limiter>,
-    pub proxy_secret: Option<ProxySecret>,
-    /// The assembled OpenAPI document, serialised once at start.
-    pub openapi: Bytes,
-    /// The same, tagged, with its compressed variants made on first demand.
-    openapi_entry: Arc<Entry>,
-    /// Finished dataset answers (`response_cache.rs`); emptied by `watch.rs` after every data change.
-    pub response_cache: Arc<ResponseCache>,
-    /// Each dataset's last successful `datahost sync`, refreshed from the engine (`sync/schedule.rs`).
-    pub sync_freshness: Arc<crate::sync::schedule::Freshness>,
-    /// Failed credentials per client address (`auth_guard.rs`).
-    pub failed_auth: Arc<FailedAuth>,
-    /// Cross-origin policy (`cors.rs`); `None` while `server.cors_allowed_origins` is empty.
-    pub cors: Option<crate::http::cors::Cors>,
-    /// Plugins whose last reload failed (`readiness.rs`, written by `watch.rs`).
-    pub plugin_health: Arc<crate::http::readiness::PluginHealth>,
-}
-
-impl AppState {
-    pub fn new(
-        config: Arc<Config>,
-        registry: Arc<PluginRegistry>,
-        engine: Arc<Engine>,
-        keys: Arc<KeyRing>,
-        limiter: Arc<Limiter>,
-    ) -> Self {
-        let doc = crate::http::openapi::assemble(&registry, config.base_url());
-        let openapi = Bytes::from(serde_json::to_vec(&doc).unwrap_or_default());
-        let proxy_secret = config.proxy_secret().map(ProxySecret::new);
-        // The ranges were checked when the configuration loaded.
-        let trusted = config.server.trusted_proxies.iter().filter_map(|p| IpRange::parse(p).ok()).collect();
-        let failed_auth = Arc::new(FailedAuth::new(config.auth.failed_per_minute, trusted));
-        let cors = crate::http::cors::Cors::from_config(&config.server.cors_allowed_origins);
-        let mut doc_headers = HeaderMap::new();
-        doc_headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
-        doc_headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-        let openapi_entry = Arc::new(Entry::new(openapi.clone(), doc_headers, true));
-        let response_cache = Arc::new(ResponseCache::new(&config.cache));
-        Self {
-            config,
-            registry,
-            engine,
-            keys,
-            limiter,
-            proxy_secret,
-            openapi,
-            openapi_entry,
-            response_cache,
-            sync_freshness: Arc::default(),
-            failed_auth,
-            cors,
-            plugin_health: Arc::default(),
-        }
-    }
-
-    pub(crate) fn error(&self, status: u16, message: impl Into<String>) -> AppError {
-        AppError::new(self.config.base_url(), status, message)
-    }
-}
+use crate::http::response_cache::NO_CACHE_HEADER;
+use crate::http::state::{dataset_status, AppState};
+use crate::plugins::dispatch::{self, CallOutcome};
+use crate::plugins::outcome::HandleOutcome;
+use crate::plugins::{data_status, label_body, LoadedPlugin};
 
 /// Who a response was served to: the tier (a metric label) and the key id (the access log; never the key).
 #[derive(Clone)]
@@ -182,7 +115,7 @@ pub fn app(state: Arc<AppState>) -> Router {
         .layer(middleware::from_fn_with_state(state.clone(), observe))
         .layer(middleware::from_fn_with_state(state.clone(), protocol_guard))
         // Outside the protocol guard, so that its 414/431 envelopes carry the CORS headers too.
-        .layer(middleware::from_fn_with_state(state.clone(), crate::http::cors::middleware))
+        .layer(middleware::from_fn_with_state(state.clone(), cors))
         .layer(PropagateRequestIdLayer::x_request_id())
         .layer(SetRequestIdLayer::x_request_id(MakeFastRequestId))
         .with_state(state)
@@ -574,34 +507,12 @@ impl From<Response> for Answer {
     }
 }
 
-/// Per dataset: `demo` (serving its shipped seed) or `ingested`, with row count and last ingest time, as the
-/// owning plugin's current instance serves it (not merely as the engine holds it).
-pub(crate) fn dataset_status(state: &AppState) -> serde_json::Map<String, serde_json::Value> {
-    let mut owned: Vec<(&str, &LoadedPlugin)> = state
-        .registry
-        .plugins
-        .iter()
-        .flat_map(|p| p.manifest.datasets.iter().map(move |d| (d.as_str(), p.as_ref())))
-        .collect();
-    owned.sort_unstable_by_key(|(d, _)| *d);
-    owned.dedup_by_key(|(d, _)| *d);
-    owned
-        .into_iter()
-        .map(|(name, plugin)| {
-            let mut value = match plugin.served_info(name) {
-                Some(i) => {
-                    json!({"data": "ingested", "rows": i.rows, "files": i.files, "lastIngestAt": i.last_ingest_at})
-                }
-                None => json!({"data": "demo", "rows": null, "files": 0, "lastIngestAt": null}),
-            };
-            // Freshness of `datahost sync` (null when the dataset was never synced).
-            let synced = state.sync_freshness.last_success(name);
-            let age = synced.as_deref().and_then(crate::sync::schedule::age_secs);
-            value["lastSyncAt"] = json!(synced);
-            value["syncAgeSecs"] = json!(age);
-            (name.to_string(), value)
-        })
-        .collect()
+/// CORS while `server.cors_allowed_origins` turns it on (`cors.rs`); otherwise the request passes untouched.
+async fn cors(State(state): State<Arc<AppState>>, request: Request, next: Next) -> Response {
+    match &state.cors {
+        Some(cors) => crate::http::cors::apply(cors, state.config.base_url(), request, next).await,
+        None => next.run(request).await,
+    }
 }
 
 async fn health(State(state): State<Arc<AppState>>) -> Response {

@@ -7,17 +7,16 @@
 //! - a preflight from an origin not allowed is a 403 envelope, one asking for another method a 405 envelope;
 //! - every other `OPTIONS`, and every `OPTIONS` while CORS is off, stays a 405 with `Allow: GET, HEAD`.
 
-use std::sync::Arc;
 use std::time::Duration;
 
-use axum::extract::{Request, State};
+use axum::extract::Request;
 use axum::http::{header, HeaderName, HeaderValue, Method};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use tower::{Layer, ServiceExt};
 use tower_http::cors::{AllowOrigin, CorsLayer};
 
-use crate::http::app::AppState;
+use crate::http::error::AppError;
 
 /// Response headers a page may read: the rate-limit state, the request id and the data label.
 const EXPOSED: [&str; 6] =
@@ -64,31 +63,9 @@ impl Cors {
     }
 }
 
-/// Checks `server.cors_allowed_origins`: `["*"]` alone, or origins as browsers send them
-/// (`https://app.example.com`, `http://localhost:3000`: scheme, host and port, no path or trailing slash).
-pub fn check_origins(allowed: &[String]) -> Result<(), String> {
-    if allowed.iter().any(|o| o == "*") && allowed.len() > 1 {
-        return Err("server.cors_allowed_origins: \"*\" allows every origin and cannot be listed with others".into());
-    }
-    for origin in allowed.iter().filter(|o| *o != "*") {
-        let canonical = url::Url::parse(origin)
-            .ok()
-            .filter(|u| matches!(u.scheme(), "http" | "https") && u.host().is_some())
-            .map(|u| u.origin().ascii_serialization());
-        if canonical.as_deref() != Some(origin.as_str()) {
-            let hint = canonical.map(|c| format!(" (did you mean `{c}`?)")).unwrap_or_default();
-            return Err(format!(
-                "server.cors_allowed_origins: `{origin}` is not an origin: give scheme, host and optional port, \
-                 such as `https://app.example.com`, with no path or trailing slash{hint}"
-            ));
-        }
-    }
-    Ok(())
-}
-
-/// The middleware: CORS headers on every response while CORS is on, and the `OPTIONS` rules above.
-pub async fn middleware(State(state): State<Arc<AppState>>, request: Request, next: Next) -> Response {
-    let Some(cors) = &state.cors else { return next.run(request).await };
+/// The middleware's work while CORS is on: CORS headers on every response, and the `OPTIONS` rules above
+/// (`base_url` for the error envelopes). The router (`app.rs`) runs it when `AppState::cors` is set.
+pub async fn apply(cors: &Cors, base_url: &str, request: Request, next: Next) -> Response {
     if request.method() == Method::OPTIONS {
         let headers = request.headers();
         let (Some(origin), Some(asked)) =
@@ -100,41 +77,27 @@ pub async fn middleware(State(state): State<Arc<AppState>>, request: Request, ne
         let vary = (header::VARY, HeaderValue::from_static("origin"));
         if !cors.allows(origin) {
             let shown: String = origin.to_str().unwrap_or("?").chars().take(100).collect();
-            return state
-                .error(403, format!("cross-origin requests from {shown} are not allowed by this server"))
-                .with_header(vary.0, vary.1)
-                .into_response();
+            return AppError::new(
+                base_url,
+                403,
+                format!("cross-origin requests from {shown} are not allowed by this server"),
+            )
+            .with_header(vary.0, vary.1)
+            .into_response();
         }
         if asked != "GET" && asked != "HEAD" {
-            return state
-                .error(405, "this API is read-only: a cross-origin page may use GET and HEAD only")
-                .with_header(header::ALLOW, HeaderValue::from_static("GET, HEAD"))
-                .with_header(vary.0, vary.1)
-                .into_response();
+            return AppError::new(
+                base_url,
+                405,
+                "this API is read-only: a cross-origin page may use GET and HEAD only",
+            )
+            .with_header(header::ALLOW, HeaderValue::from_static("GET, HEAD"))
+            .with_header(vary.0, vary.1)
+            .into_response();
         }
     }
     match cors.layer.layer(next).oneshot(request).await {
         Ok(response) => response.into_response(),
         Err(never) => match never {},
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn origins_are_checked_as_browsers_send_them() {
-        let ok = |o: &[&str]| check_origins(&o.iter().map(|s| s.to_string()).collect::<Vec<_>>());
-        assert!(ok(&[]).is_ok());
-        assert!(ok(&["*"]).is_ok());
-        assert!(ok(&["https://app.example.com", "http://localhost:3000"]).is_ok());
-        assert!(ok(&["*", "https://app.example.com"]).unwrap_err().contains("\"*\""));
-        let e = ok(&["https://app.example.com/"]).unwrap_err();
-        assert!(e.contains("did you mean `https://app.example.com`"), "{e}");
-        assert!(ok(&["app.example.com"]).is_err());
-        assert!(ok(&["ftp://files.example.com"]).is_err());
-        assert!(ok(&["https://app.example.com/path"]).is_err());
-        assert!(ok(&["https://App.Example.com"]).is_err(), "browsers send the host in lower case");
     }
 }

@@ -1,4 +1,7 @@
-//! The HTTP surface: router, error envelope, CORS, docs, OpenAPI, metrics, readiness, response cache, listener.
+//! The HTTP surface: the router and its handlers (`app`), the state they share (`state`), the error envelope
+//! (`error`), CORS, `/docs`, `/openapi.json`, metrics, content negotiation, `/ready`, the response cache and the
+//! API listener's accept loop (`conn`). Sits above `access`, `plugins`, `sync` and `engine`; only `lifecycle`
+//! imports it.
 
 pub mod app;
 pub mod conn;
@@ -10,3 +13,5 @@ pub mod negotiate;
 pub mod openapi;
 pub mod readiness;
 pub mod response_cache;
+pub mod scrape;
+pub mod state;

@@ -9,10 +9,6 @@ use serde_json::{json, Map, Value};
 use crate::http::error::ERROR_CODES;
 use crate::plugins::PluginRegistry;
 
-/// Component schema names the host defines; plugins may not reuse them.
-pub const HOST_SCHEMAS: &[&str] =
-    &["Error", "Health", "DatasetHealth", "Ready", "PluginStatus", "DataStatus", "OpenApiDocument"];
-
 pub const API_VERSION: &str = "1.0.0";
 
 /// The label every dataset response carries, in its body (`dataStatus`) and in the `X-Data-Status` header.

@@ -7,42 +7,14 @@
 //! failures, failed reloads, and any later per-plugin state such as a circuit breaker) reaches `/ready`, the
 //! `datahost_plugin_degraded` metric and `datahost_ready` together.
 
-use std::collections::BTreeSet;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use axum::extract::State;
 use axum::http::{header, HeaderValue};
 use axum::response::{IntoResponse, Response};
 
-use crate::http::app::AppState;
 use crate::http::error::AppError;
-
-/// Plugins whose last reload (re-init after a dataset change or engine recovery) failed: they keep serving their
-/// previous data, which may be stale, until a reload succeeds. Written by `watch.rs`.
-#[derive(Default)]
-pub struct PluginHealth {
-    reload_failures: Mutex<BTreeSet<String>>,
-}
-
-impl PluginHealth {
-    /// Marks `slug` degraded (the error itself is logged by the caller).
-    pub fn reload_failed(&self, slug: &str) {
-        self.lock().insert(slug.to_string());
-    }
-
-    pub fn reloaded(&self, slug: &str) {
-        self.lock().remove(slug);
-    }
-
-    /// Slugs whose last reload failed.
-    pub fn failed_reloads(&self) -> Vec<String> {
-        self.lock().iter().cloned().collect()
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, BTreeSet<String>> {
-        self.reload_failures.lock().unwrap_or_else(|e| e.into_inner())
-    }
-}
+use crate::http::state::AppState;
 
 /// Every plugin that is degraded now, sorted and without repeats: those that failed to load or initialise at
 /// start (`/health` `pluginFailures`), those whose last reload failed, and those whose circuit breaker is open or

@@ -7,10 +7,11 @@
 //! Keys: the data generation, the plugin, the route, the tier and the canonical query (decoded pairs without
 //! `api_key`, in name order: the host admits each name once and plugins read parameters by name). The data
 //! generation is one counter for the whole process, moved on whenever any plugin publishes a new instance
-//! (`plugins::publish`, under the lock that publishes what the instance serves: whoever sees the new data
+//! (`plugins::served::publish`, under the lock that publishes what the instance serves: whoever sees the new data
 //! status finds no older answer), so an answer that reads other plugins through `route.get` (entity-graph) is
 //! left behind when any of them changes. A request that read the old generation may still store its answer,
-//! under a key no later request builds. `watch.rs` also empties the cache after each re-init, for the memory.
+//! under a key no later request builds. `lifecycle/watch.rs` also empties the cache after each re-init, for the
+//! memory.
 //!
 //! Not cached: errors (only 2xx answers are kept), answers a plugin marks as uncacheable (`Cache-Control:
 //! no-store`, or the SDK's `x-datahost-cache: off` for an instance that reads live tables:
@@ -215,13 +216,6 @@ impl Lifecycle<Box<[u8]>, Arc<Entry>> for CountEvictions {
     }
 }
 
-static GENERATION: AtomicU64 = AtomicU64::new(0);
-
-/// A plugin instance was published: answers made before are not to be served again.
-pub fn next_generation() {
-    GENERATION.fetch_add(1, Ordering::AcqRel);
-}
-
 type Entries = Cache<Key, Arc<Entry>, EntryWeight, DefaultHashBuilder, CountEvictions>;
 
 /// The cache of one host.
@@ -264,7 +258,7 @@ impl ResponseCache {
 
     /// The key of one request (`query` without `api_key`).
     pub fn key(&self, plugin: &str, route: &str, tier: Tier, query: &[(String, String)]) -> Key {
-        key(GENERATION.load(Ordering::Acquire), plugin, route, tier, query)
+        key(crate::plugins::served::data_generation(), plugin, route, tier, query)
     }
 
     pub fn get(&self, key: &Key) -> Option<Arc<Entry>> {
@@ -293,7 +287,7 @@ impl ResponseCache {
 
     /// After a data change: drops every entry (those of earlier generations are unreachable already).
     pub fn invalidate(&self) {
-        next_generation();
+        crate::plugins::served::next_generation();
         if let Some(entries) = &self.entries {
             entries.clear();
         }

@@ -8,12 +8,14 @@ use std::time::{Duration, Instant};
 use tokio::net::TcpListener;
 
 use crate::access::keys::KeyRing;
-use crate::access::ratelimit::{Limiter, LocalLimiter, SystemClock};
+use crate::access::limiter::Limiter;
+use crate::access::ratelimit::{LocalLimiter, SystemClock};
 use crate::access::redis::RedisLimiter;
 use crate::config::Config;
 use crate::engine::Engine;
-use crate::http::app::{app, AppState};
-use crate::plugins::{init_all, open_all, OpenedPlugins, PluginRegistry};
+use crate::http::app::app;
+use crate::http::state::AppState;
+use crate::plugins::{init_all, PluginRegistry};
 
 /// Milliseconds of each start-up phase since `serve` began, logged once listening (`datahost listening` at
 /// info), so a slow start says which phase to look at.
@@ -46,16 +48,6 @@ impl Default for Phases {
     }
 }
 
-/// Opens every plugin library on a blocking thread (dlopen is synchronous) and registers their seeds.
-pub async fn open_plugins(config: &Config, engine: &Arc<Engine>) -> Result<OpenedPlugins, String> {
-    let dir = config.plugins_dir();
-    let engine = engine.clone();
-    let disabled = config.plugins.disabled.clone();
-    tokio::task::spawn_blocking(move || open_all(&dir, &engine, &disabled))
-        .await
-        .map_err(|e| format!("plugin loader crashed: {e}"))?
-}
-
 /// Loads the plugins: open them, prepare the PostgreSQL engine for them (their migrations, missing seeds,
 /// the dataset cache), then run their `init` on a blocking thread.
 pub async fn load_plugins(config: &Config, engine: &Arc<Engine>) -> Result<Arc<PluginRegistry>, String> {
@@ -67,7 +59,7 @@ async fn load_plugins_timed(
     engine: &Arc<Engine>,
     phases: &Phases,
 ) -> Result<Arc<PluginRegistry>, String> {
-    let opened = open_plugins(config, engine).await?;
+    let opened = crate::plugins::open_plugins(config, engine).await?;
     phases.mark("plugins_open");
     if let Some(slug) =
         config.plugin_options()?.keys().find(|slug| !opened.knows(slug) && !config.plugins.disabled.contains(slug))
@@ -88,7 +80,7 @@ async fn load_plugins_timed(
                 tracing::warn!(error = %e, "record indexes not built");
             }
         }
-        pg.sync_datasets(config, engine).await?;
+        engine.sync_datasets(pg, config).await?;
     }
     if let Some(store) = engine.sqlite() {
         // A `datahost ingest` cut off between its last file and the assembly leaves a stale document.
@@ -141,7 +133,7 @@ async fn build_state_timed(config: Config, phases: &Phases) -> Result<Arc<AppSta
     let engine = Engine::from_config(&config).await?;
     phases.mark("engine_open");
     let registry = load_plugins_timed(&config, &engine, phases).await?;
-    let keys = Arc::new(KeyRing::new(crate::engine::postgres::pool::key_source(&config, &engine)));
+    let keys = Arc::new(KeyRing::new(crate::access::keys::key_source(&config, &engine)));
     if let Err(e) = keys.refresh_if_due(Duration::ZERO).await {
         if !engine.is_degraded() {
             return Err(e);
@@ -172,7 +164,11 @@ pub async fn serve(config: Config) -> Result<(), String> {
         tracing::warn!("no API keys issued yet: run `datahost keys issue --tier owner`");
     }
     crate::lifecycle::watch::spawn_background(state.clone());
-    crate::sync::schedule::spawn(state.clone());
+    crate::sync::schedule::spawn(Arc::new(crate::sync::schedule::Scheduled {
+        config: state.config.clone(),
+        engine: state.engine.clone(),
+        sync_freshness: state.sync_freshness.clone(),
+    }));
 
     let limits = crate::http::conn::Limits::from_config(&state.config.server);
     let router = app(state.clone());
@@ -187,7 +183,7 @@ pub async fn serve(config: Config) -> Result<(), String> {
         serde_json::json!({"event": "listening", "api": api_addr.to_string(), "metrics": metrics_addr.to_string()})
     );
 
-    let metrics_app = crate::http::metrics::router(metrics_handle, state.clone());
+    let metrics_app = crate::http::scrape::router(metrics_handle, state.clone());
     tokio::spawn(async move {
         if let Err(e) = axum::serve(metrics_listener, metrics_app).await {
             tracing::error!(error = %e, "metrics listener stopped");

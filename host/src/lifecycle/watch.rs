@@ -10,7 +10,7 @@ use std::time::Duration;
 use datahost_plugin_api::Migration;
 
 use crate::engine::postgres::pool::PgEngine;
-use crate::http::app::AppState;
+use crate::http::state::AppState;
 
 /// Starts the background tasks.
 pub fn spawn_background(state: Arc<AppState>) {
@@ -61,7 +61,7 @@ async fn recover_from_degraded_start(state: &Arc<AppState>, pg: &PgEngine) {
             pg.migrate().await?;
             pg.migrate_plugins(&plugin_migrations).await?;
         }
-        pg.sync_datasets(&state.config, &state.engine).await
+        state.engine.sync_datasets(pg, &state.config).await
     }
     .await;
     if let Err(e) = result {

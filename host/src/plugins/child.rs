@@ -16,12 +16,7 @@ use std::sync::{Mutex, OnceLock};
 use abi_stable::std_types::{RStr, RString};
 use datahost_plugin_api::abi::{FfiReply, FfiResponse, HostServices, PluginModuleRef, OUTCOME_ERR};
 
-use super::protocol::{self, read_frame, write_frame, Frame};
-
-/// Environment of the child: the socket's name, the token it proves itself with, its request connections.
-pub const SOCKET_ENV: &str = "DATAHOST_PLUGIN_SOCKET";
-pub const TOKEN_ENV: &str = "DATAHOST_PLUGIN_TOKEN";
-pub const CONNECTIONS_ENV: &str = "DATAHOST_PLUGIN_CONNECTIONS";
+use super::protocol::{self, read_frame, write_frame, Frame, CONNECTIONS_ENV, SOCKET_ENV, TOKEN_ENV};
 
 thread_local! {
     /// The request connection this thread serves: the plugin's service calls made while serving go back on it,
@@ -51,7 +46,7 @@ fn serve(library: &Path) -> Result<(), String> {
     let module = super::load_module(library).map_err(|(_, e)| e)?;
 
     let connect = |role: &str| -> Result<UnixStream, String> {
-        let mut stream = super::process::connect(&socket).map_err(|e| format!("cannot reach the host: {e}"))?;
+        let mut stream = protocol::connect(&socket).map_err(|e| format!("cannot reach the host: {e}"))?;
         write_frame(&mut stream, protocol::HELLO, &[token.as_bytes(), role.as_bytes()])
             .map_err(|e| format!("cannot greet the host: {e}"))?;
         Ok(stream)

@@ -20,71 +20,8 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use super::{HandleOutcome, LoadedPlugin};
-
-/// What a plugin runs with: its isolation, deadline, thread cap and breaker (from `[plugins]` and
-/// `[plugins.<slug>]`).
-#[derive(Debug, Clone)]
-pub struct PluginPolicy {
-    pub isolation: Isolation,
-    pub deadline: Duration,
-    pub max_threads: usize,
-    pub max_queued: usize,
-    pub breaker: BreakerConfig,
-    pub process: ProcessConfig,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
-pub enum Isolation {
-    #[serde(rename = "in-process")]
-    InProcess,
-    #[serde(rename = "process")]
-    Process,
-}
-
-impl Isolation {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Isolation::InProcess => "in-process",
-            Isolation::Process => "process",
-        }
-    }
-}
-
-/// Every plugin's policy, and the size of the shared handler pool.
-#[derive(Debug, Clone)]
-pub struct Policies {
-    pub default: PluginPolicy,
-    pub per_plugin: std::collections::BTreeMap<String, PluginPolicy>,
-    pub handler_threads: usize,
-}
-
-impl Policies {
-    pub fn for_slug(&self, slug: &str) -> PluginPolicy {
-        self.per_plugin.get(slug).cloned().unwrap_or_else(|| self.default.clone())
-    }
-}
-
-/// `breaker_failures` faults (panics, overruns, crashes) within `breaker_window` open the breaker for
-/// `breaker_cooldown`; 0 failures: no breaker.
-#[derive(Debug, Clone, Copy)]
-pub struct BreakerConfig {
-    pub failures: usize,
-    pub window: Duration,
-    pub cooldown: Duration,
-}
-
-/// The supervision of a plugin process.
-#[derive(Debug, Clone, Copy)]
-pub struct ProcessConfig {
-    /// How long a new child has to connect back.
-    pub start_timeout: Duration,
-    /// How long its `init` may take.
-    pub init_timeout: Duration,
-    /// First pause before a restart, doubled per consecutive failure up to `backoff_max`.
-    pub backoff: Duration,
-    pub backoff_max: Duration,
-}
+use super::outcome::HandleOutcome;
+use crate::config::PluginPolicy;
 
 /// A unit of work for a handler thread. Returns true when the thread should retire: its call overran the
 /// deadline and a replacement thread has taken its place.
@@ -355,9 +292,20 @@ struct Breaker {
     faults: VecDeque<Instant>,
 }
 
+/// What `call` runs a request through: a loaded plugin (`LoadedPlugin` in `mod.rs`), seen only through what a
+/// call needs, so the pool and the breaker do not depend on the loader.
+pub trait Callee: Send + Sync + 'static {
+    /// Its thread slots, deadline and circuit breaker.
+    fn guard(&self) -> &Guard;
+    /// Its `handle`, on the calling (handler) thread.
+    fn handle(&self, request_json: &str) -> HandleOutcome;
+    /// The call overran its deadline (a plugin process is killed and restarted).
+    fn overran(&self);
+}
+
 /// Runs one request through `plugin` on the handler pool, with its deadline, thread cap and breaker.
-pub async fn call(pool: &HandlerPool, plugin: &Arc<LoadedPlugin>, envelope_json: String) -> CallOutcome {
-    let guard = &plugin.guard;
+pub async fn call<P: Callee>(pool: &HandlerPool, plugin: &Arc<P>, envelope_json: String) -> CallOutcome {
+    let guard = plugin.guard();
     let trial = match guard.admit() {
         Ok(trial) => trial,
         Err(retry_after) => return CallOutcome::BreakerOpen { retry_after },
@@ -374,7 +322,7 @@ pub async fn call(pool: &HandlerPool, plugin: &Arc<LoadedPlugin>, envelope_json:
                 let _ = tx.send(plugin.handle(&envelope_json));
                 overdue = life.swap(DONE, Ordering::AcqRel) == OVERDUE;
             }
-            plugin.guard.finished(&pool, overdue);
+            plugin.guard().finished(&pool, overdue);
             overdue
         })
     };
@@ -423,6 +371,7 @@ pub async fn call(pool: &HandlerPool, plugin: &Arc<LoadedPlugin>, envelope_json:
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::{BreakerConfig, Isolation, ProcessConfig};
 
     fn guard(failures: usize, cooldown_ms: u64) -> Guard {
         Guard::new(

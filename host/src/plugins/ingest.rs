@@ -101,7 +101,7 @@ pub async fn run(config: &Config, dataset: &str, paths: &[PathBuf]) -> Result<Re
         }
         pg.migrate().await.map_err(UsageError)?;
     }
-    let opened = crate::lifecycle::server::open_plugins(config, &engine).await.map_err(UsageError)?;
+    let opened = crate::plugins::open_plugins(config, &engine).await.map_err(UsageError)?;
     let ingestible = opened.ingestible();
     let known = || {
         ingestible

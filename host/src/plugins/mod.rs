@@ -6,14 +6,20 @@
 //! Libraries are never unloaded (abi_stable leaks them on purpose), so reloading means a new file path.
 //!
 //! Submodules: `services` (the host services plugins call), `dispatch` (handler pool, deadlines, thread caps,
-//! circuit breaker: how every request reaches a plugin), `process` (a plugin in a supervised child process),
-//! `child` (`datahost plugin-host`, the child's side) and `protocol` (the frames between them).
+//! circuit breaker: how every request reaches a plugin), `outcome` (what a call produced), `served` (what an
+//! instance serves, its `dataStatus`, the data generation), `process` (a plugin in a supervised child process),
+//! `child` (`datahost plugin-host`, the child's side), `protocol` (the frames between them), `health` (the
+//! plugins whose last reload failed) and `ingest` (`datahost ingest`: files through a plugin's parser into the
+//! records engine). Depends on `engine` and `config` only.
 
 pub mod child;
 pub mod dispatch;
+pub mod health;
 pub mod ingest;
+pub mod outcome;
 pub mod process;
 pub mod protocol;
+pub mod served;
 mod services;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -30,14 +36,20 @@ use datahost_plugin_api::{BuildInfo, Manifest, Maturity, Migration};
 use serde::Serialize;
 use serde_json::value::RawValue;
 
+use crate::config::{Config, Isolation, PluginPolicy, Policies};
 use crate::engine::Engine;
-use dispatch::{Guard, HandlerPool, Isolation};
+use dispatch::Callee;
+use dispatch::{Guard, HandlerPool};
+use outcome::{first_line, first_lines, outcome_of, parse_headers, HandleOutcome};
 use process::Supervised;
-use services::{context, register_routes, register_token};
-pub use services::{data_status, host_services, label_body};
+use served::{publish, served_by, status_label, Served};
+use services::{context, register_routes, register_token, RouteTarget};
+pub use services::{host_services, label_body};
 
-/// Per dataset a plugin instance reads, the ingest info it was built from (`None`: demo seed).
-pub type Served = Vec<(String, Option<IngestedInfo>)>;
+/// Component schema names the host defines; plugins may not reuse them (the
+/// assembled `/openapi.json` defines them, `http::openapi`).
+pub const HOST_SCHEMAS: &[&str] =
+    &["Error", "Health", "DatasetHealth", "Ready", "PluginStatus", "DataStatus", "OpenApiDocument"];
 
 /// Where a plugin's `init`, `handle` and `call` run.
 enum Runtime {
@@ -64,6 +76,41 @@ pub struct LoadedPlugin {
     pub guard: Guard,
 }
 
+/// `demo` when the plugin's current instance answers from any demo seed, else `ingested`.
+pub fn data_status(plugin: &LoadedPlugin) -> &'static str {
+    status_label(plugin.serves_demo())
+}
+
+/// How `dispatch::call` runs a request through a loaded plugin.
+impl Callee for LoadedPlugin {
+    fn guard(&self) -> &Guard {
+        &self.guard
+    }
+
+    fn handle(&self, request_json: &str) -> HandleOutcome {
+        LoadedPlugin::handle(self, request_json)
+    }
+
+    fn overran(&self) {
+        LoadedPlugin::overran(self)
+    }
+}
+
+/// How `route.get` (`services.rs`) reaches a serving plugin.
+impl RouteTarget for LoadedPlugin {
+    fn slug(&self) -> &str {
+        LoadedPlugin::slug(self)
+    }
+
+    fn handle(&self, request_json: &str) -> HandleOutcome {
+        LoadedPlugin::handle(self, request_json)
+    }
+
+    fn serves_demo(&self) -> bool {
+        LoadedPlugin::serves_demo(self)
+    }
+}
+
 /// A file that did not become a serving plugin, and why.
 #[derive(Debug, Clone, Serialize)]
 pub struct LoadFailure {
@@ -72,37 +119,6 @@ pub struct LoadFailure {
     pub plugin: String,
     pub stage: &'static str,
     pub error: String,
-}
-
-/// What one call to `handle` produced.
-pub enum HandleOutcome {
-    Response {
-        status: u16,
-        body: Vec<u8>,
-        headers: Vec<(String, String)>,
-    },
-    /// The plugin reported a fault of its own (for example not initialised).
-    Fault {
-        status: u16,
-        message: String,
-    },
-    Panic {
-        message: String,
-    },
-    /// The plugin's process is not running (`crashed: false`), or died or broke off while answering.
-    Unavailable {
-        message: String,
-        crashed: bool,
-    },
-}
-
-/// Reads what a plugin's `handle` returned, in this process or relayed from its child.
-fn outcome_of(outcome: u8, status: u16, body: Vec<u8>, headers: &[(String, String)]) -> HandleOutcome {
-    match outcome {
-        OUTCOME_OK => HandleOutcome::Response { status, body, headers: headers.to_vec() },
-        OUTCOME_PANIC => HandleOutcome::Panic { message: String::from_utf8_lossy(&body).into_owned() },
-        _ => HandleOutcome::Fault { status, message: String::from_utf8_lossy(&body).into_owned() },
-    }
 }
 
 impl LoadedPlugin {
@@ -217,22 +233,6 @@ impl LoadedPlugin {
     pub fn reads(&self) -> impl Iterator<Item = &str> {
         self.manifest.datasets.iter().chain(&self.manifest.reads).chain(&self.manifest.also_serves).map(String::as_str)
     }
-}
-
-/// Records what a newly initialised instance serves, and moves the response cache to a new data generation
-/// under the same lock: whoever sees the new `served` (`/health`, the `dataStatus` label) also finds none of
-/// the previous instance's answers (`response_cache.rs`).
-fn publish(served: &RwLock<Served>, about_to_serve: Served) {
-    let mut current = served.write().unwrap_or_else(|e| e.into_inner());
-    *current = about_to_serve;
-    crate::http::response_cache::next_generation();
-}
-
-fn parse_headers(json: &str) -> Vec<(String, String)> {
-    if json.is_empty() {
-        return Vec::new();
-    }
-    serde_json::from_str::<BTreeMap<String, String>>(json).map(|m| m.into_iter().collect()).unwrap_or_default()
 }
 
 /// All plugins of one host, the files that failed, and the handler threads their calls run on.
@@ -372,14 +372,6 @@ pub fn newer_sdk_note(build: &BuildInfo) -> Option<String> {
     })
 }
 
-fn first_line(s: &str) -> String {
-    first_lines(s, 1)
-}
-
-fn first_lines(s: &str, n: usize) -> String {
-    s.lines().filter(|l| !l.trim().is_empty()).take(n).collect::<Vec<_>>().join(" ").chars().take(600).collect()
-}
-
 /// Plugins opened and checked, their seeds registered with the engine, not yet initialised.
 pub struct OpenedPlugins {
     candidates: Vec<Candidate>,
@@ -472,7 +464,7 @@ pub fn load_all(
     engine: &Arc<Engine>,
     disabled: &[String],
     settings: &BTreeMap<String, serde_json::Value>,
-    policies: &dispatch::Policies,
+    policies: &Policies,
 ) -> Result<PluginRegistry, String> {
     Ok(init_all(open_all(dir, engine, disabled)?, engine, settings, policies))
 }
@@ -522,7 +514,7 @@ pub fn open_all(dir: &Path, engine: &Arc<Engine>, disabled: &[String]) -> Result
             .map(|m| m.keys().cloned().collect())
             .unwrap_or_default();
         if let Some((name, owner)) = names.iter().find_map(|n| {
-            crate::http::openapi::HOST_SCHEMAS
+            HOST_SCHEMAS
                 .contains(&n.as_str())
                 .then(|| (n.clone(), "the host".to_string()))
                 .or_else(|| schema_names.get(n).map(|o| (n.clone(), format!("plugin `{o}`"))))
@@ -554,28 +546,13 @@ pub fn open_all(dir: &Path, engine: &Arc<Engine>, disabled: &[String]) -> Result
     Ok(OpenedPlugins { candidates, failures })
 }
 
-/// Per dataset a plugin reads, what the engine holds right now (before the plugin loads it).
-/// The datasets an instance initialised now serves, with their ingest info (`None`: the demo seed). Datasets
-/// of `also_serves` count only once ingested; with any of them ingested, the plugin's own demo seed is not
-/// served (see `Manifest::also_serves`).
-fn served_by(engine: &Engine, manifest: &Manifest) -> Served {
-    let others: Vec<(String, Option<IngestedInfo>)> =
-        manifest.also_serves.iter().filter_map(|d| engine.ingested(d).map(|i| (d.clone(), Some(i)))).collect();
-    let serving_others = !others.is_empty();
-    let own = manifest.datasets.iter().map(|d| (d.clone(), engine.ingested(d)));
-    own.filter(|(_, info)| !serving_others || info.is_some())
-        .chain(manifest.reads.iter().map(|d| (d.clone(), engine.ingested(d))))
-        .chain(others)
-        .collect()
-}
-
 /// Runs `init` of every opened plugin; those that fail join the failures.
 /// In process mode `init` runs in the plugin's child process, which is started here.
 pub fn init_all(
     opened: OpenedPlugins,
     engine: &Arc<Engine>,
     settings: &BTreeMap<String, serde_json::Value>,
-    policies: &dispatch::Policies,
+    policies: &Policies,
 ) -> PluginRegistry {
     let OpenedPlugins { candidates, mut failures } = opened;
     let mut plugins = Vec::new();
@@ -633,7 +610,7 @@ pub fn init_all(
                     runtime,
                     guard: Guard::new(&slug, policy),
                 });
-                register_routes(&plugin);
+                register_routes(plugin.clone(), plugin.manifest.routes.iter().map(|r| r.path.clone()));
                 plugins.push(plugin);
             }
             Err(e) => failures.push(LoadFailure {
@@ -654,7 +631,7 @@ pub fn init_all(
 struct Init {
     token: u64,
     config_json: String,
-    policy: dispatch::PluginPolicy,
+    policy: PluginPolicy,
     c: Candidate,
 }
 
@@ -712,6 +689,16 @@ pub fn describe(registry: &PluginRegistry) -> String {
         ));
     }
     out
+}
+
+/// Opens every plugin library on a blocking thread (dlopen is synchronous) and registers their seeds.
+pub async fn open_plugins(config: &Config, engine: &Arc<Engine>) -> Result<OpenedPlugins, String> {
+    let dir = config.plugins_dir();
+    let engine = engine.clone();
+    let disabled = config.plugins.disabled.clone();
+    tokio::task::spawn_blocking(move || open_all(&dir, &engine, &disabled))
+        .await
+        .map_err(|e| format!("plugin loader crashed: {e}"))?
 }
 
 #[cfg(test)]

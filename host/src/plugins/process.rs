@@ -21,10 +21,11 @@ use abi_stable::std_types::RStr;
 use datahost_plugin_api::abi::{FfiReply, OUTCOME_OK, OUTCOME_PANIC};
 use datahost_plugin_api::Manifest;
 
-use super::child::{CONNECTIONS_ENV, SOCKET_ENV, TOKEN_ENV};
-use super::dispatch::PluginPolicy;
-use super::protocol::{self, read_frame, write_frame, Frame};
-use super::{parse_headers, services, HandleOutcome, Served};
+use super::outcome::{outcome_of, parse_headers, HandleOutcome};
+use super::protocol::{self, read_frame, write_frame, Frame, CONNECTIONS_ENV, SOCKET_ENV, TOKEN_ENV};
+use super::served::{publish, served_by, Served};
+use super::services;
+use crate::config::PluginPolicy;
 
 /// A child that stayed up this long has its restart backoff reset.
 const STABLE_AFTER: Duration = Duration::from_secs(30);
@@ -251,11 +252,11 @@ impl Supervised {
 
     fn init_on(&self, conn: &mut UnixStream, timeout: Duration) -> Result<(), String> {
         let about_to_serve =
-            services::context(self.token).map(|c| super::served_by(&c.engine, &self.manifest)).unwrap_or_default();
+            services::context(self.token).map(|c| served_by(&c.engine, &self.manifest)).unwrap_or_default();
         let reply =
             self.converse(conn, protocol::INIT, &[self.config_json.as_bytes()], timeout).map_err(|e| e.to_string())?;
         reply_result(&reply)?;
-        super::publish(&self.served, about_to_serve);
+        publish(&self.served, about_to_serve);
         Ok(())
     }
 
@@ -483,7 +484,7 @@ fn parse_handled(frame: &Frame) -> io::Result<HandleOutcome> {
         _ => return Err(io::Error::new(io::ErrorKind::InvalidData, "status is not two bytes")),
     };
     let body = frame.part(2)?.to_vec();
-    Ok(super::outcome_of(outcome, status, body, &parse_headers(&frame.text(3))))
+    Ok(outcome_of(outcome, status, body, &parse_headers(&frame.text(3))))
 }
 
 /// Reads the child's greeting: the token (compared in constant time) and the connection's role.
@@ -527,13 +528,6 @@ fn listen(name: &str) -> io::Result<UnixListener> {
     use std::os::linux::net::SocketAddrExt;
     let addr = std::os::unix::net::SocketAddr::from_abstract_name(name.as_bytes())?;
     UnixListener::bind_addr(&addr)
-}
-
-/// Connects to the abstract-namespace socket `name` (the child's side).
-pub fn connect(name: &str) -> io::Result<UnixStream> {
-    use std::os::linux::net::SocketAddrExt;
-    let addr = std::os::unix::net::SocketAddr::from_abstract_name(name.as_bytes())?;
-    UnixStream::connect_addr(&addr)
 }
 
 /// `Stdio` for a copy of the host's stderr.

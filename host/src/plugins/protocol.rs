@@ -5,10 +5,26 @@
 //! then it sends the reply. The request itself is the same JSON `RequestEnvelope` an in-process plugin gets,
 //! and the reply carries the same `FfiResponse` fields.
 //!
+//! The child finds the host through its environment (`SOCKET_ENV`, `TOKEN_ENV`, `CONNECTIONS_ENV`, set by the
+//! supervisor in `process.rs`) and [`connect`] (the abstract-namespace socket), both shared by the two sides.
+//!
 //! Frame: `u32` length (big-endian) of what follows, the tag byte, a `u16` part count, then per part a `u32`
 //! length and the bytes.
 
 use std::io::{self, Read, Write};
+use std::os::unix::net::UnixStream;
+
+/// Environment of the child: the socket's name, the token it proves itself with, its request connections.
+pub const SOCKET_ENV: &str = "DATAHOST_PLUGIN_SOCKET";
+pub const TOKEN_ENV: &str = "DATAHOST_PLUGIN_TOKEN";
+pub const CONNECTIONS_ENV: &str = "DATAHOST_PLUGIN_CONNECTIONS";
+
+/// Connects to the abstract-namespace socket `name` (the child's side).
+pub fn connect(name: &str) -> io::Result<UnixStream> {
+    use std::os::linux::net::SocketAddrExt;
+    let addr = std::os::unix::net::SocketAddr::from_abstract_name(name.as_bytes())?;
+    UnixStream::connect_addr(&addr)
+}
 
 /// Host to child: serve one request (`[envelope_json]`).
 pub const HANDLE: u8 = b'H';

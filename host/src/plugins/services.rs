@@ -11,7 +11,8 @@ use abi_stable::std_types::RStr;
 use datahost_plugin_api::abi::{FfiReply, HostServices};
 use datahost_plugin_api::Manifest;
 
-use super::{first_line, HandleOutcome, LoadedPlugin};
+use super::outcome::{first_line, HandleOutcome};
+use super::served::status_label;
 use crate::engine::Engine;
 
 pub(super) struct TokenContext {
@@ -21,31 +22,33 @@ pub(super) struct TokenContext {
     readable: Vec<String>,
 }
 
+/// What `route.get` reaches: a serving plugin (`LoadedPlugin` in `mod.rs`), seen only through what the call
+/// needs, so these services do not depend on the loader that registers plugins here.
+pub trait RouteTarget: Send + Sync {
+    fn slug(&self) -> &str;
+    /// The plugin's `handle`, on this thread (inside the calling plugin's call).
+    fn handle(&self, request_json: &str) -> HandleOutcome;
+    /// Whether its current instance answers from any demo seed (the `dataStatus` label).
+    fn serves_demo(&self) -> bool;
+}
+
 /// Every serving plugin by route, for the `route.get` host call.
-fn routes() -> &'static RwLock<HashMap<String, Arc<LoadedPlugin>>> {
-    static ROUTES: OnceLock<RwLock<HashMap<String, Arc<LoadedPlugin>>>> = OnceLock::new();
+fn routes() -> &'static RwLock<HashMap<String, Arc<dyn RouteTarget>>> {
+    static ROUTES: OnceLock<RwLock<HashMap<String, Arc<dyn RouteTarget>>>> = OnceLock::new();
     ROUTES.get_or_init(Default::default)
 }
 
-pub(super) fn register_routes(plugin: &Arc<LoadedPlugin>) {
+/// Makes `plugin` reachable by `route.get` on each of its routes.
+pub(super) fn register_routes(plugin: Arc<dyn RouteTarget>, paths: impl IntoIterator<Item = String>) {
     let mut map = routes().write().unwrap_or_else(|e| e.into_inner());
-    for route in &plugin.manifest.routes {
-        map.insert(route.path.clone(), plugin.clone());
+    for path in paths {
+        map.insert(path, plugin.clone());
     }
 }
 
 thread_local! {
     /// How deep `route.get` calls are nested on this thread (a plugin asking another that asks another...).
     static ROUTE_DEPTH: std::cell::Cell<u8> = const { std::cell::Cell::new(0) };
-}
-
-/// `demo` when the plugin's current instance answers from any demo seed, else `ingested`.
-pub fn data_status(plugin: &LoadedPlugin) -> &'static str {
-    if plugin.serves_demo() {
-        "demo"
-    } else {
-        "ingested"
-    }
 }
 
 /// Puts `"dataStatus"` first in a JSON object body, the same place for every dataset.
@@ -99,8 +102,10 @@ fn route_get(caller: &str, input: &str) -> Result<String, String> {
     ROUTE_DEPTH.with(|d| d.set(depth));
     match outcome {
         // Labelled as clients see it, so a derived dataset knows when it derives from demo rows.
-        HandleOutcome::Response { status: 200, body, .. } => String::from_utf8(label_body(body, data_status(&target)))
-            .map_err(|_| format!("{} answered a body that is not UTF-8", req.route)),
+        HandleOutcome::Response { status: 200, body, .. } => {
+            String::from_utf8(label_body(body, status_label(target.serves_demo())))
+                .map_err(|_| format!("{} answered a body that is not UTF-8", req.route))
+        }
         HandleOutcome::Response { status, body, .. } => {
             Err(format!("{} answered {status}: {}", req.route, first_line(&String::from_utf8_lossy(&body))))
         }

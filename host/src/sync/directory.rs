@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use crate::config::DirectorySource;
 
 use super::http::Download;
-use super::SourceRun;
+use super::source_run::SourceRun;
 
 /// The file links of an index page (`href="name"` relative to the folder).
 pub fn links(html: &str) -> Vec<String> {

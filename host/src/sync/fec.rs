@@ -6,10 +6,7 @@ use chrono::Datelike;
 
 use crate::config::FecSource;
 
-use super::SourceRun;
-
-/// The file kinds the donors dataset reads.
-pub const KINDS: &[&str] = &["pas2", "cm", "cn", "ccl"];
+use super::source_run::SourceRun;
 
 /// The two-year cycle a year belongs to (named by its even year).
 pub fn cycle_of(year: i32) -> i32 {

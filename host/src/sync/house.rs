@@ -7,7 +7,7 @@ use chrono::Datelike;
 
 use crate::config::HouseSource;
 
-use super::SourceRun;
+use super::source_run::SourceRun;
 
 fn accept(name: &str) -> bool {
     name.to_ascii_lowercase().ends_with(".xml")

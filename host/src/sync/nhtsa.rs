@@ -3,7 +3,7 @@
 
 use crate::config::NhtsaSource;
 
-use super::SourceRun;
+use super::source_run::SourceRun;
 
 fn accept(name: &str) -> bool {
     name.to_ascii_lowercase().ends_with(".txt")

@@ -3,7 +3,7 @@
 
 use crate::config::PricesSource;
 
-use super::SourceRun;
+use super::source_run::SourceRun;
 
 pub async fn run(run: &mut SourceRun<'_>, cfg: &PricesSource) -> Result<(), String> {
     for ticker in &cfg.tickers {

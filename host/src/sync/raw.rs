@@ -5,7 +5,16 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use super::state::SyncStore;
-use super::Retention;
+use serde::Serialize;
+
+/// Raw-folder housekeeping.
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Retention {
+    pub limit_bytes: u64,
+    pub kept_bytes: u64,
+    pub deleted_files: u64,
+}
 
 /// One extracted member.
 #[derive(Debug, Clone)]

@@ -12,8 +12,9 @@ use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
+use crate::config::Config;
 use crate::engine::postgres::pool::PgEngine;
-use crate::http::app::AppState;
+use crate::engine::Engine;
 
 use super::state::{SyncStore, PG_LOCK_KEY};
 
@@ -77,13 +78,21 @@ impl Freshness {
     }
 }
 
+/// What the refresher and the scheduler read: the server's configuration and engine, and the freshness they
+/// keep up to date (the server state's `sync_freshness`, shown by `/health`).
+pub struct Scheduled {
+    pub config: Arc<Config>,
+    pub engine: Arc<Engine>,
+    pub sync_freshness: Arc<Freshness>,
+}
+
 /// Seconds since an RFC 3339 time.
 pub fn age_secs(at: &str) -> Option<i64> {
     let t = chrono::DateTime::parse_from_rfc3339(at).ok()?;
     Some((chrono::Utc::now() - t.with_timezone(&chrono::Utc)).num_seconds().max(0))
 }
 
-async fn refresh(state: &AppState) {
+async fn refresh(state: &Scheduled) {
     let Some(store) = SyncStore::of(&state.engine) else { return };
     match store.freshness().await {
         Ok(rows) => {
@@ -100,7 +109,7 @@ async fn refresh(state: &AppState) {
 }
 
 /// Starts the freshness refresher and, when `[sync.schedule]` names datasets, the scheduler.
-pub fn spawn(state: Arc<AppState>) {
+pub fn spawn(state: Arc<Scheduled>) {
     let every = Duration::from_secs(state.config.engine.reload_interval_secs.max(1));
     let fresh_state = state.clone();
     tokio::spawn(async move {
@@ -111,7 +120,7 @@ pub fn spawn(state: Arc<AppState>) {
     });
     let mut plan: Vec<(String, Duration)> = Vec::new();
     for (dataset, text) in &state.config.sync.schedule {
-        match super::parse_interval(text) {
+        match crate::config::parse_interval(text) {
             Ok(d) => plan.push((dataset.clone(), d)),
             Err(e) => tracing::error!(dataset = %dataset, error = %e, "sync.schedule entry ignored"),
         }
@@ -152,7 +161,7 @@ pub fn spawn(state: Arc<AppState>) {
 }
 
 /// Runs `datahost sync <due> --json` as a child process and records its report's metrics.
-async fn run_child(state: &AppState, due: &[String]) {
+async fn run_child(state: &Scheduled, due: &[String]) {
     let exe = match std::env::current_exe() {
         Ok(p) => p,
         Err(e) => return tracing::error!(error = %e, "scheduled sync: cannot find the datahost executable"),
@@ -176,7 +185,7 @@ async fn run_child(state: &AppState, due: &[String]) {
             }
             for source in report.get("sources").and_then(|s| s.as_array()).into_iter().flatten() {
                 if let Ok(r) = serde_json::from_value::<ReportForMetrics>(source.clone()) {
-                    super::record_metrics(&super::SourceReport {
+                    super::source_run::record_metrics(&super::source_run::SourceReport {
                         source: r.source,
                         fetched: r.fetched,
                         bytes: r.bytes,

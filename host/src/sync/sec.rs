@@ -13,7 +13,7 @@ use chrono::{Datelike, Duration as Days, NaiveDate, Weekday};
 use crate::config::SecSource;
 
 use super::http::Download;
-use super::SourceRun;
+use super::source_run::SourceRun;
 
 /// One row of a daily form index.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -3,7 +3,7 @@
 
 use crate::config::SenateSource;
 
-use super::SourceRun;
+use super::source_run::SourceRun;
 
 pub async fn run(run: &mut SourceRun<'_>, cfg: &SenateSource) -> Result<(), String> {
     let url = run.url(&cfg.path);

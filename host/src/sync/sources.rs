@@ -1,8 +1,9 @@
-//! Dispatch from a source's name to its module and its `[sync.sources.<name>]` settings.
+//! What the source modules share: a source's common `[sync.sources.<name>]` keys, and fetching a plain file or a
+//! zip for a dataset. `sync/mod.rs` dispatches from a source's name to its module.
 
 use crate::config::{CommonSource, SourceSettings, SyncConfig};
 
-use super::SourceRun;
+use super::source_run::{Fetch, SourceRun};
 
 /// The keys every source has.
 pub fn common<'a>(config: &'a SyncConfig, source: &str) -> CommonSource<'a> {
@@ -18,25 +19,10 @@ pub fn common<'a>(config: &'a SyncConfig, source: &str) -> CommonSource<'a> {
     }
 }
 
-/// Runs the fetch phase of one source. Per-file failures go into the report and the source carries on;
-/// `Err` is a failure that stopped the source.
-pub async fn run(run: &mut SourceRun<'_>, config: &SyncConfig) -> Result<(), String> {
-    let s = &config.sources;
-    match run.name {
-        "sec" => super::sec::run(run, &s.sec).await,
-        "house" => super::house::run(run, &s.house).await,
-        "senate" => super::senate::run(run, &s.senate).await,
-        "fec" => super::fec::run(run, &s.fec).await,
-        "nhtsa" => super::nhtsa::run(run, &s.nhtsa).await,
-        "prices" => super::prices::run(run, &s.prices).await,
-        _ => super::directory::run(run, &s.directory).await,
-    }
-}
-
 /// Fetches a file that changes in place and queues it for `dataset` as it is (no archive to open).
 pub async fn fetch_plain(run: &mut SourceRun<'_>, dataset: &str, url: &str, rel: &str) {
     match run.fetch_mutable(url, rel).await {
-        Ok(super::Fetch::New { rel, sha256, size, validators, .. }) => {
+        Ok(Fetch::New { rel, sha256, size, validators, .. }) => {
             let kept = async {
                 run.keep(dataset, url, &rel, &sha256, size, "pending").await?;
                 run.commit(url, &validators, &sha256).await
@@ -46,10 +32,8 @@ pub async fn fetch_plain(run: &mut SourceRun<'_>, dataset: &str, url: &str, rel:
                 run.error(e.to_string());
             }
         }
-        Ok(super::Fetch::Unchanged) => {}
-        Ok(super::Fetch::NotFound) => {
-            run.error(format!("{}: GET {} answered 404", run.name, super::http::display_url(url)))
-        }
+        Ok(Fetch::Unchanged) => {}
+        Ok(Fetch::NotFound) => run.error(format!("{}: GET {} answered 404", run.name, super::http::display_url(url))),
         Err(e) => run.error(e.to_string()),
     }
 }
@@ -58,7 +42,7 @@ pub async fn fetch_plain(run: &mut SourceRun<'_>, dataset: &str, url: &str, rel:
 /// the extracted members are in place (new or from an earlier run).
 pub async fn fetch_zip(run: &mut SourceRun<'_>, dataset: &str, url: &str, rel: &str, accept: fn(&str) -> bool) -> bool {
     match run.fetch_mutable(url, rel).await {
-        Ok(super::Fetch::New { path, rel, sha256, size, validators }) => {
+        Ok(Fetch::New { path, rel, sha256, size, validators }) => {
             match run.extract(dataset, url, (&path, &rel, &sha256, size, &validators), accept).await {
                 Ok(_) => true,
                 Err(e) => {
@@ -69,7 +53,7 @@ pub async fn fetch_zip(run: &mut SourceRun<'_>, dataset: &str, url: &str, rel: &
                 }
             }
         }
-        Ok(super::Fetch::Unchanged) => {
+        Ok(Fetch::Unchanged) => {
             let (zip, dir) = (run.abs(rel), run.abs(&format!("{rel}.d")));
             let members_gone = std::fs::read_dir(&dir).map_or(true, |mut d| d.next().is_none());
             if !members_gone || !zip.exists() {
@@ -84,7 +68,7 @@ pub async fn fetch_zip(run: &mut SourceRun<'_>, dataset: &str, url: &str, rel: &
                 }
             }
         }
-        Ok(super::Fetch::NotFound) => {
+        Ok(Fetch::NotFound) => {
             run.error(format!("{}: GET {} answered 404", run.name, super::http::display_url(url)));
             false
         }

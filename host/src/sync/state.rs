@@ -8,6 +8,9 @@
 //!   SHA-256, size, fetch time) and where it is in the ingest (`pending` until the ingest path has seen it);
 //! - `sync_datasets(dataset, last_attempt_at, last_success_at, last_error)`: freshness, shown by `/health`.
 //!
+//! The tables themselves belong to the engine, which creates them: `engine::sqlite::SYNC_SCHEMA` and host
+//! migration 4 (`engine::postgres::migrate::SYNC_MIGRATION`).
+//!
 //! The SQL is written once with `$n` parameters and a `{p}` table prefix; SQLite gets `?n` and no prefix.
 
 use crate::engine::postgres::pool::PgEngine;
@@ -15,86 +18,6 @@ use crate::engine::sqlite::SqliteStore;
 use crate::engine::Engine;
 
 use super::http::Validators;
-
-/// The tables in the embedded engine (created with the others when the database opens).
-pub const SQLITE_SCHEMA: &str = r#"
-CREATE TABLE IF NOT EXISTS sync_state (
-    source     TEXT NOT NULL,
-    key        TEXT NOT NULL,
-    value      TEXT NOT NULL,
-    updated_at TEXT NOT NULL,
-    PRIMARY KEY (source, key)
-);
-CREATE TABLE IF NOT EXISTS sync_validators (
-    url           TEXT PRIMARY KEY,
-    source        TEXT NOT NULL,
-    etag          TEXT,
-    last_modified TEXT,
-    sha256        TEXT NOT NULL,
-    checked_at    TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS sync_files (
-    id          INTEGER PRIMARY KEY,
-    source      TEXT NOT NULL,
-    dataset     TEXT NOT NULL,
-    url         TEXT NOT NULL,
-    path        TEXT NOT NULL,
-    sha256      TEXT NOT NULL,
-    size        INTEGER NOT NULL,
-    fetched_at  TEXT NOT NULL,
-    status      TEXT NOT NULL,
-    ingested_at TEXT,
-    note        TEXT
-);
-CREATE INDEX IF NOT EXISTS sync_files_url ON sync_files (url);
-CREATE INDEX IF NOT EXISTS sync_files_status ON sync_files (source, status);
-CREATE TABLE IF NOT EXISTS sync_datasets (
-    dataset         TEXT PRIMARY KEY,
-    last_attempt_at TEXT,
-    last_success_at TEXT,
-    last_error      TEXT
-);
-"#;
-
-/// Host migration 4 (PostgreSQL): the same tables in the `datahost` schema.
-pub const PG_MIGRATION: &str = r#"
-CREATE TABLE IF NOT EXISTS datahost.sync_state (
-    source     text NOT NULL,
-    key        text NOT NULL,
-    value      text NOT NULL,
-    updated_at text NOT NULL,
-    PRIMARY KEY (source, key)
-);
-CREATE TABLE IF NOT EXISTS datahost.sync_validators (
-    url           text PRIMARY KEY,
-    source        text NOT NULL,
-    etag          text,
-    last_modified text,
-    sha256        text NOT NULL,
-    checked_at    text NOT NULL
-);
-CREATE TABLE IF NOT EXISTS datahost.sync_files (
-    id          bigserial PRIMARY KEY,
-    source      text NOT NULL,
-    dataset     text NOT NULL,
-    url         text NOT NULL,
-    path        text NOT NULL,
-    sha256      text NOT NULL,
-    size        bigint NOT NULL,
-    fetched_at  text NOT NULL,
-    status      text NOT NULL,
-    ingested_at text,
-    note        text
-);
-CREATE INDEX IF NOT EXISTS sync_files_url ON datahost.sync_files (url);
-CREATE INDEX IF NOT EXISTS sync_files_status ON datahost.sync_files (source, status);
-CREATE TABLE IF NOT EXISTS datahost.sync_datasets (
-    dataset         text PRIMARY KEY,
-    last_attempt_at text,
-    last_success_at text,
-    last_error      text
-);
-"#;
 
 /// Advisory-lock key of `datahost sync` in PostgreSQL: one replica (or CLI run) syncs at a time.
 pub const PG_LOCK_KEY: i64 = 727_175;

@@ -1,0 +1,45 @@
+//! The limiter a host uses, chosen at start from the configuration: the in-process one (`ratelimit.rs`) or the
+//! Redis one shared by several replicas (`redis.rs`).
+
+use std::sync::Arc;
+
+use super::ratelimit::{Decision, LocalLimiter};
+use super::redis::RedisLimiter;
+
+/// The limiter a host uses: in-process, or Redis shared by several replicas.
+pub enum Limiter {
+    Local(LocalLimiter),
+    Redis(RedisLimiter),
+}
+
+impl Limiter {
+    /// Counts one request. An error means the shared store could not be asked in time.
+    pub async fn check(&self, id: &Arc<str>, limit: u64) -> Result<Decision, String> {
+        match self {
+            Limiter::Local(l) => Ok(l.check(id, limit)),
+            Limiter::Redis(r) => r.check(id, limit).await,
+        }
+    }
+
+    /// Whether requests pass when the store is down (`ratelimit.fail_mode = "open"`).
+    pub fn fails_open(&self) -> bool {
+        match self {
+            Limiter::Local(_) => true,
+            Limiter::Redis(r) => r.fails_open(),
+        }
+    }
+
+    /// For /health: `in-process`, `redis` or `redis (unreachable)`.
+    pub async fn describe(&self) -> String {
+        match self {
+            Limiter::Local(_) => "in-process".into(),
+            Limiter::Redis(r) => {
+                if r.is_reachable() {
+                    "redis".into()
+                } else {
+                    "redis (unreachable)".into()
+                }
+            }
+        }
+    }
+}
