@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::address::{canonical_tokens, TokenSet};
-use crate::county::{parse_county_slug, ClerkSearch};
+use crate::county::{clerk_key, parse_county_slug, ClerkKey, ClerkSearch};
 use crate::ingest::{IngestBatch, IngestRecord, Refusal, RowProblem, SourceFile};
 use crate::query::RecordsQuery;
 use crate::tabular::{fill, parse_date, parse_number, placeholders, Header, Table};
@@ -470,6 +470,28 @@ pub const TOTAL_IS_LOWER_BOUND_DESCRIPTION: &str =
 /// Documents whose matches are counted for `total` (see [`crate::words::WordHits::total`]).
 pub const COUNT_CAP: usize = crate::words::DEFAULT_COUNT_CAP;
 
+/// Word-index pages read past documents the joined-row check refuses before a search answers with a short page
+/// (whose `next` then resumes where the reading stopped): bounds the work of a query whose words match mostly
+/// refused documents.
+const MAX_REFILLS: usize = 4;
+
+/// The page of `items` (in ascending key order) that lies within `known_until`, the last key up to which every
+/// source's matches were read (`None`: all were). Past that key a source may hold matches not read yet, so the
+/// page stops there, and its `next` resumes after it even when the page is short: nothing is skipped.
+fn page_until<T>(
+    page: &crate::paging::KeyedPage<ClerkKey>,
+    items: Vec<T>,
+    key: impl Fn(&T) -> ClerkKey,
+    known_until: Option<ClerkKey>,
+) -> crate::paging::Page<T> {
+    let known: Vec<T> = items.into_iter().filter(|d| known_until.as_ref().is_none_or(|k| key(d) <= *k)).collect();
+    let mut served = page.page(known, &key);
+    if served.next.is_none() {
+        served.next = known_until.map(|k| page.request.cursor_after(&k));
+    }
+    served
+}
+
 /// Why a search cannot be answered: the records engine failed.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SearchError(pub String);
@@ -545,43 +567,64 @@ impl ClerkStore {
             return Ok(Found { onboarded: true, ..Found::default() });
         }
         let after = search.page.after.as_ref().map(|(std::cmp::Reverse(date), id)| (date.clone(), id.clone()));
+        let limit = search.page.request.limit;
         let mut found = Found { onboarded: true, ..Found::default() };
         let mut documents = Vec::new();
+        // The last key up to which every mapping's matches are all known (`None`: all of them are).
+        let mut known_until: Option<ClerkKey> = None;
         for mapping in self.coverage.get(county).into_iter().flatten() {
-            let hits = self
-                .host
-                .search_words(&WordSearch {
-                    dataset: self.dataset.clone(),
-                    index: word_index(),
-                    words: query.tokens().iter().map(|w| format!("{mapping}:{w}")).collect(),
-                    scope: format!("{mapping}|{county}"),
-                    facets: facets.to_vec(),
-                    after: after.clone(),
-                    limit: search.page.request.limit,
-                    count_cap: COUNT_CAP,
-                })
-                .map_err(SearchError)?;
-            found.total += hits.total;
-            found.total_is_lower_bound |= hits.total_is_lower_bound;
-            // The page's documents only, checked once more on their joined rows (a word of a party that is
-            // neither grantor nor grantee does not match).
-            for doc in self.join(&hits.docs).map_err(SearchError)? {
-                let words = TokenSet::from_fields(
-                    doc.first_parties
-                        .iter()
-                        .chain(&doc.second_parties)
-                        .chain(&doc.addresses)
-                        .chain(&doc.numbers)
-                        .map(String::as_str)
-                        .chain([doc.document_id.as_str()]),
-                );
-                if doc.county == county && query.matches(&words) && keep(&doc) {
-                    documents.push(doc);
+            let mut from = after.clone();
+            let mut accepted = 0;
+            for fetch in 0..=MAX_REFILLS {
+                let hits = self
+                    .host
+                    .search_words(&WordSearch {
+                        dataset: self.dataset.clone(),
+                        index: word_index(),
+                        words: query.tokens().iter().map(|w| format!("{mapping}:{w}")).collect(),
+                        scope: format!("{mapping}|{county}"),
+                        facets: facets.to_vec(),
+                        after: from.clone(),
+                        limit,
+                        count_cap: COUNT_CAP,
+                    })
+                    .map_err(SearchError)?;
+                if fetch == 0 {
+                    found.total += hits.total;
+                    found.total_is_lower_bound |= hits.total_is_lower_bound;
                 }
+                let more = hits.docs.len() > limit;
+                // Checked once more on their joined rows: a word of a party that is neither grantor nor grantee
+                // is in the index but does not match.
+                let fetched = self.join(&hits.docs).map_err(SearchError)?;
+                let last = fetched.iter().map(|d| clerk_key(&d.recorded_date, &d.document_id)).max();
+                for doc in fetched {
+                    let words = TokenSet::from_fields(
+                        doc.first_parties
+                            .iter()
+                            .chain(&doc.second_parties)
+                            .chain(&doc.addresses)
+                            .chain(&doc.numbers)
+                            .map(String::as_str)
+                            .chain([doc.document_id.as_str()]),
+                    );
+                    if doc.county == county && query.matches(&words) && keep(&doc) {
+                        documents.push(doc);
+                        accepted += 1;
+                    }
+                }
+                let Some(last) = last.filter(|_| more) else { break };
+                if accepted > limit || fetch == MAX_REFILLS {
+                    // More of this mapping lies beyond `last`: the page may not reach past it.
+                    known_until = Some(known_until.map_or(last.clone(), |k| k.min(last)));
+                    break;
+                }
+                // Documents the check refused left the page short: read on from the last one fetched.
+                from = Some((last.0 .0, last.1));
             }
         }
-        documents.sort_by(|a, b| b.recorded_date.cmp(&a.recorded_date).then_with(|| a.document_id.cmp(&b.document_id)));
-        let page = search.page.page(documents, |d| crate::county::clerk_key(&d.recorded_date, &d.document_id));
+        documents.sort_by_key(|d| clerk_key(&d.recorded_date, &d.document_id));
+        let page = page_until(&search.page, documents, |d| clerk_key(&d.recorded_date, &d.document_id), known_until);
         found.documents = page.items;
         found.next = page.next;
         Ok(found)
@@ -646,5 +689,51 @@ impl ClerkStore {
             }
         }
         Ok(docs.into_values().collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::paging::PageRequest;
+    use crate::RequestEnvelope;
+
+    fn request(limit: &str, cursor: Option<&str>) -> crate::paging::KeyedPage<ClerkKey> {
+        let mut q = vec![("limit", limit)];
+        if let Some(c) = cursor {
+            q.push(("cursor", c));
+        }
+        PageRequest::parse(&RequestEnvelope::new("/v1/x", &q), 10, 100).unwrap().keyed().unwrap()
+    }
+
+    #[test]
+    fn a_page_stops_where_a_source_was_read_to_and_resumes_there() {
+        let key = |d: &(&str, &str)| clerk_key(d.0, d.1);
+        // One mapping was read to 2024-03-01/B and may hold more after it; another contributed later documents.
+        let items = vec![("2024-05-01", "A"), ("2024-03-01", "B"), ("2024-01-01", "C")];
+        let page = page_until(&request("10", None), items, key, Some(clerk_key("2024-03-01", "B")));
+        assert_eq!(page.items, [("2024-05-01", "A"), ("2024-03-01", "B")], "nothing past the point read to");
+        let next = page.next.expect("a short page still says where to go on");
+        // The next page starts after the point read to: C comes then, nothing is skipped.
+        let resumed = request("10", Some(&next));
+        assert_eq!(resumed.after, Some(clerk_key("2024-03-01", "B")));
+        let later = page_until(&resumed, vec![("2024-03-01", "B"), ("2024-01-01", "C")], key, None);
+        assert_eq!((later.items, later.next), (vec![("2024-01-01", "C")], None));
+    }
+
+    #[test]
+    fn with_every_source_read_to_its_end_the_page_is_the_plain_one() {
+        let key = |d: &(&str, &str)| clerk_key(d.0, d.1);
+        let items = vec![("2024-05-01", "A"), ("2024-03-01", "B"), ("2024-01-01", "C")];
+        let page = page_until(&request("2", None), items.clone(), key, None);
+        assert_eq!(page.items, [("2024-05-01", "A"), ("2024-03-01", "B")]);
+        assert!(page.next.is_some());
+        let all = page_until(&request("5", None), items, key, None);
+        assert_eq!((all.items.len(), all.next), (3, None));
+        // A full page inside the point read to pages as usual (its next follows its last item).
+        let items = vec![("2024-05-01", "A"), ("2024-03-01", "B"), ("2024-01-01", "C")];
+        let page = page_until(&request("2", None), items, key, Some(clerk_key("2024-01-01", "C")));
+        assert_eq!(page.items, [("2024-05-01", "A"), ("2024-03-01", "B")]);
+        assert_eq!(request("2", Some(&page.next.unwrap())).after, Some(clerk_key("2024-03-01", "B")));
     }
 }
