@@ -2,7 +2,7 @@
 # The /docs page in a real browser, against the built binary in $1 (target/debug or target/release): starts a
 # server on a free port, opens /docs in headless Chromium (Debian's `chromium`, installed here if missing;
 # puppeteer-core drives it and downloads no browser), and checks that every operation of /openapi.json renders,
-# that every error anchor (host/src/error.rs ERROR_CODES, plus `errors`) exists and scrolls into view, that the
+# that every error anchor (host/src/http/error.rs ERROR_CODES, plus `errors`) exists and scrolls into view, that the
 # `docs` links of live error bodies point at those anchors, and that the page fetches nothing from elsewhere.
 # Screenshots: target/test-artifacts/docs.png and docs-rate-limited.png.
 set -euo pipefail
@@ -41,7 +41,7 @@ free_key=$("$bin_dir/datahost" keys issue --tier free --label docs-page 2>/dev/n
 live_server_start
 
 # The anchors error bodies link to: the code table, and the fallback for a status without a row.
-mapfile -t anchors < <(python3 - "$root/host/src/error.rs" <<'PY'
+mapfile -t anchors < <(python3 - "$root/host/src/http/error.rs" <<'PY'
 import re, sys
 table = open(sys.argv[1]).read().split("ERROR_CODES", 1)[1].split("];", 1)[0]
 for anchor in re.findall(r'\(\s*\d{3},\s*"([a-z-]+)"', table):
@@ -49,7 +49,7 @@ for anchor in re.findall(r'\(\s*\d{3},\s*"([a-z-]+)"', table):
 print("errors")
 PY
 )
-[ ${#anchors[@]} -ge 10 ] || { echo "read only ${#anchors[@]} anchors from host/src/error.rs" >&2; exit 1; }
+[ ${#anchors[@]} -ge 10 ] || { echo "read only ${#anchors[@]} anchors from host/src/http/error.rs" >&2; exit 1; }
 
 # Live error bodies (no key, a tier too low, an unknown path, a write, an unknown parameter) link into them.
 for request in "/v1/insiders" "/v1/entity-graph?ticker=NVDA&api_key=$free_key" "/v1/nowhere" "POST /health" \
