@@ -51,7 +51,8 @@ pub(crate) fn log_error(message: &str) {
 }
 
 impl Host {
-    /// Wraps the services the host passed to `init` (the SDK does this; tests get them from [`crate::testing`]).
+    /// Wraps the services the host passed to `init` (the SDK does this; tests get them from `testing::TestHost`,
+    /// behind the `testing` feature).
     pub fn from_services(services: HostServices) -> Self {
         Self { services }
     }
