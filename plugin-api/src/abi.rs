@@ -24,6 +24,11 @@ pub const OUTCOME_OK: u8 = 0;
 pub const OUTCOME_ERR: u8 = 1;
 /// The call panicked inside the plugin; the SDK caught it and the payload is the panic message.
 pub const OUTCOME_PANIC: u8 = 2;
+/// `FfiResponse::outcome` only: the plugin answered with an API error (an [`crate::ApiError`]): `status` is its
+/// HTTP status (400-599) and `body` its message as UTF-8 text, which the host serves in its error envelope as it
+/// is. Added in SDK 1.1 without a layout change: a host that predates it reads any unknown outcome as an error
+/// with the same status and message, so a newer plugin still answers the right status on an older host.
+pub const OUTCOME_API_ERROR: u8 = 3;
 
 /// The root module every plugin exports. Fields are function pointers only; the plugin keeps its state in
 /// its own statics (a library is loaded once and never unloaded).
@@ -94,15 +99,17 @@ impl FfiReply {
 #[repr(C)]
 #[derive(StableAbi, Debug)]
 pub struct FfiResponse {
-    /// [`OUTCOME_OK`] for every answer of the plugin, including API errors (those carry their status and JSON error
-    /// body); [`OUTCOME_ERR`] when the SDK could not serve at all (unreadable request, state not initialised);
-    /// [`OUTCOME_PANIC`] when `handle` panicked.
+    /// [`OUTCOME_OK`] for an answer (status 2xx, JSON body); [`OUTCOME_API_ERROR`] for an API error (status and
+    /// plain-text message); [`OUTCOME_ERR`] when the SDK could not serve at all (unreadable request, state not
+    /// initialised); [`OUTCOME_PANIC`] when `handle` panicked. Plugins built before SDK 1.1 answer API errors as
+    /// [`OUTCOME_OK`] with the error status and a JSON body `{"error": message}`; the host still reads those.
     pub outcome: u8,
     /// HTTP status code of the response (500 after a panic).
     pub status: u16,
-    /// Response body bytes: usually JSON; the plain-text message when the outcome is not [`OUTCOME_OK`].
+    /// Response body bytes: JSON when the outcome is [`OUTCOME_OK`], else the plain-text message.
     pub body: RVec<u8>,
-    /// JSON object of header name to string value; the empty string (not `{}`) when there are none.
+    /// JSON object of header name to string value; the empty string (not `{}`) when there are none. A host
+    /// refuses an answer whose headers it cannot read (a plugin fault), rather than serve it without them.
     pub headers_json: RString,
 }
 

@@ -11,7 +11,9 @@ use std::sync::{Arc, Once, RwLock};
 
 use abi_stable::std_types::{RSlice, RStr, RString, RVec};
 
-use crate::abi::{FfiReply, FfiResponse, HostServices, ABI_MAJOR, OUTCOME_ERR, OUTCOME_OK, OUTCOME_PANIC};
+use crate::abi::{
+    FfiReply, FfiResponse, HostServices, ABI_MAJOR, OUTCOME_API_ERROR, OUTCOME_ERR, OUTCOME_OK, OUTCOME_PANIC,
+};
 use crate::host::{self, Host};
 use crate::{BuildInfo, InitContext, Plugin, RequestEnvelope};
 
@@ -167,10 +169,11 @@ impl<P: Plugin> PluginState<P> {
                         headers_json: headers,
                     }
                 }
+                // The message as it is: the host wraps it in its error envelope without reading JSON.
                 Err(e) => FfiResponse {
-                    outcome: OUTCOME_OK,
+                    outcome: OUTCOME_API_ERROR,
                     status: e.status,
-                    body: RVec::from(e.to_body()),
+                    body: RVec::from(e.message.into_bytes()),
                     headers_json: RString::new(),
                 },
             }
@@ -452,6 +455,35 @@ mod tests {
         let headers = state.handle(RStr::from(json.as_str())).headers_json.into_string();
         assert_eq!(headers, r#"{"x-datahost-cache":"off"}"#, "and tell the host not to keep their answers");
         CACHING.store(true, Ordering::SeqCst);
+    }
+
+    struct Refusing;
+
+    impl Plugin for Refusing {
+        fn manifest() -> Manifest {
+            unreachable!()
+        }
+        fn init(_ctx: InitContext) -> Result<Self, String> {
+            Ok(Refusing)
+        }
+        fn handle(&self, _request: &RequestEnvelope) -> Result<Response, ApiError> {
+            Err(ApiError::not_found("no filing \"0001\" in this dataset"))
+        }
+    }
+
+    #[test]
+    fn an_api_error_crosses_as_its_status_and_plain_message() {
+        let host = crate::testing::TestHost::new();
+        let state: PluginState<Refusing> = PluginState::new();
+        let json = serde_json::to_string(&RequestEnvelope::new("/v1/x", &[])).unwrap();
+        let before_init = state.handle(RStr::from(json.as_str()));
+        assert_eq!((before_init.outcome, before_init.status), (OUTCOME_ERR, 503), "not initialised is a fault");
+        state.init(host.services(), RStr::from("{}"));
+        let r = state.handle(RStr::from(json.as_str()));
+        assert_eq!((r.outcome, r.status), (OUTCOME_API_ERROR, 404));
+        // Not JSON: the host puts the message into its envelope as it is, without reading the body.
+        assert_eq!(r.body.as_slice(), br#"no filing "0001" in this dataset"#);
+        assert!(r.headers_json.is_empty());
     }
 
     #[test]

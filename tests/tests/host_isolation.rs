@@ -218,6 +218,11 @@ fn real_plugins_answer_the_same_in_a_plugin_process() {
         }
     };
     compare(&routes);
+    // An API error crosses the process boundary as its status and message, in the host's envelope as they are.
+    let (status, body) = process.get("/v1/prices?ticker=NOPE!");
+    assert_eq!((status, body["code"].as_u64()), (400, Some(400)), "{body}");
+    let error = body["error"].as_str().unwrap_or_default();
+    assert!(error.contains("ticker") && !error.starts_with("prices:"), "{body}");
 
     let Some(recalls) = corpus("nhtsa/recalls.txt") else { return };
     let Some(complaints) = corpus("nhtsa/complaints.txt") else { return };

@@ -20,7 +20,9 @@ fn every_plugin_has_fault_and_panic_counters_at_zero_and_the_gauges_exist_from_s
     assert!(plugins.len() > 10, "{plugins:?}");
     for plugin in &plugins {
         assert_eq!(sample(&metrics, &format!("datahost_plugin_panics_total{{plugin=\"{plugin}\"}}")), Some(0.0));
-        for kind in ["panic", "invalid-json", "invalid-error", "invalid-status", "error", "timeout", "crash"] {
+        for kind in
+            ["panic", "invalid-json", "invalid-error", "invalid-status", "invalid-answer", "error", "timeout", "crash"]
+        {
             let series = format!("datahost_plugin_faults_total{{plugin=\"{plugin}\",kind=\"{kind}\"}}");
             assert_eq!(sample(&metrics, &series), Some(0.0), "{series} missing:\n{metrics}");
         }

@@ -243,7 +243,14 @@ async fn plugin_route(state: Arc<AppState>, ctx: Arc<RouteCtx>, request: axum::h
         tier: caller.tier,
         request_id: rid.unwrap_or_default().to_string(),
     };
-    let envelope_json = serde_json::to_string(&envelope).unwrap_or_default();
+    let envelope_json = match serde_json::to_string(&envelope) {
+        Ok(json) => json,
+        Err(e) => {
+            tracing::error!(error = %e, route = %ctx.path, "cannot encode a request envelope");
+            let e = state.error(500, "internal error: the request could not be passed to its dataset");
+            return with_tier(finish(e.with_request_id(rid).into_response(), decision), tier_label);
+        }
+    };
     let resp = match call_plugin(&state, &ctx, envelope_json, rid).await {
         Answer::Ok { body, headers: answer_headers, cacheable } => {
             cache.admit(key, body, answer_headers, cacheable).respond(headers).await
@@ -434,6 +441,14 @@ async fn call_plugin(state: &AppState, ctx: &RouteCtx, envelope_json: String, ri
                 rid.unwrap_or("-")
             ))
         }
+        HandleOutcome::ApiError { status, message } => {
+            if (400..600).contains(&status) {
+                state.error(status, message).with_request_id(rid.filter(|_| status >= 500)).into_response()
+            } else {
+                fault("invalid-status", &format!("API error with status {status}"))
+            }
+        }
+        HandleOutcome::Malformed { kind, what } => fault(kind, &what),
         HandleOutcome::Fault { status, message } => {
             let status = if (400..600).contains(&status) { status } else { 500 };
             if status >= 500 {
@@ -482,17 +497,6 @@ async fn call_plugin(state: &AppState, ctx: &RouteCtx, envelope_json: String, ri
                 let mut resp = (StatusCode::from_u16(status).unwrap_or(StatusCode::OK), body).into_response();
                 resp.headers_mut().extend(out);
                 resp
-            } else if (400..600).contains(&status) {
-                #[derive(serde::Deserialize)]
-                struct PluginError {
-                    error: String,
-                }
-                match serde_json::from_slice::<PluginError>(&body) {
-                    Ok(e) => {
-                        state.error(status, e.error).with_request_id(rid.filter(|_| status >= 500)).into_response()
-                    }
-                    Err(_) => fault("invalid-error", "error body without an `error` string"),
-                }
             } else {
                 fault("invalid-status", &format!("status {status}"))
             }

@@ -85,7 +85,7 @@ impl AppError {
 
 impl IntoResponse for AppError {
     fn into_response(self) -> Response {
-        let body = serde_json::to_vec(&self.body()).unwrap_or_default();
+        let body = self.body().to_string();
         let mut resp = (self.status, body).into_response();
         resp.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
         resp.headers_mut().extend(self.headers);

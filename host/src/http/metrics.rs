@@ -23,7 +23,7 @@ const LATENCY_BUCKETS: &[f64] =
 /// The `kind` label values of `datahost_plugin_faults_total` (what `app.rs` `call_plugin` counts), registered
 /// at 0 for every plugin at start.
 pub const PLUGIN_FAULT_KINDS: &[&str] =
-    &["panic", "invalid-json", "invalid-error", "invalid-status", "error", "timeout", "crash"];
+    &["panic", "invalid-json", "invalid-error", "invalid-status", "invalid-answer", "error", "timeout", "crash"];
 
 /// Installs the global recorder once per process and returns its handle.
 pub fn install() -> PrometheusHandle {

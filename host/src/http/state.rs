@@ -52,7 +52,8 @@ impl AppState {
         limiter: Arc<Limiter>,
     ) -> Self {
         let doc = crate::http::openapi::assemble(&registry, config.base_url());
-        let openapi = Bytes::from(serde_json::to_vec(&doc).unwrap_or_default());
+        // A `Value` always serialises (`to_string` cannot fail), so the document is never served empty.
+        let openapi = Bytes::from(doc.to_string());
         let proxy_secret = config.proxy_secret().map(ProxySecret::new);
         // The ranges were checked when the configuration loaded.
         let trusted = config.server.trusted_proxies.iter().filter_map(|p| IpRange::parse(p).ok()).collect();

@@ -40,7 +40,7 @@ use crate::config::{Config, Isolation, PluginPolicy, Policies};
 use crate::engine::Engine;
 use dispatch::Callee;
 use dispatch::{Guard, HandlerPool};
-use outcome::{first_line, first_lines, outcome_of, parse_headers, HandleOutcome};
+use outcome::{first_line, first_lines, outcome_of, HandleOutcome};
 use process::Supervised;
 use served::{publish, served_by, status_label, Served};
 use services::{context, register_routes, register_token, RouteTarget};
@@ -144,7 +144,7 @@ impl LoadedPlugin {
             Runtime::InProcess => {
                 let FfiResponse { outcome, status, body, headers_json } =
                     (self.module.handle())(RStr::from(request_json));
-                outcome_of(outcome, status, body.into_vec(), &parse_headers(headers_json.as_str()))
+                outcome_of(outcome, status, body.into_vec(), headers_json.as_str())
             }
             Runtime::Process(child) => child.handle(request_json),
         }
@@ -401,7 +401,10 @@ impl Parser {
     pub fn parse(&self, file_name: &str, bytes: &[u8]) -> ParseOutcome {
         use datahost_plugin_api::ingest::{IngestOptions, IngestReply};
         use datahost_plugin_api::Refusal;
-        let options = serde_json::to_string(&IngestOptions { file_name: file_name.to_string() }).unwrap_or_default();
+        let options = match serde_json::to_string(&IngestOptions { file_name: file_name.to_string() }) {
+            Ok(options) => options,
+            Err(e) => return ParseOutcome::Refused(Refusal::new(format!("cannot encode the parse options: {e}"))),
+        };
         let reply = (self.module.ingest())(RStr::from(""), bytes.into(), RStr::from(options.as_str()));
         match reply.outcome {
             OUTCOME_OK => match serde_json::from_str::<IngestReply>(reply.payload.as_str()) {

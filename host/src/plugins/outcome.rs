@@ -1,21 +1,34 @@
 //! What one call of a plugin's `handle` produced (`HandleOutcome`), read the same way whether the plugin runs in
-//! this process or in a child (`outcome_of`, `parse_headers`), and the short error text shown for a failure.
+//! this process or in a child (`outcome_of`), and the short error text shown for a failure.
 
 use std::collections::BTreeMap;
 
-use datahost_plugin_api::abi::{OUTCOME_OK, OUTCOME_PANIC};
+use datahost_plugin_api::abi::{OUTCOME_API_ERROR, OUTCOME_OK, OUTCOME_PANIC};
 
 /// What one call to `handle` produced.
+#[derive(Debug)]
 pub enum HandleOutcome {
     Response {
         status: u16,
         body: Vec<u8>,
         headers: Vec<(String, String)>,
     },
+    /// An API error the plugin chose (a 404, a 400 naming a parameter, a 503 while the engine is down): its
+    /// status and message, served in the host's error envelope as they are.
+    ApiError {
+        status: u16,
+        message: String,
+    },
     /// The plugin reported a fault of its own (for example not initialised).
     Fault {
         status: u16,
         message: String,
+    },
+    /// The plugin answered something the host cannot read (a plugin fault): `kind` is the fault's metric label
+    /// (`invalid-answer`, `invalid-error`), `what` names the problem.
+    Malformed {
+        kind: &'static str,
+        what: String,
     },
     Panic {
         message: String,
@@ -27,20 +40,42 @@ pub enum HandleOutcome {
     },
 }
 
-/// Reads what a plugin's `handle` returned, in this process or relayed from its child.
-pub fn outcome_of(outcome: u8, status: u16, body: Vec<u8>, headers: &[(String, String)]) -> HandleOutcome {
+/// Reads what a plugin's `handle` returned, in this process or relayed from its child. `headers_json` is read
+/// only for an answer: an answer whose headers cannot be read is `Malformed`, never served without them.
+pub fn outcome_of(outcome: u8, status: u16, body: Vec<u8>, headers_json: &str) -> HandleOutcome {
+    let text = |body: Vec<u8>| String::from_utf8(body).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into());
     match outcome {
-        OUTCOME_OK => HandleOutcome::Response { status, body, headers: headers.to_vec() },
-        OUTCOME_PANIC => HandleOutcome::Panic { message: String::from_utf8_lossy(&body).into_owned() },
-        _ => HandleOutcome::Fault { status, message: String::from_utf8_lossy(&body).into_owned() },
+        // SDK 1.0 answers an API error this way: its status and a JSON body `{"error": message}`.
+        OUTCOME_OK if (400..600).contains(&status) => match serde_json::from_slice::<LegacyError>(&body) {
+            Ok(e) => HandleOutcome::ApiError { status, message: e.error },
+            Err(_) => HandleOutcome::Malformed {
+                kind: "invalid-error",
+                what: format!("a {status} answer without an `error` string"),
+            },
+        },
+        OUTCOME_OK => match parse_headers(headers_json) {
+            Ok(headers) => HandleOutcome::Response { status, body, headers },
+            Err(what) => HandleOutcome::Malformed { kind: "invalid-answer", what },
+        },
+        OUTCOME_API_ERROR => HandleOutcome::ApiError { status, message: text(body) },
+        OUTCOME_PANIC => HandleOutcome::Panic { message: text(body) },
+        _ => HandleOutcome::Fault { status, message: text(body) },
     }
 }
 
-pub fn parse_headers(json: &str) -> Vec<(String, String)> {
+#[derive(serde::Deserialize)]
+struct LegacyError {
+    error: String,
+}
+
+/// The answer's headers: a JSON object of names to string values, or nothing (the empty string).
+fn parse_headers(json: &str) -> Result<Vec<(String, String)>, String> {
     if json.is_empty() {
-        return Vec::new();
+        return Ok(Vec::new());
     }
-    serde_json::from_str::<BTreeMap<String, String>>(json).map(|m| m.into_iter().collect()).unwrap_or_default()
+    serde_json::from_str::<BTreeMap<String, String>>(json)
+        .map(|m| m.into_iter().collect())
+        .map_err(|e| format!("headers that are not a JSON object of strings ({e})"))
 }
 
 pub fn first_line(s: &str) -> String {
@@ -49,4 +84,60 @@ pub fn first_line(s: &str) -> String {
 
 pub fn first_lines(s: &str, n: usize) -> String {
     s.lines().filter(|l| !l.trim().is_empty()).take(n).collect::<Vec<_>>().join(" ").chars().take(600).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use datahost_plugin_api::abi::OUTCOME_ERR;
+
+    use super::*;
+
+    #[test]
+    fn each_outcome_code_is_read_as_its_kind() {
+        let answer = outcome_of(OUTCOME_OK, 200, b"{}".to_vec(), r#"{"x-next-cursor":"abc"}"#);
+        assert!(
+            matches!(&answer, HandleOutcome::Response { status: 200, headers, .. }
+                if headers == &[("x-next-cursor".to_string(), "abc".to_string())]),
+            "{answer:?}"
+        );
+        let error = outcome_of(OUTCOME_API_ERROR, 404, b"no company with CIK 1".to_vec(), "");
+        assert!(
+            matches!(&error, HandleOutcome::ApiError { status: 404, message } if message == "no company with CIK 1"),
+            "{error:?}"
+        );
+        let fault = outcome_of(OUTCOME_ERR, 503, b"the dataset is not initialised".to_vec(), "");
+        assert!(matches!(fault, HandleOutcome::Fault { status: 503, .. }), "{fault:?}");
+        let panic = outcome_of(OUTCOME_PANIC, 500, b"boom".to_vec(), "");
+        assert!(matches!(&panic, HandleOutcome::Panic { message } if message == "boom"), "{panic:?}");
+        // An outcome code from a later SDK is the plugin's own error, with its status: never a success.
+        let later = outcome_of(9, 409, b"later".to_vec(), "");
+        assert!(matches!(later, HandleOutcome::Fault { status: 409, .. }), "{later:?}");
+    }
+
+    #[test]
+    fn an_answer_with_unreadable_headers_is_malformed_not_served_without_them() {
+        for headers in [r#"{"x-a": 1}"#, "[[\"x-a\",\"b\"]]", "{", "null"] {
+            let out = outcome_of(OUTCOME_OK, 200, b"{}".to_vec(), headers);
+            assert!(
+                matches!(&out, HandleOutcome::Malformed { kind: "invalid-answer", what }
+                    if what.starts_with("headers that are not")),
+                "{headers}: {out:?}"
+            );
+        }
+        // Headers of an error are not read: an error carries none.
+        assert!(matches!(outcome_of(OUTCOME_API_ERROR, 400, b"m".to_vec(), "{"), HandleOutcome::ApiError { .. }));
+    }
+
+    #[test]
+    fn an_sdk_1_0_error_answer_is_read_as_the_same_api_error() {
+        let old = outcome_of(OUTCOME_OK, 404, br#"{"error":"no company with CIK 1","code":404}"#.to_vec(), "");
+        assert!(
+            matches!(&old, HandleOutcome::ApiError { status: 404, message } if message == "no company with CIK 1"),
+            "{old:?}"
+        );
+        for body in [&b"not json"[..], br#"{"code":500}"#, br#"{"error":5}"#] {
+            let out = outcome_of(OUTCOME_OK, 500, body.to_vec(), "");
+            assert!(matches!(out, HandleOutcome::Malformed { kind: "invalid-error", .. }), "{out:?}");
+        }
+    }
 }

@@ -21,7 +21,7 @@ use abi_stable::std_types::RStr;
 use datahost_plugin_api::abi::{FfiReply, OUTCOME_OK, OUTCOME_PANIC};
 use datahost_plugin_api::Manifest;
 
-use super::outcome::{outcome_of, parse_headers, HandleOutcome};
+use super::outcome::{outcome_of, HandleOutcome};
 use super::protocol::{self, read_frame, write_frame, Frame, CONNECTIONS_ENV, SOCKET_ENV, TOKEN_ENV};
 use super::served::{publish, served_by, Served};
 use super::services;
@@ -484,7 +484,7 @@ fn parse_handled(frame: &Frame) -> io::Result<HandleOutcome> {
         _ => return Err(io::Error::new(io::ErrorKind::InvalidData, "status is not two bytes")),
     };
     let body = frame.part(2)?.to_vec();
-    Ok(outcome_of(outcome, status, body, &parse_headers(&frame.text(3))))
+    Ok(outcome_of(outcome, status, body, &frame.text(3)))
 }
 
 /// Reads the child's greeting: the token (compared in constant time) and the connection's role.

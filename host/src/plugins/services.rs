@@ -109,7 +109,9 @@ fn route_get(caller: &str, input: &str) -> Result<String, String> {
         HandleOutcome::Response { status, body, .. } => {
             Err(format!("{} answered {status}: {}", req.route, first_line(&String::from_utf8_lossy(&body))))
         }
+        HandleOutcome::ApiError { status, message } => Err(format!("{} answered {status}: {message}", req.route)),
         HandleOutcome::Fault { status, message } => Err(format!("{} failed ({status}): {message}", req.route)),
+        HandleOutcome::Malformed { what, .. } => Err(format!("{} answered {what}", req.route)),
         HandleOutcome::Panic { .. } => Err(format!("{} panicked", req.route)),
         HandleOutcome::Unavailable { message, .. } => Err(format!("{} is unavailable: {message}", req.route)),
     }

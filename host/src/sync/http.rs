@@ -280,7 +280,7 @@ impl PoliteClient {
                 tokio::fs::File::create(part).await.map_err(|e| io(format!("cannot write {}: {e}", part.display())))?;
             // Remember which version these bytes are, so a cut can be resumed safely.
             let meta = PartMeta { url: url.to_string(), validators: validators.clone() };
-            let text = serde_json::to_vec(&meta).unwrap_or_default();
+            let text = serde_json::to_vec(&meta).map_err(|e| io(format!("cannot encode the resume record: {e}")))?;
             tokio::fs::write(meta_path(part), text)
                 .await
                 .map_err(|e| io(format!("cannot write {}: {e}", meta_path(part).display())))?;
