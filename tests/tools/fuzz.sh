@@ -9,6 +9,9 @@
 # what the targets look for (panics, overflow under debug assertions, hangs, broken output promises) needs none.
 # Seeds are copied into fuzz/corpus/<target> at run time (never committed); what libFuzzer adds stays there and
 # is reused by the next run. Crashes go to fuzz/artifacts/<target>/; the script then exits 1.
+# The corpus outlives the machine through fuzz/kept/<target>.tar.xz: unpacked into fuzz/corpus/<target> before the
+# run, and with FUZZ_KEEP=1 rewritten after it from the run's corpus minimised by libFuzzer's merge (the seeds,
+# copies of ../shared/corpus, left out). A plateau takes hours on these machines; sessions add to one corpus.
 # Runs under `nice -n 10` (FUZZ_NICE=0 for a quiet machine): the machines are shared. FUZZ_NO_BUILD=1 skips the
 # build and runs the targets as last built.
 set -euo pipefail
@@ -93,11 +96,42 @@ for t in "${targets[@]}"; do
   esac
 done
 
+# unpack_kept <target>: the kept corpus into the working one (files already there stay as they are).
+unpack_kept() {
+  local kept="$fuzz/kept/$1.tar.xz"
+  [ -f "$kept" ] || return 0
+  mkdir -p "$fuzz/corpus/$1"
+  tar -xJf "$kept" -C "$fuzz/corpus/$1" --skip-old-files
+}
+
+# keep <target>: the run's corpus, minimised (libFuzzer -merge=1: the fewest inputs with the same coverage) and
+# without the seeds, packed reproducibly (sorted names, no owners or times) into fuzz/kept/<target>.tar.xz.
+keep() {
+  local t=$1 min
+  min=$(mktemp -d)
+  "$bin_dir/$t" -merge=1 -max_len=$max_len -timeout=10 -rss_limit_mb=2048 "$min" "$fuzz/corpus/$t" \
+    > "$fuzz/logs/$t.merge.log" 2>&1 || { rm -rf "$min"; return 1; }
+  # Seeds are re-made from ../shared/corpus (and the plugin libraries) at every run: every input libFuzzer did not
+  # name by its SHA-1 is one. A merge names what it keeps by content hash, so a seed is found by its bytes.
+  for f in "$fuzz/corpus/$t"/*; do
+    [ -f "$f" ] || continue
+    [[ $(basename "$f") =~ ^[0-9a-f]{40}$ ]] && continue
+    rm -f "$min/$(sha1sum "$f" | cut -d' ' -f1)"
+  done
+  mkdir -p "$fuzz/kept"
+  (cd "$min" && find . -type f -printf '%P\n' | LC_ALL=C sort \
+    | tar -cf - --owner=0 --group=0 --numeric-owner --mtime=@0 --no-recursion -T - | xz -6 -T1 > "$fuzz/kept/$t.tar.xz.new")
+  mv "$fuzz/kept/$t.tar.xz.new" "$fuzz/kept/$t.tar.xz"
+  echo "kept $t: $(find "$min" -type f | wc -l) inputs, $(du -k "$fuzz/kept/$t.tar.xz" | cut -f1) KiB packed" >&2
+  rm -rf "$min"
+}
+
 failed=()
 printf '%-12s %10s %8s %8s %14s %12s  %s\n' target execs cov ft "last new cov" "late gain" result
 for t in "${targets[@]}"; do
   log="$fuzz/logs/$t.log"
   mkdir -p "$fuzz/artifacts/$t"
+  unpack_kept "$t"
   if $smoke; then run=(-runs=0); else run=(-max_total_time="$secs"); fi
   status=0
   env ${seed_env[$t]:+"${seed_env[$t]}"} nice -n "$niceness" "$bin_dir/$t" "${run[@]}" -max_len=$max_len -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
@@ -118,5 +152,6 @@ for t in "${targets[@]}"; do
   result=ok
   [ "$status" -eq 0 ] || { result="FAILED (exit $status, see $log)"; failed+=("$t"); }
   printf '%-12s %10s %8s %8s %14s %12s  %s\n' "$t" "${execs:-?}" "${cov:-?}" "${ft:-?}" "$share" "${late:--}" "$result"
+  if [ "${FUZZ_KEEP:-0}" = 1 ] && ! $smoke; then keep "$t" || echo "keeping the $t corpus failed: $fuzz/logs/$t.merge.log" >&2; fi
 done
 [ ${#failed[@]} -eq 0 ] || { echo "failed: ${failed[*]} (inputs in fuzz/artifacts/)" >&2; exit 1; }
