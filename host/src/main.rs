@@ -11,6 +11,12 @@ use datahost::engine::postgres::pool::PgEngine;
 use datahost::engine::Engine;
 use datahost_plugin_api::Tier;
 
+/// mimalloc for everything the host allocates (plugins keep their own allocator: every buffer that crosses the ABI
+/// carries its own deallocator). With glibc's, malloc and free took about 15% of the host's CPU while it answered
+/// cached queries (perf record; BENCHMARKS.md, "Allocator").
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Parser)]
 #[command(name = "datahost", version, about = "Public-records and market-intelligence data API server")]
 struct Cli {
