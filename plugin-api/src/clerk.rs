@@ -326,7 +326,10 @@ fn records_of(
             };
             let name = required(cell, "name")?;
             let key = format!("{doc_key}:party:{code}:{name}");
-            (key, json!({DOC_KEY: doc_key, "role": role, "name": name}), canonical_tokens(&name))
+            // A search matches grantors and grantees (first and second parties) only: the words of another party
+            // are not indexed, or `total` would count documents the joined check then refuses.
+            let words = if role == "other" { Vec::new() } else { canonical_tokens(&name) };
+            (key, json!({DOC_KEY: doc_key, "role": role, "name": name}), words)
         }
         _ => {
             let county = county_of(mapping, cell)?;
@@ -594,8 +597,8 @@ impl ClerkStore {
                     found.total_is_lower_bound |= hits.total_is_lower_bound;
                 }
                 let more = hits.docs.len() > limit;
-                // Checked once more on their joined rows: a word of a party that is neither grantor nor grantee
-                // is in the index but does not match.
+                // Checked once more on their joined rows: records ingested before SDK 1.1 also indexed the words
+                // of parties that are neither grantor nor grantee, which do not match.
                 let fetched = self.join(&hits.docs).map_err(SearchError)?;
                 let last = fetched.iter().map(|d| clerk_key(&d.recorded_date, &d.document_id)).max();
                 for doc in fetched {

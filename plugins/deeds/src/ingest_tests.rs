@@ -207,6 +207,27 @@ fn rows_of_one_document_join_into_one_deed() {
 }
 
 #[test]
+fn a_party_of_another_role_is_kept_and_gives_no_search_words() {
+    // fitnr parties line 2 ("TAYLOR, EMILY", party type 1) as it is, and again with PARTY TYPE 3 under another
+    // document id (an edit for this test: neither fixture has a type-3 row; ACRIS uses 3 for other parties).
+    let file = String::from_utf8(fixture("fitnr_real_property_parties.csv")).unwrap();
+    let mut lines = file.lines();
+    let header = lines.next().unwrap();
+    let taylor = lines.next().unwrap();
+    let fields: Vec<&str> = taylor.split(',').collect();
+    assert_eq!((fields[2], fields[3]), ("1", "\"TAYLOR"), "the row this test edits: {taylor}");
+    let rest = &taylor[taylor.find(",1,").unwrap() + 3..];
+    let other = format!("2018073000999001,P,3,{rest}");
+    let batch = parse_bytes("parties.csv", format!("{header}\n{taylor}\n{other}\n").as_bytes());
+    assert_eq!(batch.problems, vec![]);
+    let party = record(&batch, "nyc-acris:2018073000999001:party:3:TAYLOR, EMILY");
+    assert_eq!(party["role"], "other");
+    let terms: Vec<&str> = of(&batch, "terms").iter().map(|r| r.key.as_str()).collect();
+    assert!(terms.contains(&"nyc-acris:TAYLOR:2018073000132001"), "the grantor's words: {terms:?}");
+    assert!(!terms.iter().any(|t| t.ends_with(":2018073000999001")), "none for the other party: {terms:?}");
+}
+
+#[test]
 fn rows_of_one_document_sharing_words_or_repeated_verbatim_do_not_refuse_the_file() {
     // Real parties rows: fitnr parties line 2 ("TAYLOR, EMILY") twice verbatim, so the two rows share every
     // search word of the document (as two grantors named SMITH of one deed share one), and line 2 of the nycdb
