@@ -106,14 +106,17 @@ fn limiting_recovers_by_itself_when_redis_returns() {
             .map(|v| v.to_str().unwrap().to_string())
     };
     assert!(remaining(&server).is_some());
+    assert_eq!(server.metric("datahost_ratelimit_store_up"), Some(1.0));
     drop(redis);
     // Down: fail open, no rate-limit headers, no stall.
     for _ in 0..3 {
         assert_eq!(remaining(&server), None);
     }
+    assert_eq!(server.metric("datahost_ratelimit_store_up"), Some(0.0));
     let _back = PrivateRedis::start(port);
     // The limiter retries the store on requests (at most once a second); limiting resumes by itself.
     until("limiting resumes after Redis returned", || remaining(&server).is_some());
     server.wait_for_output("rate-limit store reachable again");
     assert_eq!(server.get_with("/health", &[]).1["rateLimiter"], "redis");
+    assert_eq!(server.metric("datahost_ratelimit_store_up"), Some(1.0));
 }

@@ -40,6 +40,9 @@ pub struct RedisLimiter {
     reachable: AtomicBool,
     /// Unix ms before which no reconnect is attempted, so a dead Redis costs nothing per request.
     retry_after_ms: AtomicU64,
+    /// `datahost_ratelimit_store_up`, resolved at the first check (the recorder is installed by then) rather than
+    /// looked up by name on every request.
+    store_up: std::sync::OnceLock<metrics::Gauge>,
 }
 
 fn now_ms() -> u64 {
@@ -79,6 +82,7 @@ impl RedisLimiter {
             conn: Mutex::new(None),
             reachable: AtomicBool::new(true),
             retry_after_ms: AtomicU64::new(0),
+            store_up: std::sync::OnceLock::new(),
         })
     }
 
@@ -140,7 +144,8 @@ impl RedisLimiter {
                 tracing::warn!(redis = %self.address, "rate-limit store unreachable");
             }
         }
-        metrics::gauge!("datahost_ratelimit_store_up").set(if ok { 1.0 } else { 0.0 });
+        let store_up = self.store_up.get_or_init(|| metrics::gauge!("datahost_ratelimit_store_up"));
+        store_up.set(if ok { 1.0 } else { 0.0 });
         result
     }
 }
