@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
+use crate::access::AccessError;
 use crate::config::Config;
 use crate::engine::postgres::keys::{KeyRecord, PgKeys};
 use crate::engine::Engine;
@@ -162,21 +163,27 @@ impl FileKeyStore {
         &self.path
     }
 
-    pub fn load(&self) -> Result<Vec<KeyRecord>, String> {
+    pub fn load(&self) -> Result<Vec<KeyRecord>, AccessError> {
         match std::fs::read_to_string(&self.path) {
             Ok(text) => serde_json::from_str::<KeyFile>(&text)
                 .map(|f| f.keys)
-                .map_err(|e| format!("key store {} is not valid: {e}", self.path.display())),
+                .map_err(|source| AccessError::KeyFileFormat { path: self.path.clone(), source }),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
-            Err(e) => Err(format!("cannot read key store {}: {e}", self.path.display())),
+            Err(source) => Err(self.file_error("cannot read key store", &self.path)(source)),
         }
     }
 
-    fn save(&self, keys: Vec<KeyRecord>) -> Result<(), String> {
+    fn file_error(&self, doing: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> AccessError {
+        let path = path.to_path_buf();
+        move |source| AccessError::KeyFile { doing, path, source }
+    }
+
+    fn save(&self, keys: Vec<KeyRecord>) -> Result<(), AccessError> {
         if let Some(dir) = self.path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+            std::fs::create_dir_all(dir).map_err(self.file_error("cannot create", dir))?;
         }
-        let text = serde_json::to_string_pretty(&KeyFile { version: 1, keys }).map_err(|e| e.to_string())?;
+        let text = serde_json::to_string_pretty(&KeyFile { version: 1, keys })
+            .map_err(|source| AccessError::KeyFileFormat { path: self.path.clone(), source })?;
         let tmp = self.path.with_extension(format!("tmp{}", std::process::id()));
         // Owner-only from its creation (key hashes and labels are nobody else's business), whatever the umask.
         let mut options = std::fs::OpenOptions::new();
@@ -190,18 +197,18 @@ impl FileKeyStore {
             f.write_all(text.as_bytes())?;
             f.sync_all()
         });
-        written.map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
-        std::fs::rename(&tmp, &self.path).map_err(|e| format!("cannot replace {}: {e}", self.path.display()))
+        written.map_err(self.file_error("cannot write", &tmp))?;
+        std::fs::rename(&tmp, &self.path).map_err(self.file_error("cannot replace", &self.path))
     }
 
-    pub fn insert(&self, record: KeyRecord) -> Result<(), String> {
+    pub fn insert(&self, record: KeyRecord) -> Result<(), AccessError> {
         let mut keys = self.load()?;
         keys.push(record);
         self.save(keys)
     }
 
     /// Marks a key revoked. Returns false when no key has that id.
-    pub fn revoke(&self, id: &str) -> Result<bool, String> {
+    pub fn revoke(&self, id: &str) -> Result<bool, AccessError> {
         let mut keys = self.load()?;
         let Some(k) = keys.iter_mut().find(|k| k.id == id) else { return Ok(false) };
         if k.revoked_at.is_none() {
@@ -224,15 +231,15 @@ pub enum KeySource {
 }
 
 impl KeySource {
-    pub async fn load(&self) -> Result<Vec<KeyRecord>, String> {
+    pub async fn load(&self) -> Result<Vec<KeyRecord>, AccessError> {
         match self {
             KeySource::File(f) => f.load(),
-            KeySource::Postgres(p) => p.load().await,
+            KeySource::Postgres(p) => Ok(p.load().await?),
         }
     }
 
     /// Reloads the cache from the store.
-    pub async fn refresh(&self, cache: &KeyCache) -> Result<(), String> {
+    pub async fn refresh(&self, cache: &KeyCache) -> Result<(), AccessError> {
         let records = self.load().await?;
         for id in cache.replace(&records) {
             tracing::info!(key_id = %id, "API key revoked: refused from now on");
@@ -241,24 +248,24 @@ impl KeySource {
     }
 
     /// Looks one key up by its hash (PostgreSQL; the file store answers through a reload instead).
-    pub async fn find(&self, hash_hex: &str) -> Result<Option<KeyRecord>, String> {
+    pub async fn find(&self, hash_hex: &str) -> Result<Option<KeyRecord>, AccessError> {
         match self {
             KeySource::File(f) => Ok(f.load()?.into_iter().find(|r| r.hash == hash_hex)),
-            KeySource::Postgres(p) => p.find(hash_hex).await,
+            KeySource::Postgres(p) => Ok(p.find(hash_hex).await?),
         }
     }
 
-    pub async fn insert(&self, record: KeyRecord) -> Result<(), String> {
+    pub async fn insert(&self, record: KeyRecord) -> Result<(), AccessError> {
         match self {
             KeySource::File(f) => f.insert(record),
-            KeySource::Postgres(p) => p.insert(record).await,
+            KeySource::Postgres(p) => Ok(p.insert(record).await?),
         }
     }
 
-    pub async fn revoke(&self, id: &str) -> Result<bool, String> {
+    pub async fn revoke(&self, id: &str) -> Result<bool, AccessError> {
         match self {
             KeySource::File(f) => f.revoke(id),
-            KeySource::Postgres(p) => p.revoke(id).await,
+            KeySource::Postgres(p) => Ok(p.revoke(id).await?),
         }
     }
 
@@ -293,7 +300,7 @@ impl KeyRing {
 
     /// Reloads from the store when it may have changed: for the file store when its modification time moved
     /// (a cheap stat), for stores without such a token at most once per `min_interval`.
-    pub async fn refresh_if_due(&self, min_interval: std::time::Duration) -> Result<(), String> {
+    pub async fn refresh_if_due(&self, min_interval: std::time::Duration) -> Result<(), AccessError> {
         let mut last = self.last_refresh.lock().await;
         let token = self.source.change_token();
         let unchanged = match token {

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use super::ratelimit::{Decision, LocalLimiter};
 use super::redis::RedisLimiter;
+use super::AccessError;
 
 /// The limiter a host uses: in-process, or Redis shared by several replicas.
 pub enum Limiter {
@@ -14,7 +15,7 @@ pub enum Limiter {
 
 impl Limiter {
     /// Counts one request. An error means the shared store could not be asked in time.
-    pub async fn check(&self, id: &Arc<str>, limit: u64) -> Result<Decision, String> {
+    pub async fn check(&self, id: &Arc<str>, limit: u64) -> Result<Decision, AccessError> {
         match self {
             Limiter::Local(l) => Ok(l.check(id, limit)),
             Limiter::Redis(r) => r.check(id, limit).await,

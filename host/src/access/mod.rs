@@ -5,7 +5,10 @@
 
 pub mod auth;
 pub mod auth_guard;
+pub mod error;
 pub mod keys;
 pub mod limiter;
 pub mod ratelimit;
 pub mod redis;
+
+pub use error::AccessError;

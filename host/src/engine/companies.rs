@@ -7,6 +7,8 @@ use datahost_plugin_api::params::normalize_ticker;
 use datahost_plugin_api::reference::{cik10, normalize_company_name, CompanyQuery, CompanyRef};
 use serde::Deserialize;
 
+use crate::engine::error::EngineError;
+
 /// The dataset's name in the records engine (owned by the `companies` plugin).
 pub const DATASET: &str = "companies";
 
@@ -23,14 +25,14 @@ impl CompanyIndex {
     /// Builds the index from the dataset document (`{"companies": [{cik, ticker, name}, ...]}`). A CIK or name
     /// listed with several tickers resolves to the first common-stock-looking one (no `-` class suffix such as
     /// `NS-PB` or `AIZN`-style note tickers listed after it); company_tickers.json lists the primary ticker first.
-    pub fn from_document(document: &str) -> Result<Self, String> {
+    pub fn from_document(document: &str) -> Result<Self, EngineError> {
         #[derive(Deserialize)]
         struct Doc {
             #[serde(default)]
             companies: Vec<CompanyRef>,
         }
-        let doc: Doc =
-            serde_json::from_str(document).map_err(|e| format!("the companies dataset is not readable: {e}"))?;
+        let doc: Doc = serde_json::from_str(document)
+            .map_err(|e| EngineError::Corrupt(format!("the companies dataset is not readable: {e}")))?;
         let mut index = Self::default();
         for c in doc.companies {
             let i = index.companies.len();

@@ -11,6 +11,7 @@
 //! (the company reference index). Nothing here imports a higher layer: only `config` and `tls` below it.
 
 pub mod companies;
+pub mod error;
 pub mod postgres;
 pub mod records;
 pub mod sqlite;
@@ -26,6 +27,7 @@ use datahost_plugin_api::words::{WordHits, WordIndex, WordSearch};
 
 use crate::config::{redact_url, Config};
 use crate::engine::companies::CompanyIndex;
+pub use crate::engine::error::EngineError;
 use crate::engine::postgres::pool::PgEngine;
 use crate::engine::sqlite::SqliteStore;
 
@@ -67,7 +69,7 @@ impl Engine {
     }
 
     /// The embedded engine with its durable store under `data_dir`.
-    pub fn embedded_at(data_dir: &std::path::Path) -> Result<Self, String> {
+    pub fn embedded_at(data_dir: &std::path::Path) -> Result<Self, EngineError> {
         let store = SqliteStore::open(data_dir)?;
         let mut engine = Self::with_pg("embedded".into(), None);
         engine.sqlite = Some(store);
@@ -96,7 +98,7 @@ impl Engine {
 
     /// Builds the engine the config names. For PostgreSQL this connects (or fails with the redacted address,
     /// unless `engine.degraded_start` allows starting without it).
-    pub async fn from_config(config: &Config) -> Result<Arc<Self>, String> {
+    pub async fn from_config(config: &Config) -> Result<Arc<Self>, EngineError> {
         if config.engine_is_embedded() {
             return Ok(Arc::new(Self::embedded_at(&config.engine.data_dir)?));
         }
@@ -107,9 +109,9 @@ impl Engine {
         engine.data_dir = Some(config.engine.data_dir.clone());
         if let Err(e) = reachable {
             if !config.engine.degraded_start {
-                return Err(format!(
+                return Err(EngineError::Unreachable(format!(
                     "{e} (start anyway with engine.degraded_start = true to serve the shipped seeds until it returns)"
-                ));
+                )));
             }
             tracing::error!(error = %e, "records engine unreachable at start; degraded: serving shipped seeds");
             engine.degraded.store(true, Ordering::Relaxed);
@@ -128,10 +130,17 @@ impl Engine {
 
     /// A directory of the plugin's own under `engine.data_dir` (`plugins/<slug>`, created, owner-only), for
     /// files derived from the records that are worth keeping across restarts.
-    pub fn plugin_dir(&self, slug: &str) -> Result<std::path::PathBuf, String> {
-        let base = self.data_dir.as_ref().ok_or("this engine keeps no files (no engine.data_dir)")?;
+    pub fn plugin_dir(&self, slug: &str) -> Result<std::path::PathBuf, EngineError> {
+        let base = self
+            .data_dir
+            .as_ref()
+            .ok_or(EngineError::Unsupported("this engine keeps no files (no engine.data_dir)"))?;
         let dir = base.join("plugins").join(slug);
-        std::fs::create_dir_all(&dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
+        std::fs::create_dir_all(&dir).map_err(|source| EngineError::Io {
+            doing: "creating",
+            path: dir.clone(),
+            source,
+        })?;
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
@@ -233,7 +242,7 @@ impl Engine {
 
     /// Brings the cached documents in line with the durable store (SQLite or PostgreSQL) and returns the
     /// names of the datasets that changed. Errors mean the store could not be read; nothing cached is lost.
-    pub async fn refresh(&self) -> Result<Vec<String>, String> {
+    pub async fn refresh(&self) -> Result<Vec<String>, EngineError> {
         let sums = match (&self.pg, &self.sqlite) {
             (Some(pg), _) => pg.dataset_checksums().await?,
             (None, Some(store)) => store.dataset_checksums()?,
@@ -258,11 +267,11 @@ impl Engine {
     }
 
     /// The snapshot of a dataset.
-    pub fn load_dataset(&self, dataset: &str) -> Result<Arc<str>, String> {
+    pub fn load_dataset(&self, dataset: &str) -> Result<Arc<str>, EngineError> {
         if let Some(s) = self.datasets.read().unwrap_or_else(|e| e.into_inner()).get(dataset) {
             return Ok(s.clone());
         }
-        Err(format!("dataset `{dataset}` is not in the records engine ({})", self.kind()))
+        Err(EngineError::NoDataset { dataset: dataset.to_string(), engine: self.kind() })
     }
 
     pub fn dataset_names(&self) -> Vec<String> {
@@ -273,7 +282,7 @@ impl Engine {
 
     /// Records the indexes a plugin declared for the dataset it owns and builds them in the store. A build
     /// that fails (the engine is unreachable) is retried by the next declaration; queries still run, slower.
-    pub fn declare_indexes(&self, dataset: &str, indexes: &[RecordIndex]) -> Result<(), String> {
+    pub fn declare_indexes(&self, dataset: &str, indexes: &[RecordIndex]) -> Result<(), EngineError> {
         if indexes.is_empty() {
             return Ok(());
         }
@@ -291,7 +300,7 @@ impl Engine {
     /// Records the word index a plugin declared for the dataset it owns and makes sure its table is built (from
     /// the records held, the first time: minutes for tens of millions of records). A build that fails is retried
     /// by the next declaration; searches fail until then.
-    pub fn declare_word_index(&self, dataset: &str, index: &WordIndex) -> Result<(), String> {
+    pub fn declare_word_index(&self, dataset: &str, index: &WordIndex) -> Result<(), EngineError> {
         self.word_indexes.write().unwrap_or_else(|e| e.into_inner()).insert(dataset.to_string(), index.clone());
         match (&self.pg, &self.sqlite) {
             (Some(pg), _) => pg.ensure_word_index(dataset, index),
@@ -306,12 +315,12 @@ impl Engine {
     }
 
     /// Answers `records.words` for a plugin that may read `readable` datasets, on the declared word index only.
-    pub fn search_words(&self, readable: &[String], q: &WordSearch) -> Result<WordHits, String> {
+    pub fn search_words(&self, readable: &[String], q: &WordSearch) -> Result<WordHits, EngineError> {
         if !readable.iter().any(|d| d == &q.dataset) {
-            return Err(format!("dataset `{}` is neither owned nor declared in `reads` by this plugin", q.dataset));
+            return Err(EngineError::NotReadable(q.dataset.clone()));
         }
         if let Some(problem) = q.problem(self.word_index(&q.dataset).as_ref()) {
-            return Err(format!("records.words on `{}`: {problem}", q.dataset));
+            return Err(EngineError::Undeclared { call: "records.words", dataset: q.dataset.clone(), problem });
         }
         match (&self.pg, &self.sqlite) {
             (Some(pg), _) => pg.search_words(q),
@@ -322,7 +331,7 @@ impl Engine {
 
     /// Builds every declared index again (idempotent): after host migrations have created the records table
     /// on a fresh PostgreSQL database, where the first attempt at plugin load found no table yet.
-    pub fn build_declared_indexes(&self) -> Result<(), String> {
+    pub fn build_declared_indexes(&self) -> Result<(), EngineError> {
         let declared = self.indexes.read().unwrap_or_else(|e| e.into_inner()).clone();
         for (dataset, indexes) in declared {
             self.declare_indexes(&dataset, &indexes)?;
@@ -347,13 +356,13 @@ impl Engine {
 
     /// Answers `records.query` for a plugin that may read `readable` datasets: only on a declared index, and
     /// only over ingested records (a dataset serving its demo seed has none; its plugin reads the seed).
-    pub fn query_records(&self, readable: &[String], q: &RecordsQuery) -> Result<RecordsPage, String> {
+    pub fn query_records(&self, readable: &[String], q: &RecordsQuery) -> Result<RecordsPage, EngineError> {
         if !readable.iter().any(|d| d == &q.dataset) {
-            return Err(format!("dataset `{}` is neither owned nor declared in `reads` by this plugin", q.dataset));
+            return Err(EngineError::NotReadable(q.dataset.clone()));
         }
         let declared = self.indexes.read().unwrap_or_else(|e| e.into_inner()).get(&q.dataset).cloned();
         if let Some(problem) = q.problem(declared.as_deref().unwrap_or_default()) {
-            return Err(format!("records.query on `{}`: {problem}", q.dataset));
+            return Err(EngineError::Undeclared { call: "records.query", dataset: q.dataset.clone(), problem });
         }
         match (&self.pg, &self.sqlite) {
             (Some(pg), _) => pg.query_records(q),
@@ -363,10 +372,10 @@ impl Engine {
     }
 
     /// Runs a plugin's parameterised query (`{"sql", "params"}`), answering `{"rows": [...]}`.
-    pub fn query(&self, plugin_slug: &str, request_json: &str) -> Result<String, String> {
+    pub fn query(&self, plugin_slug: &str, request_json: &str) -> Result<String, EngineError> {
         match &self.pg {
             Some(pg) => pg.plugin_query(plugin_slug, request_json),
-            None => Err("the embedded records engine does not run SQL; use load_dataset".into()),
+            None => Err(EngineError::Unsupported("the embedded records engine does not run SQL; use load_dataset")),
         }
     }
 }
@@ -374,7 +383,7 @@ impl Engine {
 impl Engine {
     /// Brings the dataset cache in line with PostgreSQL: seeds datasets that are missing (when
     /// `engine.seed_on_start`), then loads every stored snapshot. Runs before any plugin `init`.
-    pub async fn sync_datasets(&self, pg: &PgEngine, config: &Config) -> Result<(), String> {
+    pub async fn sync_datasets(&self, pg: &PgEngine, config: &Config) -> Result<(), EngineError> {
         if config.engine.seed_on_start {
             for (name, snapshot) in self.seeds() {
                 if pg.put_dataset_if_missing(&name, &snapshot).await? {
@@ -450,11 +459,11 @@ mod tests {
         let none = RecordsQuery::new("vin", "recalls").eq("makeKey", "HONDA'; DROP TABLE records; --");
         assert!(engine.query_records(&readable, &none).unwrap().records.is_empty(), "values are bound, not spliced");
 
-        let err = engine.query_records(&[], &accords).unwrap_err();
+        let err = engine.query_records(&[], &accords).unwrap_err().to_string();
         assert_eq!(err, "dataset `vin` is neither owned nor declared in `reads` by this plugin");
         let scan = RecordsQuery::new("vin", "recalls").eq("year", 2019);
         assert_eq!(
-            engine.query_records(&readable, &scan).unwrap_err(),
+            engine.query_records(&readable, &scan).unwrap_err().to_string(),
             "records.query on `vin`: no declared index of `recalls` starts with a field this query filters on (year)"
         );
     }

@@ -19,6 +19,8 @@ use datahost_plugin_api::ingest::{IngestBatch, IngestRecord, IngestedInfo, RowPr
 use datahost_plugin_api::query::{RecordIndex, RecordsPage, RecordsQuery};
 use serde::Serialize;
 
+use crate::engine::error::EngineError;
+
 /// Which dialect a records query is written in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Dialect {
@@ -137,13 +139,16 @@ pub fn query_sql(dialect: Dialect, table: &str, q: &RecordsQuery) -> (String, Ve
 }
 
 /// The page a query's rows make (`rows` holds up to one more than the limit).
-pub fn page(q: &RecordsQuery, rows: Vec<String>) -> Result<RecordsPage, String> {
+pub fn page(q: &RecordsQuery, rows: Vec<String>) -> Result<RecordsPage, EngineError> {
     let max = q.max_records();
     let truncated = rows.len() > max;
     let records = rows
         .into_iter()
         .take(max)
-        .map(|r| serde_json::from_str(&r).map_err(|e| format!("a stored record of `{}` is not JSON: {e}", q.dataset)))
+        .map(|r| {
+            serde_json::from_str(&r)
+                .map_err(|e| EngineError::Corrupt(format!("a stored record of `{}` is not JSON: {e}", q.dataset)))
+        })
         .collect::<Result<Vec<_>, _>>()?;
     Ok(RecordsPage { records, truncated })
 }
@@ -168,14 +173,14 @@ pub struct StoredRecord {
 
 /// The primitive operations the ingest rules need, inside one transaction.
 pub trait RecordsTx {
-    fn get(&mut self, dataset: &str, collection: &str, key: &str) -> Result<Option<StoredRecord>, String>;
+    fn get(&mut self, dataset: &str, collection: &str, key: &str) -> Result<Option<StoredRecord>, EngineError>;
     /// The records of `keys` that exist, by key. Engines with a round trip per statement answer in one.
     fn get_many(
         &mut self,
         dataset: &str,
         collection: &str,
         keys: &[&str],
-    ) -> Result<HashMap<String, StoredRecord>, String> {
+    ) -> Result<HashMap<String, StoredRecord>, EngineError> {
         let mut found = HashMap::new();
         for key in keys {
             if let Some(r) = self.get(dataset, collection, key)? {
@@ -185,15 +190,15 @@ pub trait RecordsTx {
         Ok(found)
     }
     /// Every record of `lineage` in `dataset`.
-    fn lineage(&mut self, dataset: &str, lineage: &str) -> Result<Vec<StoredRecord>, String>;
-    fn delete(&mut self, dataset: &str, collection: &str, key: &str) -> Result<(), String>;
+    fn lineage(&mut self, dataset: &str, lineage: &str) -> Result<Vec<StoredRecord>, EngineError>;
+    fn delete(&mut self, dataset: &str, collection: &str, key: &str) -> Result<(), EngineError>;
     /// Inserts or replaces the record with the same `(dataset, collection, key)` (keeping its position).
-    fn upsert(&mut self, dataset: &str, record: &StoredRecord, file_id: i64) -> Result<(), String>;
+    fn upsert(&mut self, dataset: &str, record: &StoredRecord, file_id: i64) -> Result<(), EngineError>;
     /// Records the file (provenance) and returns its id; the counts are filled in by [`RecordsTx::finish_file`].
-    fn insert_file(&mut self, dataset: &str, name: &str, sha256: &str, format: &str) -> Result<i64, String>;
-    fn finish_file(&mut self, file_id: i64, counts: &Counts) -> Result<(), String>;
+    fn insert_file(&mut self, dataset: &str, name: &str, sha256: &str, format: &str) -> Result<i64, EngineError>;
+    fn finish_file(&mut self, file_id: i64, counts: &Counts) -> Result<(), EngineError>;
     /// Moves the dataset's records version on.
-    fn bump_version(&mut self, dataset: &str) -> Result<(), String>;
+    fn bump_version(&mut self, dataset: &str) -> Result<(), EngineError>;
 }
 
 /// What one file did to the records.
@@ -239,17 +244,22 @@ fn stored(record: &IngestRecord) -> StoredRecord {
 }
 
 /// Checks what the host relies on before anything is written: non-empty identities, no key twice.
-pub fn validate(batch: &IngestBatch) -> Result<(), String> {
+pub fn validate(batch: &IngestBatch) -> Result<(), EngineError> {
     let mut seen = std::collections::HashSet::new();
     for (i, r) in batch.records.iter().enumerate() {
         if r.collection.is_empty() || r.key.is_empty() || r.group.is_empty() {
-            return Err(format!("the parser produced record {i} without a collection, key or group"));
+            return Err(EngineError::Invalid(format!(
+                "the parser produced record {i} without a collection, key or group"
+            )));
         }
         if r.collection == INGESTED_KEY {
-            return Err(format!("the parser used the reserved collection name `{INGESTED_KEY}`"));
+            return Err(EngineError::Invalid(format!("the parser used the reserved collection name `{INGESTED_KEY}`")));
         }
         if !seen.insert((r.collection.as_str(), r.key.as_str())) {
-            return Err(format!("the parser produced the key `{}` twice in collection `{}`", r.key, r.collection));
+            return Err(EngineError::Invalid(format!(
+                "the parser produced the key `{}` twice in collection `{}`",
+                r.key, r.collection
+            )));
         }
     }
     Ok(())
@@ -264,7 +274,7 @@ pub fn apply(
     file_name: &str,
     sha256: &str,
     batch: &IngestBatch,
-) -> Result<Counts, String> {
+) -> Result<Counts, EngineError> {
     validate(batch)?;
     let mut counts = Counts { refused: batch.problems.len() as u64, ..Counts::default() };
 
@@ -309,7 +319,7 @@ pub fn apply(
     }
 
     let mut file_id: Option<i64> = None;
-    let mut ensure_file = |tx: &mut dyn RecordsTx| -> Result<i64, String> {
+    let mut ensure_file = |tx: &mut dyn RecordsTx| -> Result<i64, EngineError> {
         if let Some(id) = file_id {
             return Ok(id);
         }
@@ -435,32 +445,32 @@ mod tests {
     }
 
     impl RecordsTx for MemTx {
-        fn get(&mut self, _d: &str, c: &str, k: &str) -> Result<Option<StoredRecord>, String> {
+        fn get(&mut self, _d: &str, c: &str, k: &str) -> Result<Option<StoredRecord>, EngineError> {
             Ok(self.rows.iter().find(|r| r.collection == c && r.key == k).cloned())
         }
-        fn lineage(&mut self, _d: &str, l: &str) -> Result<Vec<StoredRecord>, String> {
+        fn lineage(&mut self, _d: &str, l: &str) -> Result<Vec<StoredRecord>, EngineError> {
             Ok(self.rows.iter().filter(|r| r.lineage.as_deref() == Some(l)).cloned().collect())
         }
-        fn delete(&mut self, _d: &str, c: &str, k: &str) -> Result<(), String> {
+        fn delete(&mut self, _d: &str, c: &str, k: &str) -> Result<(), EngineError> {
             self.rows.retain(|r| !(r.collection == c && r.key == k));
             Ok(())
         }
-        fn upsert(&mut self, _d: &str, record: &StoredRecord, _f: i64) -> Result<(), String> {
+        fn upsert(&mut self, _d: &str, record: &StoredRecord, _f: i64) -> Result<(), EngineError> {
             match self.rows.iter_mut().find(|r| r.collection == record.collection && r.key == record.key) {
                 Some(r) => *r = record.clone(),
                 None => self.rows.push(record.clone()),
             }
             Ok(())
         }
-        fn insert_file(&mut self, _d: &str, name: &str, _s: &str, _f: &str) -> Result<i64, String> {
+        fn insert_file(&mut self, _d: &str, name: &str, _s: &str, _f: &str) -> Result<i64, EngineError> {
             self.files.push((name.into(), Counts::default()));
             Ok(self.files.len() as i64)
         }
-        fn finish_file(&mut self, id: i64, counts: &Counts) -> Result<(), String> {
+        fn finish_file(&mut self, id: i64, counts: &Counts) -> Result<(), EngineError> {
             self.files[id as usize - 1].1 = counts.clone();
             Ok(())
         }
-        fn bump_version(&mut self, _d: &str) -> Result<(), String> {
+        fn bump_version(&mut self, _d: &str) -> Result<(), EngineError> {
             self.version += 1;
             Ok(())
         }
@@ -562,9 +572,11 @@ mod tests {
         b.problems.push(RowProblem::line(7, "bad date"));
         assert_eq!(apply(&mut tx, "d", "f", "s", &b).unwrap().refused, 1);
         let twice = batch(vec![rec("a", "g", 1), rec("a", "g", 2)]);
-        assert!(apply(&mut tx, "d", "f", "s2", &twice).unwrap_err().contains("twice"));
+        let e = apply(&mut tx, "d", "f", "s2", &twice).unwrap_err();
+        assert!(matches!(&e, EngineError::Invalid(m) if m.contains("twice")), "{e:?}");
         let reserved = batch(vec![IngestRecord::new("ingested", "k", "g", json!(1)).unwrap()]);
-        assert!(validate(&reserved).unwrap_err().contains("reserved"));
+        let e = validate(&reserved).unwrap_err();
+        assert!(matches!(&e, EngineError::Invalid(m) if m.contains("reserved")), "{e:?}");
     }
 
     #[test]

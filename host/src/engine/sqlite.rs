@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use rusqlite::{params, Connection, OptionalExtension};
 
+use crate::engine::error::{sqlite as err, EngineError};
 use crate::engine::records::{self, Bound, Counts, Dialect, RecordsTx, StoredRecord};
 use crate::engine::words;
 use datahost_plugin_api::query::{RecordIndex, RecordsPage, RecordsQuery};
@@ -64,7 +65,7 @@ CREATE TABLE IF NOT EXISTS dataset_state (
 "#;
 
 /// Runs one statement of text parameters; every cell of the answer as text (`CAST` in the SQL where needed).
-fn sqlite_rows(conn: &Connection, s: &words::Statement) -> Result<Vec<Vec<String>>, String> {
+fn sqlite_rows(conn: &Connection, s: &words::Statement) -> Result<Vec<Vec<String>>, EngineError> {
     let mut stmt = conn.prepare_cached(&s.sql).map_err(err("preparing a word index statement"))?;
     let columns = stmt.column_count();
     let rows = stmt
@@ -84,23 +85,25 @@ pub struct SqliteStore {
     conn: Mutex<Connection>,
 }
 
-fn err(what: &str) -> impl Fn(rusqlite::Error) -> String + '_ {
-    move |e| format!("embedded engine: {what}: {e}")
-}
-
 impl SqliteStore {
     /// Opens (creating when needed) the database under `data_dir`.
-    pub fn open(data_dir: &Path) -> Result<Self, String> {
-        std::fs::create_dir_all(data_dir)
-            .map_err(|e| format!("cannot create engine.data_dir {}: {e}", data_dir.display()))?;
+    pub fn open(data_dir: &Path) -> Result<Self, EngineError> {
+        std::fs::create_dir_all(data_dir).map_err(|source| EngineError::Io {
+            doing: "cannot create engine.data_dir",
+            path: data_dir.to_path_buf(),
+            source,
+        })?;
         let path = data_dir.join(DB_FILE);
-        let conn = Connection::open(&path).map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+        let file = |doing| {
+            let path = path.clone();
+            move |source| EngineError::SqliteFile { doing, path, source }
+        };
+        let conn = Connection::open(&path).map_err(file("cannot open"))?;
         conn.busy_timeout(Duration::from_secs(30)).map_err(err("busy timeout"))?;
         conn.pragma_update(None, "journal_mode", "WAL").map_err(err("WAL mode"))?;
         conn.pragma_update(None, "synchronous", "NORMAL").map_err(err("synchronous"))?;
-        conn.execute_batch(SCHEMA).map_err(|e| format!("cannot create the tables in {}: {e}", path.display()))?;
-        conn.execute_batch(SYNC_SCHEMA)
-            .map_err(|e| format!("cannot create the sync tables in {}: {e}", path.display()))?;
+        conn.execute_batch(SCHEMA).map_err(file("cannot create the tables in"))?;
+        conn.execute_batch(SYNC_SCHEMA).map_err(file("cannot create the sync tables in"))?;
         Ok(Self { path, conn: Mutex::new(conn) })
     }
 
@@ -118,7 +121,7 @@ impl SqliteStore {
     }
 
     /// Checksums of every stored document.
-    pub fn dataset_checksums(&self) -> Result<HashMap<String, String>, String> {
+    pub fn dataset_checksums(&self) -> Result<HashMap<String, String>, EngineError> {
         let conn = self.lock();
         let mut stmt = conn.prepare_cached("SELECT name, checksum FROM datasets").map_err(err("listing datasets"))?;
         let rows = stmt
@@ -129,7 +132,7 @@ impl SqliteStore {
         rows
     }
 
-    pub fn fetch_dataset(&self, name: &str) -> Result<Option<String>, String> {
+    pub fn fetch_dataset(&self, name: &str) -> Result<Option<String>, EngineError> {
         self.lock()
             .query_row("SELECT snapshot FROM datasets WHERE name = ?1", [name], |r| r.get(0))
             .optional()
@@ -137,13 +140,13 @@ impl SqliteStore {
     }
 
     /// Builds the index a plugin declared for `dataset` (once; later calls find it).
-    pub fn ensure_index(&self, dataset: &str, index: &RecordIndex) -> Result<(), String> {
+    pub fn ensure_index(&self, dataset: &str, index: &RecordIndex) -> Result<(), EngineError> {
         let sql = records::create_index_sql(Dialect::Sqlite, "records", dataset, index);
         self.lock().execute_batch(&sql).map_err(err("creating a record index"))
     }
 
     /// Answers a records query (validated by the caller against the declared indexes).
-    pub fn query_records(&self, q: &RecordsQuery) -> Result<RecordsPage, String> {
+    pub fn query_records(&self, q: &RecordsQuery) -> Result<RecordsPage, EngineError> {
         let (sql, values) = records::query_sql(Dialect::Sqlite, "records", q);
         let conn = self.lock();
         let mut stmt = conn.prepare_cached(&sql).map_err(err("preparing a records query"))?;
@@ -163,7 +166,7 @@ impl SqliteStore {
     }
 
     /// Makes sure the word index table of `dataset` exists, is built from the records held, and is indexed.
-    pub fn ensure_word_index(&self, dataset: &str, index: &WordIndex) -> Result<(), String> {
+    pub fn ensure_word_index(&self, dataset: &str, index: &WordIndex) -> Result<(), EngineError> {
         let d = Dialect::Sqlite;
         let mut conn = self.lock();
         conn.execute_batch(&words::table_sql(d)).map_err(err("creating the word index table"))?;
@@ -180,7 +183,7 @@ impl SqliteStore {
     }
 
     /// Answers a word search (validated by the caller).
-    pub fn search_words(&self, q: &WordSearch) -> Result<WordHits, String> {
+    pub fn search_words(&self, q: &WordSearch) -> Result<WordHits, EngineError> {
         let conn = self.lock();
         words::search(Dialect::Sqlite, q, |statement| sqlite_rows(&conn, statement))
     }
@@ -193,7 +196,7 @@ impl SqliteStore {
         sha256: &str,
         batch: &datahost_plugin_api::IngestBatch,
         word_index: Option<&WordIndex>,
-    ) -> Result<Counts, String> {
+    ) -> Result<Counts, EngineError> {
         let mut conn = self.lock();
         let tx = conn.transaction().map_err(err("begin"))?;
         let mut wrapped = SqliteTx { tx };
@@ -211,7 +214,7 @@ impl SqliteStore {
     /// interrupted run). Returns whether the document changed.
     /// The collections of `in_table` (those with declared record indexes) stay out of the document; the
     /// `ingested` block then counts every collection.
-    pub fn assemble_if_changed(&self, dataset: &str, in_table: &[String]) -> Result<bool, String> {
+    pub fn assemble_if_changed(&self, dataset: &str, in_table: &[String]) -> Result<bool, EngineError> {
         let mut conn = self.lock();
         let tx = conn.transaction().map_err(err("begin"))?;
         let state: Option<(i64, i64)> = tx
@@ -277,7 +280,7 @@ impl SqliteStore {
     }
 
     /// Datasets whose records changed since their document was assembled.
-    pub fn stale_datasets(&self) -> Result<Vec<String>, String> {
+    pub fn stale_datasets(&self) -> Result<Vec<String>, EngineError> {
         let conn = self.lock();
         let mut stmt = conn
             .prepare("SELECT dataset FROM dataset_state WHERE version <> assembled_version")
@@ -314,7 +317,7 @@ fn row_to_record(r: &rusqlite::Row<'_>) -> rusqlite::Result<StoredRecord> {
 const RECORD_COLUMNS: &str = "collection, key, grp, lineage, revision, amendment, data";
 
 impl RecordsTx for SqliteTx<'_> {
-    fn get(&mut self, dataset: &str, collection: &str, key: &str) -> Result<Option<StoredRecord>, String> {
+    fn get(&mut self, dataset: &str, collection: &str, key: &str) -> Result<Option<StoredRecord>, EngineError> {
         let mut stmt = self
             .tx
             .prepare_cached(&format!(
@@ -324,7 +327,7 @@ impl RecordsTx for SqliteTx<'_> {
         stmt.query_row(params![dataset, collection, key], row_to_record).optional().map_err(err("reading a record"))
     }
 
-    fn lineage(&mut self, dataset: &str, lineage: &str) -> Result<Vec<StoredRecord>, String> {
+    fn lineage(&mut self, dataset: &str, lineage: &str) -> Result<Vec<StoredRecord>, EngineError> {
         let mut stmt = self
             .tx
             .prepare_cached(&format!("SELECT {RECORD_COLUMNS} FROM records WHERE dataset = ?1 AND lineage = ?2"))
@@ -337,7 +340,7 @@ impl RecordsTx for SqliteTx<'_> {
         rows
     }
 
-    fn delete(&mut self, dataset: &str, collection: &str, key: &str) -> Result<(), String> {
+    fn delete(&mut self, dataset: &str, collection: &str, key: &str) -> Result<(), EngineError> {
         self.tx
             .prepare_cached("DELETE FROM records WHERE dataset = ?1 AND collection = ?2 AND key = ?3")
             .and_then(|mut s| s.execute(params![dataset, collection, key]))
@@ -345,7 +348,7 @@ impl RecordsTx for SqliteTx<'_> {
             .map_err(err("deleting a record"))
     }
 
-    fn upsert(&mut self, dataset: &str, r: &StoredRecord, file_id: i64) -> Result<(), String> {
+    fn upsert(&mut self, dataset: &str, r: &StoredRecord, file_id: i64) -> Result<(), EngineError> {
         self.tx
             .prepare_cached(
                 "INSERT INTO records (dataset, collection, key, grp, lineage, revision, amendment, file_id, data)
@@ -371,7 +374,7 @@ impl RecordsTx for SqliteTx<'_> {
             .map_err(err("writing a record"))
     }
 
-    fn insert_file(&mut self, dataset: &str, name: &str, sha256: &str, format: &str) -> Result<i64, String> {
+    fn insert_file(&mut self, dataset: &str, name: &str, sha256: &str, format: &str) -> Result<i64, EngineError> {
         self.tx
             .execute(
                 "INSERT INTO ingest_files (dataset, name, sha256, format, ingested_at) VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -381,7 +384,7 @@ impl RecordsTx for SqliteTx<'_> {
         Ok(self.tx.last_insert_rowid())
     }
 
-    fn finish_file(&mut self, file_id: i64, c: &Counts) -> Result<(), String> {
+    fn finish_file(&mut self, file_id: i64, c: &Counts) -> Result<(), EngineError> {
         self.tx
             .execute(
                 "UPDATE ingest_files SET added = ?2, replaced = ?3, unchanged = ?4, removed = ?5, superseded = ?6,
@@ -400,7 +403,7 @@ impl RecordsTx for SqliteTx<'_> {
             .map_err(err("recording the file"))
     }
 
-    fn bump_version(&mut self, dataset: &str) -> Result<(), String> {
+    fn bump_version(&mut self, dataset: &str) -> Result<(), EngineError> {
         self.tx
             .execute(
                 "INSERT INTO dataset_state (dataset, version) VALUES (?1, 1)

@@ -9,6 +9,7 @@
 
 use datahost_plugin_api::words::{WordHits, WordIndex, WordSearch};
 
+use crate::engine::error::EngineError;
 use crate::engine::records::Dialect;
 
 /// One statement and its text parameters (`$n` / `?n` in order).
@@ -245,8 +246,8 @@ pub fn page_sql(d: Dialect, q: &WordSearch, driver: usize) -> Statement {
 pub fn search(
     d: Dialect,
     q: &WordSearch,
-    mut run: impl FnMut(&Statement) -> Result<Vec<Vec<String>>, String>,
-) -> Result<WordHits, String> {
+    mut run: impl FnMut(&Statement) -> Result<Vec<Vec<String>>, EngineError>,
+) -> Result<WordHits, EngineError> {
     let number = |cell: Option<&String>| cell.and_then(|c| c.parse::<usize>().ok()).unwrap_or(0);
     let counts: Vec<(usize, usize)> =
         run(&counts_sql(d, q))?.iter().map(|r| (number(r.first()), number(r.get(1)))).collect();
@@ -356,7 +357,11 @@ mod tests {
             }
         }
         let other = WordSearch { index: WordIndex { docs: "other".into(), ..index() }, ..search("A") };
-        assert!(engine.search_words(&readable, &other).unwrap_err().contains("no such word index"));
+        let e = engine.search_words(&readable, &other).unwrap_err();
+        assert!(
+            matches!(&e, crate::engine::EngineError::Undeclared { problem, .. } if problem.contains("no such word index")),
+            "{e:?}"
+        );
         assert!(engine.search_words(&[], &search("A")).is_err(), "only datasets the plugin reads");
     }
 

@@ -76,7 +76,7 @@ async fn load_plugins_timed(
             // The plugins' record indexes, now that the records table surely exists.
             let engine = engine.clone();
             let built = tokio::task::spawn_blocking(move || engine.build_declared_indexes()).await;
-            if let Err(e) = built.map_err(|e| e.to_string()).and_then(|r| r) {
+            if let Err(e) = built.map_err(|e| e.to_string()).and_then(|r| r.map_err(String::from)) {
                 tracing::warn!(error = %e, "record indexes not built");
             }
         }
@@ -136,7 +136,7 @@ async fn build_state_timed(config: Config, phases: &Phases) -> Result<Arc<AppSta
     let keys = Arc::new(KeyRing::new(crate::access::keys::key_source(&config, &engine)));
     if let Err(e) = keys.refresh_if_due(Duration::ZERO).await {
         if !engine.is_degraded() {
-            return Err(e);
+            return Err(e.into());
         }
         tracing::warn!(error = %e, "no API keys until the records engine returns");
     }

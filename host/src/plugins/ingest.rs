@@ -16,7 +16,7 @@ use serde::Serialize;
 
 use crate::config::Config;
 use crate::engine::records::Counts;
-use crate::engine::Engine;
+use crate::engine::{Engine, EngineError};
 use crate::plugins::{ParseOutcome, Parser};
 
 /// Why `ingest` stopped before reading any file (exit status 2).
@@ -94,12 +94,12 @@ pub async fn run(config: &Config, dataset: &str, paths: &[PathBuf]) -> Result<Re
     if paths.is_empty() {
         return Err(UsageError("name at least one file or folder to ingest".into()));
     }
-    let engine = Engine::from_config(config).await.map_err(UsageError)?;
+    let engine = Engine::from_config(config).await.map_err(|e| UsageError(e.into()))?;
     if let Some(pg) = engine.pg() {
         if engine.is_degraded() {
             return Err(UsageError(format!("the records engine at {} is unreachable", engine.address())));
         }
-        pg.migrate().await.map_err(UsageError)?;
+        pg.migrate().await.map_err(|e| UsageError(e.into()))?;
     }
     let opened = crate::plugins::open_plugins(config, &engine).await.map_err(UsageError)?;
     let ingestible = opened.ingestible();
@@ -229,7 +229,7 @@ fn ingest_one(engine: &Engine, parser: &Parser, dataset: &str, path: &Path, name
     let applied = match (engine.pg(), engine.sqlite()) {
         (Some(pg), _) => pg.apply_file(dataset, name, &sha256, &batch, words.as_ref()),
         (None, Some(store)) => store.apply_file(dataset, name, &sha256, &batch, words.as_ref()),
-        (None, None) => Err("this engine keeps nothing".into()),
+        (None, None) => Err(EngineError::Unsupported("this engine keeps nothing")),
     };
     let problems: Vec<String> =
         batch.problems.iter().map(|p| format!("{}: {}", locate(name, &p.location), p.message)).collect();

@@ -197,14 +197,14 @@ pub(super) extern "C" fn svc_metric(token: u64, kind: u8, name: RStr<'_>, value:
 pub(super) extern "C" fn svc_load_dataset(token: u64, dataset: RStr<'_>) -> FfiReply {
     shielded(|| {
         let ctx = context(token).ok_or("unknown plugin token")?;
-        ctx.engine.load_dataset(dataset.as_str()).map(|s| s.to_string())
+        ctx.engine.load_dataset(dataset.as_str()).map(|s| s.to_string()).map_err(String::from)
     })
 }
 
 pub(super) extern "C" fn svc_query(token: u64, request_json: RStr<'_>) -> FfiReply {
     shielded(|| {
         let ctx = context(token).ok_or("unknown plugin token")?;
-        ctx.engine.query(&ctx.slug, request_json.as_str())
+        ctx.engine.query(&ctx.slug, request_json.as_str()).map_err(String::from)
     })
 }
 

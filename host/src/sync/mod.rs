@@ -147,12 +147,12 @@ pub async fn run(config: &Config, asked: &[String]) -> Result<SyncReport, UsageE
                 .into(),
         ));
     }
-    let engine = Engine::from_config(config).await.map_err(UsageError)?;
+    let engine = Engine::from_config(config).await.map_err(|e| UsageError(e.into()))?;
     if let Some(pg) = engine.pg() {
         if engine.is_degraded() {
             return Err(UsageError(format!("the records engine at {} is unreachable", engine.address())));
         }
-        pg.migrate().await.map_err(UsageError)?;
+        pg.migrate().await.map_err(|e| UsageError(e.into()))?;
     }
     let Some(store) = SyncStore::of(&engine) else {
         return Err(UsageError("this records engine keeps nothing to sync into".into()));

@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::pool::PgEngine;
+use crate::engine::error::{postgres as pg_err, EngineError};
 use crate::engine::records::checksum;
 
 /// Channel the datasets trigger notifies on.
@@ -12,7 +13,7 @@ pub const DATASET_CHANNEL: &str = "datahost_datasets";
 
 impl PgEngine {
     /// Writes a dataset snapshot unless the stored one is identical. Returns whether it changed.
-    pub async fn put_dataset(&self, name: &str, snapshot: &str, source: &str) -> Result<bool, String> {
+    pub async fn put_dataset(&self, name: &str, snapshot: &str, source: &str) -> Result<bool, EngineError> {
         let sum = checksum(snapshot);
         let client = self.client().await?;
         let n = client
@@ -26,12 +27,12 @@ impl PgEngine {
                 &[&name, &snapshot, &sum, &source],
             )
             .await
-            .map_err(|e| format!("storing dataset {name}: {e}"))?;
+            .map_err(pg_err(format!("storing dataset {name}")))?;
         Ok(n > 0)
     }
 
     /// Inserts a dataset only when it is missing (start-up seeding never overwrites operator data).
-    pub async fn put_dataset_if_missing(&self, name: &str, snapshot: &str) -> Result<bool, String> {
+    pub async fn put_dataset_if_missing(&self, name: &str, snapshot: &str) -> Result<bool, EngineError> {
         let client = self.client().await?;
         let n = client
             .execute(
@@ -40,43 +41,43 @@ impl PgEngine {
                 &[&name, &snapshot, &checksum(snapshot)],
             )
             .await
-            .map_err(|e| format!("seeding dataset {name}: {e}"))?;
+            .map_err(pg_err(format!("seeding dataset {name}")))?;
         Ok(n > 0)
     }
 
     /// Checksums of every stored dataset.
-    pub async fn dataset_checksums(&self) -> Result<HashMap<String, String>, String> {
+    pub async fn dataset_checksums(&self) -> Result<HashMap<String, String>, EngineError> {
         self.timed("listing datasets", async {
             let client = self.client().await?;
             let rows = client
                 .query("SELECT name, checksum FROM datahost.datasets", &[])
                 .await
-                .map_err(|e| format!("listing datasets: {e}"))?;
+                .map_err(pg_err("listing datasets"))?;
             Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
         })
         .await
     }
 
     /// One stored dataset snapshot.
-    pub async fn fetch_dataset(&self, name: &str) -> Result<Option<String>, String> {
+    pub async fn fetch_dataset(&self, name: &str) -> Result<Option<String>, EngineError> {
         self.timed("reading a dataset", async {
             let client = self.client().await?;
             let row = client
                 .query_opt("SELECT snapshot FROM datahost.datasets WHERE name = $1", &[&name])
                 .await
-                .map_err(|e| format!("reading dataset {name}: {e}"))?;
+                .map_err(pg_err(format!("reading dataset {name}")))?;
             Ok(row.map(|r| r.get(0)))
         })
         .await
     }
 
     /// Opens a dedicated connection that LISTENs for dataset changes and wakes `notify` on each one.
-    pub async fn listen(&self, notify: Arc<tokio::sync::Notify>) -> Result<(), String> {
+    pub async fn listen(&self, notify: Arc<tokio::sync::Notify>) -> Result<(), EngineError> {
         let (client, mut connection) = self
             .pg_config
             .connect(self.tls.clone())
             .await
-            .map_err(|e| format!("LISTEN connection to {}: {e}", self.address))?;
+            .map_err(|e| EngineError::Unreachable(format!("LISTEN connection to {}: {e}", self.address)))?;
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
         let driver = tokio::spawn(async move {
             let mut stream = futures_util::stream::poll_fn(move |cx| connection.poll_message(cx));
@@ -91,12 +92,12 @@ impl PgEngine {
                 }
             }
         });
-        client.batch_execute(&format!("LISTEN {DATASET_CHANNEL}")).await.map_err(|e| e.to_string())?;
+        client.batch_execute(&format!("LISTEN {DATASET_CHANNEL}")).await.map_err(pg_err("LISTEN"))?;
         while rx.recv().await.is_some() {
             notify.notify_one();
         }
         driver.abort();
         drop(client);
-        Err("LISTEN connection closed".into())
+        Err(EngineError::Unreachable(format!("LISTEN connection to {} closed", self.address)))
     }
 }

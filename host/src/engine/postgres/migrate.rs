@@ -4,6 +4,7 @@
 use datahost_plugin_api::Migration;
 
 use super::pool::{plugin_schema, PgEngine};
+use crate::engine::error::{postgres as pg_err, EngineError};
 
 /// The host's migrations, applied in order, each once.
 const HOST_MIGRATIONS: &[(i32, &str, &str)] = &[
@@ -57,9 +58,9 @@ const HOST_MIGRATIONS: &[(i32, &str, &str)] = &[
 impl PgEngine {
     /// Applies the host migrations that have not run yet. Safe to run concurrently from several replicas:
     /// a transaction-level advisory lock serialises them.
-    pub async fn migrate(&self) -> Result<Vec<String>, String> {
+    pub async fn migrate(&self) -> Result<Vec<String>, EngineError> {
         let mut client = self.client().await?;
-        let tx = client.transaction().await.map_err(|e| e.to_string())?;
+        let tx = client.transaction().await.map_err(pg_err("migrating"))?;
         tx.batch_execute(
             "SELECT pg_advisory_xact_lock(727172);
              CREATE SCHEMA IF NOT EXISTS datahost;
@@ -67,11 +68,11 @@ impl PgEngine {
                  id integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now());",
         )
         .await
-        .map_err(|e| format!("migration bookkeeping failed: {e}"))?;
+        .map_err(pg_err("migration bookkeeping"))?;
         let applied: Vec<i32> = tx
             .query("SELECT id FROM datahost.migrations", &[])
             .await
-            .map_err(|e| e.to_string())?
+            .map_err(pg_err("migrating"))?
             .iter()
             .map(|r| r.get(0))
             .collect();
@@ -80,31 +81,31 @@ impl PgEngine {
             if applied.contains(id) {
                 continue;
             }
-            tx.batch_execute(sql).await.map_err(|e| format!("host migration {id} ({name}) failed: {e}"))?;
+            tx.batch_execute(sql).await.map_err(pg_err(format!("host migration {id} ({name})")))?;
             tx.execute("INSERT INTO datahost.migrations (id, name) VALUES ($1, $2)", &[id, name])
                 .await
-                .map_err(|e| e.to_string())?;
+                .map_err(pg_err("migrating"))?;
             done.push(format!("host {id}: {name}"));
         }
-        tx.commit().await.map_err(|e| e.to_string())?;
+        tx.commit().await.map_err(pg_err("migrating"))?;
         Ok(done)
     }
 
     /// Applies one plugin's migrations in its own schema.
-    pub async fn migrate_plugin(&self, slug: &str, migrations: &[Migration]) -> Result<Vec<String>, String> {
+    pub async fn migrate_plugin(&self, slug: &str, migrations: &[Migration]) -> Result<Vec<String>, EngineError> {
         if migrations.is_empty() {
             return Ok(Vec::new());
         }
         let schema = plugin_schema(slug);
         let mut client = self.client().await?;
-        let tx = client.transaction().await.map_err(|e| e.to_string())?;
+        let tx = client.transaction().await.map_err(pg_err("migrating"))?;
         tx.batch_execute(&format!("SELECT pg_advisory_xact_lock(727173); CREATE SCHEMA IF NOT EXISTS \"{schema}\";"))
             .await
-            .map_err(|e| e.to_string())?;
+            .map_err(pg_err("migrating"))?;
         let applied: Vec<i32> = tx
             .query("SELECT id FROM datahost.plugin_migrations WHERE plugin = $1", &[&slug])
             .await
-            .map_err(|e| e.to_string())?
+            .map_err(pg_err("migrating"))?
             .iter()
             .map(|r| r.get(0))
             .collect();
@@ -117,21 +118,21 @@ impl PgEngine {
             }
             tx.batch_execute(&format!("SET LOCAL search_path TO \"{schema}\", public; {}", m.sql))
                 .await
-                .map_err(|e| format!("plugin {slug} migration {} ({}) failed: {e}", m.id, m.name))?;
+                .map_err(pg_err(format!("plugin {slug} migration {} ({})", m.id, m.name)))?;
             tx.execute(
                 "INSERT INTO datahost.plugin_migrations (plugin, id, name) VALUES ($1, $2, $3)",
                 &[&slug, &m.id, &m.name],
             )
             .await
-            .map_err(|e| e.to_string())?;
+            .map_err(pg_err("migrating"))?;
             done.push(format!("{slug} {}: {}", m.id, m.name));
         }
-        tx.commit().await.map_err(|e| e.to_string())?;
+        tx.commit().await.map_err(pg_err("migrating"))?;
         Ok(done)
     }
 
     /// Applies each plugin's own-table migrations in its schema.
-    pub async fn migrate_plugins(&self, plugins: &[(String, Vec<Migration>)]) -> Result<Vec<String>, String> {
+    pub async fn migrate_plugins(&self, plugins: &[(String, Vec<Migration>)]) -> Result<Vec<String>, EngineError> {
         let mut done = Vec::new();
         for (slug, migrations) in plugins {
             done.extend(self.migrate_plugin(slug, migrations).await?);

@@ -9,6 +9,7 @@ use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
 use tokio_postgres_rustls::MakeRustlsConnect;
 
 use crate::config::{redact_url, Config};
+use crate::engine::error::{postgres as pg_err, EngineError};
 
 pub struct PgEngine {
     pub(super) pool: Pool,
@@ -27,15 +28,16 @@ pub fn plugin_schema(slug: &str) -> String {
 
 impl PgEngine {
     /// Builds the pool and checks that the server answers.
-    pub async fn connect(config: &Config) -> Result<Self, String> {
+    pub async fn connect(config: &Config) -> Result<Self, EngineError> {
         let address = redact_url(&config.engine.url);
         let connect_timeout = Duration::from_secs(config.engine.connect_timeout_secs.max(1));
-        let tls = crate::tls::PgTls::from_url(&config.engine.url).map_err(|e| format!("engine.url {address}: {e}"))?;
+        let tls = crate::tls::PgTls::from_url(&config.engine.url)
+            .map_err(|e| EngineError::Config(format!("engine.url {address}: {e}")))?;
         let mut pg_config = tokio_postgres::Config::from_str(&tls.url)
-            .map_err(|e| format!("engine.url {address} is not a valid PostgreSQL URL: {e}"))?;
+            .map_err(|e| EngineError::Config(format!("engine.url {address} is not a valid PostgreSQL URL: {e}")))?;
         pg_config.ssl_mode(tls.tokio_mode());
         let ca_file = Some(config.engine.tls_ca_file.as_path()).filter(|p| !p.as_os_str().is_empty());
-        let connector = tls.connector(ca_file).map_err(|e| format!("engine TLS: {e}"))?;
+        let connector = tls.connector(ca_file).map_err(|e| EngineError::Config(format!("engine TLS: {e}")))?;
         pg_config.connect_timeout(connect_timeout);
         pg_config.application_name("datahost");
         let manager = Manager::from_config(
@@ -50,7 +52,7 @@ impl PgEngine {
             .create_timeout(Some(connect_timeout))
             .recycle_timeout(Some(connect_timeout))
             .build()
-            .map_err(|e| format!("cannot build the PostgreSQL pool for {address}: {e}"))?;
+            .map_err(|e| EngineError::Config(format!("cannot build the PostgreSQL pool for {address}: {e}")))?;
         let engine = Self {
             pool,
             pg_config,
@@ -66,7 +68,7 @@ impl PgEngine {
         &self.address
     }
 
-    pub(crate) async fn client(&self) -> Result<deadpool_postgres::Object, String> {
+    pub(crate) async fn client(&self) -> Result<deadpool_postgres::Object, EngineError> {
         pooled(&self.pool, &self.address).await
     }
 
@@ -74,22 +76,24 @@ impl PgEngine {
     pub(super) async fn timed<T>(
         &self,
         what: &str,
-        fut: impl std::future::Future<Output = Result<T, String>>,
-    ) -> Result<T, String> {
+        fut: impl std::future::Future<Output = Result<T, EngineError>>,
+    ) -> Result<T, EngineError> {
         match tokio::time::timeout(self.query_timeout, fut).await {
             Ok(r) => r,
-            Err(_) => Err(format!(
-                "{what}: the records engine at {} did not answer within {:?}",
-                self.address, self.query_timeout
-            )),
+            Err(_) => Err(self.timed_out(what, self.query_timeout)),
         }
     }
 
+    /// The error of a call that did not finish within `after`.
+    pub(super) fn timed_out(&self, what: &str, after: Duration) -> EngineError {
+        EngineError::TimedOut { what: what.to_string(), address: self.address.clone(), after }
+    }
+
     /// Checks that the engine answers.
-    pub async fn ping(&self) -> Result<(), String> {
+    pub async fn ping(&self) -> Result<(), EngineError> {
         self.timed("ping", async {
             let c = self.client().await?;
-            c.simple_query("SELECT 1").await.map_err(|e| e.to_string())?;
+            c.simple_query("SELECT 1").await.map_err(pg_err("ping"))?;
             Ok(())
         })
         .await
@@ -133,7 +137,7 @@ fn off_runtime() -> &'static tokio::runtime::Runtime {
 
 /// A connection from the pool, or why there is none. PostgreSQL answers a plain connection that pg_hba.conf allows
 /// only over TLS (`hostssl`) with "... no encryption"; that is said in the engine's terms.
-pub(super) async fn pooled(pool: &Pool, address: &str) -> Result<deadpool_postgres::Object, String> {
+pub(super) async fn pooled(pool: &Pool, address: &str) -> Result<deadpool_postgres::Object, EngineError> {
     pool.get().await.map_err(|e| {
         // The server's own words ("FATAL: ... no encryption") are in the error's sources, not its top line.
         let mut text = e.to_string();
@@ -151,7 +155,7 @@ pub(super) async fn pooled(pool: &Pool, address: &str) -> Result<deadpool_postgr
         } else {
             ""
         };
-        format!("records engine at {address} is unreachable: {e}{hint}")
+        EngineError::Unreachable(format!("records engine at {address} is unreachable: {e}{hint}"))
     })
 }
 

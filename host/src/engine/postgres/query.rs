@@ -5,19 +5,20 @@ use serde_json::{json, Value};
 use tokio_postgres::types::{ToSql, Type};
 
 use super::pool::{block_on, plugin_schema, PgEngine};
+use crate::engine::error::{postgres as pg_err, EngineError};
 
 impl PgEngine {
     /// Runs a plugin's parameterised query. `{schema}` in the SQL is replaced by the plugin's schema.
     /// Parameters are bound as text, int8, float8, bool or NULL by their JSON type; cast in SQL where needed.
-    pub fn plugin_query(&self, slug: &str, request_json: &str) -> Result<String, String> {
+    pub fn plugin_query(&self, slug: &str, request_json: &str) -> Result<String, EngineError> {
         #[derive(serde::Deserialize)]
         struct QueryRequest {
             sql: String,
             #[serde(default)]
             params: Vec<Value>,
         }
-        let req: QueryRequest =
-            serde_json::from_str(request_json).map_err(|e| format!("query request is not valid: {e}"))?;
+        let req: QueryRequest = serde_json::from_str(request_json)
+            .map_err(|e| EngineError::Invalid(format!("query request is not valid: {e}")))?;
         let sql = req.sql.replace("{schema}", &format!("\"{}\"", plugin_schema(slug)));
         let fut = async {
             self.timed("plugin query", async {
@@ -25,7 +26,7 @@ impl PgEngine {
                 let params = bind_params(&req.params);
                 let refs: Vec<(&(dyn ToSql + Sync), Type)> =
                     params.iter().map(|(v, t)| (v.as_ref() as &(dyn ToSql + Sync), t.clone())).collect();
-                let rows = client.query_typed(&sql, &refs).await.map_err(|e| format!("query failed: {e}"))?;
+                let rows = client.query_typed(&sql, &refs).await.map_err(pg_err("a plugin query"))?;
                 let mut out = Vec::with_capacity(rows.len());
                 for row in &rows {
                     out.push(row_to_json(row)?);
@@ -56,39 +57,44 @@ fn bind_params(params: &[Value]) -> Vec<(Box<dyn ToSql + Sync + Send>, Type)> {
         .collect()
 }
 
-fn row_to_json(row: &tokio_postgres::Row) -> Result<Value, String> {
+/// `map_err` adapter for a cell that cannot be read as its column's type.
+fn cell(column: &str) -> impl FnOnce(tokio_postgres::Error) -> EngineError + '_ {
+    move |source| EngineError::Postgres { doing: format!("reading column `{column}` of a plugin query"), source }
+}
+
+fn row_to_json(row: &tokio_postgres::Row) -> Result<Value, EngineError> {
     let mut obj = serde_json::Map::new();
     for (i, col) in row.columns().iter().enumerate() {
         let t = col.type_();
         let v = match *t {
-            Type::BOOL => json!(row.try_get::<_, Option<bool>>(i).map_err(|e| e.to_string())?),
-            Type::INT2 => json!(row.try_get::<_, Option<i16>>(i).map_err(|e| e.to_string())?),
-            Type::INT4 => json!(row.try_get::<_, Option<i32>>(i).map_err(|e| e.to_string())?),
-            Type::INT8 => json!(row.try_get::<_, Option<i64>>(i).map_err(|e| e.to_string())?),
-            Type::FLOAT4 => json!(row.try_get::<_, Option<f32>>(i).map_err(|e| e.to_string())?),
-            Type::FLOAT8 => json!(row.try_get::<_, Option<f64>>(i).map_err(|e| e.to_string())?),
+            Type::BOOL => json!(row.try_get::<_, Option<bool>>(i).map_err(cell(col.name()))?),
+            Type::INT2 => json!(row.try_get::<_, Option<i16>>(i).map_err(cell(col.name()))?),
+            Type::INT4 => json!(row.try_get::<_, Option<i32>>(i).map_err(cell(col.name()))?),
+            Type::INT8 => json!(row.try_get::<_, Option<i64>>(i).map_err(cell(col.name()))?),
+            Type::FLOAT4 => json!(row.try_get::<_, Option<f32>>(i).map_err(cell(col.name()))?),
+            Type::FLOAT8 => json!(row.try_get::<_, Option<f64>>(i).map_err(cell(col.name()))?),
             Type::TEXT | Type::VARCHAR | Type::BPCHAR | Type::NAME => {
-                json!(row.try_get::<_, Option<String>>(i).map_err(|e| e.to_string())?)
+                json!(row.try_get::<_, Option<String>>(i).map_err(cell(col.name()))?)
             }
             Type::JSON | Type::JSONB => {
-                row.try_get::<_, Option<Value>>(i).map_err(|e| e.to_string())?.unwrap_or(Value::Null)
+                row.try_get::<_, Option<Value>>(i).map_err(cell(col.name()))?.unwrap_or(Value::Null)
             }
             Type::DATE => json!(row
                 .try_get::<_, Option<chrono::NaiveDate>>(i)
-                .map_err(|e| e.to_string())?
+                .map_err(cell(col.name()))?
                 .map(|d| d.format("%Y-%m-%d").to_string())),
             Type::TIMESTAMPTZ => json!(row
                 .try_get::<_, Option<chrono::DateTime<chrono::Utc>>>(i)
-                .map_err(|e| e.to_string())?
+                .map_err(cell(col.name()))?
                 .map(|d| d.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))),
             Type::TEXT_ARRAY | Type::VARCHAR_ARRAY => {
-                json!(row.try_get::<_, Option<Vec<String>>>(i).map_err(|e| e.to_string())?)
+                json!(row.try_get::<_, Option<Vec<String>>>(i).map_err(cell(col.name()))?)
             }
             ref other => {
-                return Err(format!(
+                return Err(EngineError::Invalid(format!(
                     "column `{}` has type {other}, which queries cannot return; cast it to text",
                     col.name()
-                ))
+                )))
             }
         };
         obj.insert(col.name().to_string(), v);

@@ -4,6 +4,7 @@
 
 use datahost_plugin_api::IngestBatch;
 
+use crate::engine::error::{postgres_each as err, EngineError};
 use crate::engine::postgres::pool::PgEngine;
 use crate::engine::records::{self, Bound, Counts, Dialect, RecordsTx, StoredRecord};
 use crate::engine::words;
@@ -48,13 +49,9 @@ CREATE TABLE IF NOT EXISTS datahost.dataset_state (
 );
 "#;
 
-fn err(what: &str) -> impl Fn(tokio_postgres::Error) -> String + '_ {
-    move |e| format!("records engine: {what}: {e}")
-}
-
 impl PgEngine {
     /// Builds the index a plugin declared for `dataset` (once; later calls find it).
-    pub fn ensure_index(&self, dataset: &str, index: &RecordIndex) -> Result<(), String> {
+    pub fn ensure_index(&self, dataset: &str, index: &RecordIndex) -> Result<(), EngineError> {
         let sql = records::create_index_sql(Dialect::Postgres, "datahost.records", dataset, index);
         crate::engine::postgres::pool::block_on(async {
             let client = self.client().await?;
@@ -64,7 +61,7 @@ impl PgEngine {
 
     /// Answers a records query (validated by the caller against the declared indexes), within the engine's
     /// query timeout. Callable from a plugin's `handle` on a runtime worker or from a blocking thread.
-    pub fn query_records(&self, q: &RecordsQuery) -> Result<RecordsPage, String> {
+    pub fn query_records(&self, q: &RecordsQuery) -> Result<RecordsPage, EngineError> {
         let (sql, values) = records::query_sql(Dialect::Postgres, "datahost.records", q);
         let texts: Vec<String> = values
             .into_iter()
@@ -80,7 +77,7 @@ impl PgEngine {
                 texts.iter().map(|t| t as &(dyn tokio_postgres::types::ToSql + Sync)).collect();
             match tokio::time::timeout(timeout, client.query(&sql, &params)).await {
                 Ok(rows) => rows.map_err(err("running a records query")),
-                Err(_) => Err(format!("records engine: a records query took longer than {timeout:?}")),
+                Err(_) => Err(self.timed_out("a records query", timeout)),
             }
         })?;
         records::page(q, rows.iter().map(|r| r.get::<_, String>(0)).collect())
@@ -88,7 +85,7 @@ impl PgEngine {
 
     /// Makes sure the word index table of `dataset` exists, is built from the records held (once, under the
     /// dataset's ingest lock, so replicas starting together build it once) and has its indexes.
-    pub fn ensure_word_index(&self, dataset: &str, index: &WordIndex) -> Result<(), String> {
+    pub fn ensure_word_index(&self, dataset: &str, index: &WordIndex) -> Result<(), EngineError> {
         let d = Dialect::Postgres;
         crate::engine::postgres::pool::block_on(async {
             let mut client = self.client().await?;
@@ -112,14 +109,14 @@ impl PgEngine {
 
     /// Answers a word search (validated by the caller) on one connection, each statement within the engine's
     /// query timeout.
-    pub fn search_words(&self, q: &WordSearch) -> Result<WordHits, String> {
+    pub fn search_words(&self, q: &WordSearch) -> Result<WordHits, EngineError> {
         let timeout = self.query_timeout();
         let client = crate::engine::postgres::pool::block_on(self.client())?;
         words::search(Dialect::Postgres, q, |statement| {
             crate::engine::postgres::pool::block_on(async {
                 match tokio::time::timeout(timeout, pg_rows(&client, statement)).await {
                     Ok(rows) => rows,
-                    Err(_) => Err(format!("records engine: a word search took longer than {timeout:?}")),
+                    Err(_) => Err(self.timed_out("a word search", timeout)),
                 }
             })
         })
@@ -135,7 +132,7 @@ impl PgEngine {
         sha256: &str,
         batch: &IngestBatch,
         word_index: Option<&WordIndex>,
-    ) -> Result<Counts, String> {
+    ) -> Result<Counts, EngineError> {
         let handle = tokio::runtime::Handle::current();
         let mut client = handle.block_on(self.client())?;
         let tx = handle.block_on(client.transaction()).map_err(err("begin"))?;
@@ -156,7 +153,7 @@ impl PgEngine {
 
     /// Re-assembles the dataset's document when its records changed; the datasets trigger wakes the replicas.
     /// The collections of `in_table` (those with declared record indexes) stay out of the document.
-    pub async fn assemble_if_changed(&self, dataset: &str, in_table: &[String]) -> Result<bool, String> {
+    pub async fn assemble_if_changed(&self, dataset: &str, in_table: &[String]) -> Result<bool, EngineError> {
         let mut client = self.client().await?;
         let tx = client.transaction().await.map_err(err("begin"))?;
         tx.execute("SELECT pg_advisory_xact_lock(727174, hashtext($1))", &[&dataset])
@@ -215,7 +212,7 @@ impl PgEngine {
     }
 
     /// Datasets whose records changed since their document was assembled.
-    pub async fn stale_datasets(&self) -> Result<Vec<String>, String> {
+    pub async fn stale_datasets(&self) -> Result<Vec<String>, EngineError> {
         let client = self.client().await?;
         let rows = client
             .query("SELECT dataset FROM datahost.dataset_state WHERE version <> assembled_version", &[])
@@ -229,7 +226,7 @@ impl PgEngine {
 async fn pg_rows(
     client: &impl deadpool_postgres::GenericClient,
     s: &words::Statement,
-) -> Result<Vec<Vec<String>>, String> {
+) -> Result<Vec<Vec<String>>, EngineError> {
     let params: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> =
         s.params.iter().map(|p| p as &(dyn tokio_postgres::types::ToSql + Sync)).collect();
     let rows = client.query(&s.sql, &params).await.map_err(err("running a word index statement"))?;
@@ -256,7 +253,7 @@ fn to_record(r: &tokio_postgres::Row) -> StoredRecord {
 }
 
 impl RecordsTx for PgTx<'_> {
-    fn get(&mut self, dataset: &str, collection: &str, key: &str) -> Result<Option<StoredRecord>, String> {
+    fn get(&mut self, dataset: &str, collection: &str, key: &str) -> Result<Option<StoredRecord>, EngineError> {
         let sql = format!(
             "SELECT {RECORD_COLUMNS} FROM datahost.records WHERE dataset = $1 AND collection = $2 AND key = $3"
         );
@@ -272,7 +269,7 @@ impl RecordsTx for PgTx<'_> {
         dataset: &str,
         collection: &str,
         keys: &[&str],
-    ) -> Result<std::collections::HashMap<String, StoredRecord>, String> {
+    ) -> Result<std::collections::HashMap<String, StoredRecord>, EngineError> {
         let sql = format!(
             "SELECT {RECORD_COLUMNS} FROM datahost.records WHERE dataset = $1 AND collection = $2 AND key = ANY($3)"
         );
@@ -283,14 +280,14 @@ impl RecordsTx for PgTx<'_> {
         Ok(rows.iter().map(to_record).map(|r| (r.key.clone(), r)).collect())
     }
 
-    fn lineage(&mut self, dataset: &str, lineage: &str) -> Result<Vec<StoredRecord>, String> {
+    fn lineage(&mut self, dataset: &str, lineage: &str) -> Result<Vec<StoredRecord>, EngineError> {
         let sql = format!("SELECT {RECORD_COLUMNS} FROM datahost.records WHERE dataset = $1 AND lineage = $2");
         let rows =
             self.handle.block_on(self.tx.query(&sql, &[&dataset, &lineage])).map_err(err("reading a lineage"))?;
         Ok(rows.iter().map(to_record).collect())
     }
 
-    fn delete(&mut self, dataset: &str, collection: &str, key: &str) -> Result<(), String> {
+    fn delete(&mut self, dataset: &str, collection: &str, key: &str) -> Result<(), EngineError> {
         self.handle
             .block_on(self.tx.execute(
                 "DELETE FROM datahost.records WHERE dataset = $1 AND collection = $2 AND key = $3",
@@ -300,7 +297,7 @@ impl RecordsTx for PgTx<'_> {
             .map_err(err("deleting a record"))
     }
 
-    fn upsert(&mut self, dataset: &str, r: &StoredRecord, file_id: i64) -> Result<(), String> {
+    fn upsert(&mut self, dataset: &str, r: &StoredRecord, file_id: i64) -> Result<(), EngineError> {
         // Prepared once per connection: a statement per record would otherwise cost a second round trip.
         let statement =
             self.handle.block_on(self.tx.prepare_cached(UPSERT)).map_err(err("preparing the record write"))?;
@@ -313,7 +310,7 @@ impl RecordsTx for PgTx<'_> {
             .map_err(err("writing a record"))
     }
 
-    fn insert_file(&mut self, dataset: &str, name: &str, sha256: &str, format: &str) -> Result<i64, String> {
+    fn insert_file(&mut self, dataset: &str, name: &str, sha256: &str, format: &str) -> Result<i64, EngineError> {
         let row = self
             .handle
             .block_on(self.tx.query_one(
@@ -325,7 +322,7 @@ impl RecordsTx for PgTx<'_> {
         Ok(row.get(0))
     }
 
-    fn finish_file(&mut self, file_id: i64, c: &Counts) -> Result<(), String> {
+    fn finish_file(&mut self, file_id: i64, c: &Counts) -> Result<(), EngineError> {
         let n = |v: u64| v as i64;
         self.handle
             .block_on(self.tx.execute(
@@ -345,7 +342,7 @@ impl RecordsTx for PgTx<'_> {
             .map_err(err("recording the file"))
     }
 
-    fn bump_version(&mut self, dataset: &str) -> Result<(), String> {
+    fn bump_version(&mut self, dataset: &str) -> Result<(), EngineError> {
         self.handle
             .block_on(self.tx.execute(
                 "INSERT INTO datahost.dataset_state (dataset, version) VALUES ($1, 1)
