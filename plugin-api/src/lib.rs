@@ -2,19 +2,16 @@
 //!
 //! A plugin implements [`Plugin`] and calls [`export_plugin!`]. The SDK turns every entry point into an
 //! `extern "C"` function that catches panics, speaks JSON across the boundary, and keeps the plugin's state
-//! swappable. Shared dataset helpers (query-parameter rules, ticker matching, limits, error values, OpenAPI
-//! building blocks) live here once so plugins contain only what is specific to their dataset.
+//! swappable. What every plugin needs (query-parameter rules, ticker matching, limits, paging, error values, OpenAPI
+//! building blocks, the records and word queries of the host) lives here once; helpers only some datasets share
+//! (county records, disclosures, per-company datasets) are in the `datahost-plugin-kit` crate, outside the ABI
+//! promise.
 //!
 //! This crate depends on no crate of the datahost workspace.
 
 #![deny(missing_docs)]
 
 pub mod abi;
-pub mod address;
-pub mod clerk;
-pub mod companies;
-pub mod county;
-pub mod disclosure;
 #[doc(hidden)]
 pub mod export;
 #[doc(hidden)]
@@ -22,19 +19,14 @@ pub use export as __export;
 pub mod host;
 pub mod ingest;
 pub mod manifest;
-pub mod market;
 pub mod openapi;
 pub mod paging;
 pub mod params;
 pub mod query;
 pub mod reference;
 pub mod request;
-pub mod snapshot;
-pub mod sql;
-pub mod tabular;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
-pub mod text;
 pub mod words;
 
 pub use abi_stable;

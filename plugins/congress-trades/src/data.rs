@@ -1,5 +1,5 @@
 //! The dataset's records and how `init` turns them into filings. The index (newest first, match keys) is the
-//! SDK's [`DisclosureIndex`](datahost_plugin_api::disclosure::DisclosureIndex), shared with the Senate dataset;
+//! SDK's [`DisclosureIndex`](datahost_plugin_kit::disclosure::DisclosureIndex), shared with the Senate dataset;
 //! only what the House discloses beyond it lives here (`bundled` trades, `filingsScanned`).
 //!
 //! The host serves either the demo seed `{meta, filings}` or, once files are ingested,
@@ -11,11 +11,11 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
-use datahost_plugin_api::disclosure::{self, Disclosure, DisclosureTrade, TradeStore};
 use datahost_plugin_api::ingest::{IngestedInfo, INGESTED_KEY};
 use datahost_plugin_api::reference::{CompanyQuery, CompanyRef};
-use datahost_plugin_api::snapshot::SnapshotMeta;
 use datahost_plugin_api::Host;
+use datahost_plugin_kit::disclosure::{self, Disclosure, DisclosureTrade, TradeStore};
+use datahost_plugin_kit::snapshot::SnapshotMeta;
 use serde::{Deserialize, Serialize};
 
 use crate::ingest::watcher::WatcherTradeRecord;

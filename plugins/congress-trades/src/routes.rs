@@ -2,10 +2,10 @@
 //! each filing's trades, member substring, limit on filings), applied by the SDK's disclosure index. The House
 //! response adds `filingsWithTrades` to the snapshot's meta.
 
-use datahost_plugin_api::disclosure::{self, DisclosureQuery, WithAmountBounds};
 use datahost_plugin_api::paging;
 use datahost_plugin_api::params::DEFAULT_MAX_LIMIT;
 use datahost_plugin_api::{ApiError, RequestEnvelope, Response, RouteSpec};
+use datahost_plugin_kit::disclosure::{self, DisclosureQuery, WithAmountBounds};
 use serde::Serialize;
 
 use crate::data::{FilingHead, Meta, Trade};

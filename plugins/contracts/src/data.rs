@@ -5,11 +5,11 @@
 use std::collections::BTreeMap;
 
 use chrono::NaiveDate;
-use datahost_plugin_api::companies::{self, CompaniesMeta, Dataset};
 use datahost_plugin_api::ingest::{IngestedInfo, INGESTED_KEY};
 use datahost_plugin_api::params::parse_date;
 use datahost_plugin_api::reference::CompanyQuery;
 use datahost_plugin_api::{Host, LogLevel};
+use datahost_plugin_kit::companies::{self, CompaniesMeta, Dataset};
 use serde::{Deserialize, Serialize};
 
 use crate::ingest::AwardRecord;

@@ -1,7 +1,7 @@
 //! `GET /v1/contracts`: each covered company's obligations in the FY2024-to-present, A-D window.
 
-use datahost_plugin_api::companies::{self, respond, CompaniesMeta};
 use datahost_plugin_api::{ApiError, RequestEnvelope, Response, RouteSpec};
+use datahost_plugin_kit::companies::{self, respond, CompaniesMeta};
 use serde::Serialize;
 
 use crate::data::{Award, Entry, Index, AWARD_TYPES, TOP_AWARDS, WINDOW_FISCAL_YEAR, WINDOW_START};

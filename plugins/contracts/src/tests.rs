@@ -1,9 +1,9 @@
 //! Handler tests on the shipped seed, through the SDK's in-process test host.
 
-use datahost_plugin_api::companies::{check_endpoint, fetch_company};
 use datahost_plugin_api::testing::{
     assert_no_real_identifier, get, manifest_problems, plugin_with_own_seeds, TestHost,
 };
+use datahost_plugin_kit::companies::{check_endpoint, fetch_company};
 use serde_json::Value;
 
 use crate::{Contracts, ROUTE};

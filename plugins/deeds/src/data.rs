@@ -2,10 +2,10 @@
 //! built in memory at `init` (embedded engine), or the plugin's PostgreSQL table (engine mode), which holds
 //! the seed rows plus any loaded another way (`source` = `synthetic`, `ingest`...).
 
-use datahost_plugin_api::county::{self, clerk_key, ClerkKey, ClerkTable, CountyCoverage, CountyIndex};
-use datahost_plugin_api::snapshot::SnapshotMeta;
-use datahost_plugin_api::sql::{SeedTable, SEED_STATE_TABLE};
 use datahost_plugin_api::Migration;
+use datahost_plugin_kit::county::{self, clerk_key, ClerkKey, ClerkTable, CountyCoverage, CountyIndex};
+use datahost_plugin_kit::snapshot::SnapshotMeta;
+use datahost_plugin_kit::sql::{SeedTable, SEED_STATE_TABLE};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 

@@ -3,8 +3,8 @@
 //! it. Shipped: New York City's ACRIS (`nyc-acris`). The records serve `/v1/deeds` and, for liens, `/v1/liens`
 //! (which reads this dataset's records).
 
-use datahost_plugin_api::clerk::{self, ClerkMapping};
 use datahost_plugin_api::{IngestBatch, Refusal, SourceFile};
+use datahost_plugin_kit::clerk::{self, ClerkMapping};
 
 /// The mapping files shipped in `mappings/` (file name, text).
 pub const SHIPPED: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/mappings.rs"));

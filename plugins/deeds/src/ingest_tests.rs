@@ -34,7 +34,7 @@ fn every_shipped_mapping_parses() {
     assert_eq!(mappings.len(), crate::ingest::SHIPPED.len());
     let formats: Vec<String> = mappings
         .iter()
-        .flat_map(|m| ["instruments", "parties", "legals"].map(|t| datahost_plugin_api::clerk::format_name(&m.name, t)))
+        .flat_map(|m| ["instruments", "parties", "legals"].map(|t| datahost_plugin_kit::clerk::format_name(&m.name, t)))
         .collect();
     assert_eq!(formats, crate::ingest::FORMATS, "the manifest's formats are the mappings' tables");
 }

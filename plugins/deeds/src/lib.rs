@@ -18,14 +18,14 @@ mod schema;
 #[cfg(test)]
 mod tests;
 
-use datahost_plugin_api::clerk::{self, ClerkStore};
-use datahost_plugin_api::county::{self, CountyIndex};
 use datahost_plugin_api::ingest::ingested_info;
-use datahost_plugin_api::sql::{load_store, Store};
 use datahost_plugin_api::{
     export_plugin, ApiError, IngestBatch, InitContext, Manifest, Maturity, Migration, Plugin, Refusal, RequestEnvelope,
     Response, Seed, SourceFile,
 };
+use datahost_plugin_kit::clerk::{self, ClerkStore};
+use datahost_plugin_kit::county::{self, CountyIndex};
+use datahost_plugin_kit::sql::{load_store, Store};
 
 pub const SLUG: &str = "deeds";
 pub const ROUTE: &str = "/v1/deeds";

@@ -201,7 +201,7 @@ fn seed_rows_match_the_table_and_carry_county_qualified_tokens() {
 /// vocabulary must be.
 #[test]
 fn generator_vocabulary_is_canonical() {
-    use datahost_plugin_api::address::canonical_tokens;
+    use datahost_plugin_kit::address::canonical_tokens;
     let sql = include_str!("../bench/generate.sql");
     let vocabulary = &sql[sql.find("-- vocabulary begin").unwrap()..sql.find("-- vocabulary end").unwrap()];
     let mut checked = 0;

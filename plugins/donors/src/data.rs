@@ -3,7 +3,7 @@
 //! with `DEMO-C####` committee ids); ingested FEC records are turned into the same type by `pacs.rs`, with their
 //! [`Provenance`].
 
-use datahost_plugin_api::companies::{self, Dataset};
+use datahost_plugin_kit::companies::{self, Dataset};
 use serde::{Deserialize, Serialize};
 
 /// One contribution from a company's PAC to a federal candidate: what the totals need. The snapshot also

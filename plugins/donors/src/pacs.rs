@@ -11,11 +11,11 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use datahost_plugin_api::companies::{Companies, CompaniesMeta, Dataset};
 use datahost_plugin_api::ingest::IngestedInfo;
 use datahost_plugin_api::query::RecordsQuery;
 use datahost_plugin_api::reference::{CompanyQuery, CompanyRef};
 use datahost_plugin_api::{Host, LogLevel};
+use datahost_plugin_kit::companies::{Companies, CompaniesMeta, Dataset};
 use serde::Deserialize;
 
 use crate::data::{Company, Contribution, Entry, Index, Provenance, ReportRef};

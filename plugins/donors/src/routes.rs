@@ -1,7 +1,7 @@
 //! `GET /v1/donors`: each covered company's PAC with totals computed from its contributions.
 
-use datahost_plugin_api::companies::{self, respond};
 use datahost_plugin_api::{ApiError, RequestEnvelope, Response, RouteSpec};
+use datahost_plugin_kit::companies::{self, respond};
 use serde::Serialize;
 
 use crate::data::{Entry, Index, Provenance};

@@ -1,7 +1,7 @@
 //! Handler tests on the shipped seed, through the SDK's in-process test host.
 
-use datahost_plugin_api::companies::{check_endpoint, fetch_company};
 use datahost_plugin_api::testing::{get, listed_companies, manifest_problems, plugin_with_own_seeds, TestHost};
+use datahost_plugin_kit::companies::{check_endpoint, fetch_company};
 
 use crate::data::{is_committee_id, is_demo_committee_id, Contribution, Totals};
 use crate::{Donors, ROUTE};

@@ -22,8 +22,8 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use datahost_plugin_api::params::normalize_ticker;
-use datahost_plugin_api::text::amount_range_bounds;
 use datahost_plugin_api::{Host, LogLevel};
+use datahost_plugin_kit::text::amount_range_bounds;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 

@@ -17,10 +17,10 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use datahost_plugin_api::companies::{Companies, CompaniesMeta};
 use datahost_plugin_api::ingest::IngestedInfo;
 use datahost_plugin_api::params::normalize_ticker;
 use datahost_plugin_api::Host;
+use datahost_plugin_kit::companies::{Companies, CompaniesMeta};
 use serde::{Deserialize, Serialize};
 
 use crate::records::{self, FormSummary, TransactionRecord};

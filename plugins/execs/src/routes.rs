@@ -1,10 +1,10 @@
 //! `GET /v1/execs`: every covered company's roster, or one company's with `ticker`; `limit` caps companies (one
 //! page: `cursor` walks the rest, in ticker order).
 
-use datahost_plugin_api::companies::{self, Envelope};
 use datahost_plugin_api::paging::PageRequest;
 use datahost_plugin_api::params::DEFAULT_MAX_LIMIT;
 use datahost_plugin_api::{ApiError, ParamSpec, RequestEnvelope, Response, RouteSpec};
+use datahost_plugin_kit::companies::{self, Envelope};
 
 use crate::data::Rosters;
 

@@ -1,7 +1,7 @@
 //! The OpenAPI fragment of `/v1/execs`: full response schema, parameters, example.
 
-use datahost_plugin_api::companies::CompaniesDoc;
 use datahost_plugin_api::openapi::schema::*;
+use datahost_plugin_kit::companies::CompaniesDoc;
 use serde_json::{json, Value};
 
 use crate::routes::route_spec;

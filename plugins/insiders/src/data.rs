@@ -11,11 +11,11 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
-use datahost_plugin_api::companies::Companies;
 use datahost_plugin_api::ingest::{IngestedInfo, INGESTED_KEY};
 use datahost_plugin_api::params::normalize_ticker;
-use datahost_plugin_api::snapshot::SnapshotMeta;
 use datahost_plugin_api::Host;
+use datahost_plugin_kit::companies::Companies;
+use datahost_plugin_kit::snapshot::SnapshotMeta;
 use serde::Deserialize;
 
 use crate::records::{self, FormSummary, TransactionRecord};

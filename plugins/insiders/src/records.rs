@@ -13,8 +13,8 @@ use std::collections::BTreeMap;
 use datahost_plugin_api::ingest::IngestedInfo;
 use datahost_plugin_api::query::RecordsQuery;
 use datahost_plugin_api::reference::CompanyQuery;
-use datahost_plugin_api::snapshot::SnapshotMeta;
 use datahost_plugin_api::{Host, LogLevel};
+use datahost_plugin_kit::snapshot::SnapshotMeta;
 use serde::{Deserialize, Serialize};
 
 /// A reporting owner of a Form 4 and their relationship to the issuer as filed (an absent relationship

@@ -1,7 +1,7 @@
 //! `GET /v1/insiders`: every covered company with its Form 4 transactions, or one company with `ticker`.
 
-use datahost_plugin_api::companies::{self, Envelope};
 use datahost_plugin_api::{ApiError, RequestEnvelope, Response, RouteSpec};
+use datahost_plugin_kit::companies::{self, Envelope};
 use serde::Serialize;
 
 use crate::data::{CompanyFilings, Index, Transaction};

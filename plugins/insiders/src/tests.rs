@@ -1,8 +1,8 @@
 //! Handler tests on the shipped seed, through the SDK's in-process test host.
 
-use datahost_plugin_api::companies::check_endpoint;
 use datahost_plugin_api::testing::{get, listed_companies, manifest_problems, plugin_with_own_seeds, TestHost};
 use datahost_plugin_api::Plugin;
+use datahost_plugin_kit::companies::check_endpoint;
 use serde_json::Value;
 
 use crate::{Insiders, ROUTE};

@@ -13,13 +13,13 @@ mod schema;
 #[cfg(test)]
 mod tests;
 
-use datahost_plugin_api::clerk::ClerkStore;
-use datahost_plugin_api::county::{self, CountyIndex};
 use datahost_plugin_api::ingest::ingested_info;
-use datahost_plugin_api::sql::{load_store, Store};
 use datahost_plugin_api::{
     export_plugin, ApiError, InitContext, Manifest, Maturity, Migration, Plugin, RequestEnvelope, Response, Seed,
 };
+use datahost_plugin_kit::clerk::ClerkStore;
+use datahost_plugin_kit::county::{self, CountyIndex};
+use datahost_plugin_kit::sql::{load_store, Store};
 
 /// The dataset whose ingested clerk records (county clerk index tables) this plugin serves the liens of.
 pub const CLERK_DATASET: &str = "deeds";

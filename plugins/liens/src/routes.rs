@@ -2,12 +2,12 @@
 //! lien type and release state; from memory or (engine mode) with one indexed query; paged by `limit` and
 //! `cursor` in that order.
 
-use datahost_plugin_api::clerk::{self, ClerkDocument, Kind};
-use datahost_plugin_api::county::{clerk_search_engine, ClerkSearch, EngineFound};
 use datahost_plugin_api::paging;
 use datahost_plugin_api::params::DEFAULT_MAX_LIMIT;
-use datahost_plugin_api::sql::Store;
 use datahost_plugin_api::{ApiError, ParamSpec, RequestEnvelope, Response, RouteSpec, Tier};
+use datahost_plugin_kit::clerk::{self, ClerkDocument, Kind};
+use datahost_plugin_kit::county::{clerk_search_engine, ClerkSearch, EngineFound};
+use datahost_plugin_kit::sql::Store;
 use serde::Serialize;
 use serde_json::json;
 

@@ -1,7 +1,7 @@
 //! The OpenAPI fragment of `/v1/liens`: full response schema, parameters, example.
 
-use datahost_plugin_api::clerk;
 use datahost_plugin_api::openapi::{fragment as build_fragment, schema::*, Operation};
+use datahost_plugin_kit::clerk;
 use serde_json::{json, Value};
 
 use crate::data::LIEN_TYPES;

@@ -4,10 +4,10 @@
 
 use std::collections::BTreeMap;
 
-use datahost_plugin_api::companies::{self, CompaniesMeta, Dataset};
 use datahost_plugin_api::ingest::{IngestedInfo, INGESTED_KEY};
 use datahost_plugin_api::reference::{CompanyQuery, CompanyRef};
 use datahost_plugin_api::{Host, LogLevel};
+use datahost_plugin_kit::companies::{self, CompaniesMeta, Dataset};
 use serde::{Deserialize, Serialize};
 
 use crate::ingest::LdaFilingRecord;

@@ -1,7 +1,7 @@
 //! `GET /v1/lobbying`: each covered company's lobbying spend in filing years 2025 and 2026, by quarter.
 
-use datahost_plugin_api::companies::{self, respond, CompaniesMeta};
 use datahost_plugin_api::{ApiError, RequestEnvelope, Response, RouteSpec};
+use datahost_plugin_kit::companies::{self, respond, CompaniesMeta};
 use serde::Serialize;
 
 use crate::data::{Entry, Index, Quarter, FILING_YEARS};

@@ -1,7 +1,7 @@
 //! The OpenAPI fragment of `/v1/lobbying`: full response schema, parameter, example.
 
-use datahost_plugin_api::companies::{company_schema, CompaniesDoc};
 use datahost_plugin_api::openapi::schema::*;
+use datahost_plugin_kit::companies::{company_schema, CompaniesDoc};
 use serde_json::{json, Value};
 
 use crate::routes::route_spec;

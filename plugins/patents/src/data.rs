@@ -9,11 +9,11 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use chrono::{Months, NaiveDate};
-use datahost_plugin_api::companies::{Companies, CompaniesMeta};
 use datahost_plugin_api::ingest::{IngestedInfo, INGESTED_KEY};
 use datahost_plugin_api::params::parse_date;
 use datahost_plugin_api::reference::{CompanyQuery, CompanyRef};
 use datahost_plugin_api::{Host, LogLevel};
+use datahost_plugin_kit::companies::{Companies, CompaniesMeta};
 use serde::{Deserialize, Serialize};
 
 use crate::records::{AssigneeRecord, PatentRecord, SOURCE_URL};

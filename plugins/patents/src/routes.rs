@@ -1,7 +1,7 @@
 //! `GET /v1/patents`: each covered company's grant counts over the last and prior twelve months.
 
-use datahost_plugin_api::companies::{self, respond};
 use datahost_plugin_api::{ApiError, RequestEnvelope, Response, RouteSpec};
+use datahost_plugin_kit::companies::{self, respond};
 use serde::Serialize;
 
 use crate::data::{Entry, GrantRef, Index};

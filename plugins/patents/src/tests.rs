@@ -1,8 +1,8 @@
 //! Handler tests on the shipped seed, through the SDK's in-process test host.
 
 use chrono::NaiveDate;
-use datahost_plugin_api::companies::{check_endpoint, fetch_company};
 use datahost_plugin_api::testing::{assert_no_real_identifier, get, manifest_problems, TestHost};
+use datahost_plugin_kit::companies::{check_endpoint, fetch_company};
 use serde_json::json;
 
 use crate::data::{same_applicant, Windows};

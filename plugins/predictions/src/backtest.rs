@@ -13,7 +13,7 @@
 //! live_since`); later windows were logged live on their start date. The score covers closed live windows.
 
 use chrono::NaiveDate;
-use datahost_plugin_api::market::Calendar;
+use datahost_plugin_kit::market::Calendar;
 
 use crate::data::{Market, Series, Strategy, BENCHMARK, POOL};
 

@@ -6,9 +6,9 @@ use std::collections::BTreeMap;
 
 use chrono::{Months, NaiveDate};
 use datahost_plugin_api::ingest::INGESTED_KEY;
-use datahost_plugin_api::market::PriceSnapshot;
 use datahost_plugin_api::params::{normalize_ticker, parse_date};
 use datahost_plugin_api::reference::{CompanyQuery, CompanyRef};
+use datahost_plugin_kit::market::PriceSnapshot;
 use serde::Deserialize;
 use serde_json::Value;
 

@@ -32,9 +32,9 @@
 //! SPY (420/404 × 400/420 - 1) = 400/404 - 1 = -0.9901%.
 
 use chrono::NaiveDate;
-use datahost_plugin_api::market::{AssetSeries, Calendar, PriceSnapshot};
 use datahost_plugin_api::testing::{get, manifest_problems, TestHost};
 use datahost_plugin_api::{InitContext, Plugin};
+use datahost_plugin_kit::market::{AssetSeries, Calendar, PriceSnapshot};
 use serde_json::{json, Value};
 
 use crate::backtest::Row;

@@ -8,9 +8,9 @@ use std::collections::{BTreeMap, HashMap};
 
 use chrono::{Months, NaiveDate};
 use datahost_plugin_api::ingest::{IngestedInfo, INGESTED_KEY};
-use datahost_plugin_api::market::PriceSnapshot;
 use datahost_plugin_api::params::normalize_ticker;
 use datahost_plugin_api::reference::{CompanyQuery, CompanyRef};
+use datahost_plugin_kit::market::PriceSnapshot;
 use serde::Deserialize;
 use serde_json::Value;
 

@@ -4,7 +4,7 @@
 //! `schema.rs` OpenAPI fragment, `data.rs` the in-memory index (seed or ingested rows), `ingest.rs` the parser
 //! of Yahoo and Stooq price files, `seed.rs` the deterministic demo snapshot
 //! (generated in code rather than shipped as `seed/prices.json`), `tests.rs`. The snapshot format is the
-//! SDK's [`datahost_plugin_api::market`], which the predictions plugin reads too.
+//! SDK's [`datahost_plugin_kit::market`], which the predictions plugin reads too.
 
 mod data;
 pub mod ingest;

@@ -7,7 +7,7 @@
 //! comes from a seeded xorshift64* generator per stream; the same build always produces the same closes.
 
 use chrono::NaiveDate;
-use datahost_plugin_api::market::{AssetSeries, Calendar, PriceSnapshot};
+use datahost_plugin_kit::market::{AssetSeries, Calendar, PriceSnapshot};
 use serde_json::json;
 
 /// Last date of the data (a Friday, so every calendar ends on it).

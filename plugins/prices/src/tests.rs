@@ -1,9 +1,9 @@
 //! Handler and generator tests on the generated demo seed, through the SDK's in-process test host.
 
 use chrono::{Datelike, NaiveDate, Weekday};
-use datahost_plugin_api::market::PriceSnapshot;
 use datahost_plugin_api::testing::{get, manifest_problems, plugin_with_own_seeds, TestHost};
 use datahost_plugin_api::Plugin;
+use datahost_plugin_kit::market::PriceSnapshot;
 use serde_json::Value;
 
 use crate::{Prices, ROUTE};

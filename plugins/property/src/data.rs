@@ -5,13 +5,13 @@
 
 use std::collections::BTreeSet;
 
-use datahost_plugin_api::address::{canonical_tokens, normalize_address, TokenSet};
-use datahost_plugin_api::county::{self, state_name, CountyCoverage};
 use datahost_plugin_api::ingest::{ingested_info, IngestedInfo};
 use datahost_plugin_api::query::RecordsQuery;
-use datahost_plugin_api::snapshot::SnapshotMeta;
-use datahost_plugin_api::sql::{load_store, SeedTable, Store, SEED_STATE_TABLE};
 use datahost_plugin_api::{Host, Migration};
+use datahost_plugin_kit::address::{canonical_tokens, normalize_address, TokenSet};
+use datahost_plugin_kit::county::{self, state_name, CountyCoverage};
+use datahost_plugin_kit::snapshot::SnapshotMeta;
+use datahost_plugin_kit::sql::{load_store, SeedTable, Store, SEED_STATE_TABLE};
 
 use crate::ingest::{COUNTY_FIELD, PARCELS, STREET_KEY_FIELD};
 use serde::{Deserialize, Serialize};

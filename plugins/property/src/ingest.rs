@@ -8,10 +8,10 @@
 //! null) plus `streetKey` (the normalised street line the lookup index holds). A row that cannot be read is a
 //! row problem naming its line and column; nothing is guessed.
 
-use datahost_plugin_api::address::normalize_address;
-use datahost_plugin_api::county::parse_county_slug;
-use datahost_plugin_api::tabular::Table;
 use datahost_plugin_api::{IngestBatch, IngestRecord, Refusal, RowProblem, SourceFile};
+use datahost_plugin_kit::address::normalize_address;
+use datahost_plugin_kit::county::parse_county_slug;
+use datahost_plugin_kit::tabular::Table;
 use serde_json::{Map, Value as Json};
 
 use crate::mapping::{self, Header, Mapping, Value};

@@ -18,11 +18,11 @@ mod schema;
 #[cfg(test)]
 mod tests;
 
-use datahost_plugin_api::sql::Store;
 use datahost_plugin_api::{
     export_plugin, ApiError, IngestBatch, InitContext, Manifest, Maturity, Migration, Plugin, Refusal, RequestEnvelope,
     Response, Seed, SourceFile,
 };
+use datahost_plugin_kit::sql::Store;
 
 pub const SLUG: &str = "property";
 pub const ROUTE: &str = "/v1/property";

@@ -7,9 +7,9 @@
 
 use std::collections::BTreeMap;
 
-use datahost_plugin_api::county::parse_county_slug;
-pub use datahost_plugin_api::tabular::Header;
-use datahost_plugin_api::tabular::{fill, parse_date, parse_number, placeholders, shown};
+use datahost_plugin_kit::county::parse_county_slug;
+pub use datahost_plugin_kit::tabular::Header;
+use datahost_plugin_kit::tabular::{fill, parse_date, parse_number, placeholders, shown};
 use serde::Deserialize;
 
 /// The mapping files shipped in `mappings/` (file name, text), collected at build time.

@@ -3,10 +3,10 @@
 //! In engine mode one indexed query fetches the parcels whose street line opens the address; the same
 //! matching rule as in memory then checks the rest.
 
-use datahost_plugin_api::address::{canonical_tokens, has_alphanumeric};
-use datahost_plugin_api::county::{county_param, county_param_spec};
-use datahost_plugin_api::sql::{self, Store};
 use datahost_plugin_api::{ApiError, Host, ParamSpec, RequestEnvelope, Response, RouteSpec, Tier};
+use datahost_plugin_kit::address::{canonical_tokens, has_alphanumeric};
+use datahost_plugin_kit::county::{county_param, county_param_spec};
+use datahost_plugin_kit::sql::{self, Store};
 use serde::Serialize;
 use serde_json::Value;
 

@@ -1,7 +1,7 @@
 //! Matching-rule tests on hand-built keys and handler tests on the shipped seed.
 
-use datahost_plugin_api::address::canonical_tokens;
 use datahost_plugin_api::testing::{get, manifest_problems, plugin_with_own_seeds};
+use datahost_plugin_kit::address::canonical_tokens;
 use serde_json::{json, Value};
 
 use crate::data::{address_matches, AddressKey, Parcel};

@@ -16,8 +16,8 @@
 
 use std::collections::BTreeMap;
 
-use datahost_plugin_api::disclosure::DisclosureTrade;
 use datahost_plugin_api::ingest::{IngestBatch, IngestRecord, Refusal, RowProblem, SourceFile};
+use datahost_plugin_kit::disclosure::DisclosureTrade;
 use serde_json::{Map, Value};
 
 use crate::data::{FilingRecord, ReportRecord, TransactionRecord};

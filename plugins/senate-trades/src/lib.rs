@@ -13,11 +13,11 @@ mod schema;
 #[cfg(test)]
 mod tests;
 
-use datahost_plugin_api::disclosure::DisclosureIndex;
 use datahost_plugin_api::{
     export_plugin, ApiError, IngestBatch, InitContext, Manifest, Maturity, Plugin, Refusal, RequestEnvelope, Response,
     Seed, SourceFile,
 };
+use datahost_plugin_kit::disclosure::DisclosureIndex;
 
 pub const SLUG: &str = "senate-trades";
 pub const ROUTE: &str = "/v1/senate-trades";

@@ -1,10 +1,10 @@
 //! `GET /v1/senate-trades`: the same parameters and selection rules as `/v1/congress-trades` (ticker filter
 //! that trims each filing's trades, member substring, limit on filings), applied by the SDK's disclosure index.
 
-use datahost_plugin_api::disclosure::{self, DisclosureQuery, WithAmountBounds};
 use datahost_plugin_api::paging;
 use datahost_plugin_api::params::DEFAULT_MAX_LIMIT;
 use datahost_plugin_api::{ApiError, RequestEnvelope, Response, RouteSpec};
+use datahost_plugin_kit::disclosure::{self, DisclosureQuery, WithAmountBounds};
 use serde::Serialize;
 
 use crate::data::{Meta, Trade};

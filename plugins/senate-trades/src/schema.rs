@@ -1,7 +1,7 @@
 //! The OpenAPI fragment of `/v1/senate-trades`: full response schema, parameters, example.
 
-use datahost_plugin_api::disclosure::{amount_bound_schemas, meta_schemas, trade_schemas};
 use datahost_plugin_api::openapi::{fragment as build_fragment, schema::*, Operation};
+use datahost_plugin_kit::disclosure::{amount_bound_schemas, meta_schemas, trade_schemas};
 use serde_json::{json, Value};
 
 use crate::routes::route_spec;

@@ -13,8 +13,8 @@ use std::collections::{HashMap, HashSet};
 
 use datahost_plugin_api::ingest::{IngestedInfo, INGESTED_KEY};
 use datahost_plugin_api::query::RecordsQuery;
-use datahost_plugin_api::snapshot::SnapshotMeta;
 use datahost_plugin_api::Host;
+use datahost_plugin_kit::snapshot::SnapshotMeta;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 

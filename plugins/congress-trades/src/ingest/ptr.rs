@@ -25,7 +25,7 @@
 use std::fmt;
 
 use datahost_plugin_api::ingest::{IngestBatch, IngestRecord, Refusal, RowProblem, SourceFile};
-use datahost_plugin_api::text::amount_range_bounds;
+use datahost_plugin_kit::text::amount_range_bounds;
 
 use super::{us_date, DOCUMENTS, PTR_PDF, TRADES};
 use crate::data::{member_from_filer_name, DocumentRecord, TradeRecord, PARSED, UNREADABLE};

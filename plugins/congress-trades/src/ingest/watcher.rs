@@ -9,7 +9,7 @@
 //! line, naming the column, and never guessed into a value.
 
 use datahost_plugin_api::ingest::{IngestBatch, IngestRecord, Refusal, RowProblem};
-use datahost_plugin_api::text::amount_range_bounds;
+use datahost_plugin_kit::text::amount_range_bounds;
 use serde::{Deserialize, Serialize};
 
 use super::{us_date, WATCHER_CSV, WATCHER_TRADES};

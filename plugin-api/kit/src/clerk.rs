@@ -21,11 +21,11 @@ use serde_json::{json, Value};
 
 use crate::address::{canonical_tokens, TokenSet};
 use crate::county::{clerk_key, parse_county_slug, ClerkKey, ClerkSearch};
-use crate::ingest::{IngestBatch, IngestRecord, Refusal, RowProblem, SourceFile};
-use crate::query::RecordsQuery;
 use crate::tabular::{fill, parse_date, parse_number, placeholders, Header, Table};
-use crate::words::{WordIndex, WordSearch};
-use crate::Host;
+use datahost_plugin_api::ingest::{IngestBatch, IngestRecord, Refusal, RowProblem, SourceFile};
+use datahost_plugin_api::query::RecordsQuery;
+use datahost_plugin_api::words::{WordIndex, WordSearch};
+use datahost_plugin_api::Host;
 
 /// Collection of instrument rows: one record per recorded document (type, county, date, amount, numbers).
 pub const INSTRUMENTS: &str = "instruments";
@@ -470,8 +470,8 @@ pub const TOTAL_IS_LOWER_BOUND_DESCRIPTION: &str =
      so a query matching more documents answers as fast as a narrow one. Paging with `next` still reaches every \
      match. False on the demo seed, which is always counted exactly.";
 
-/// Documents whose matches are counted for `total` (see [`crate::words::WordHits::total`]).
-pub const COUNT_CAP: usize = crate::words::DEFAULT_COUNT_CAP;
+/// Documents whose matches are counted for `total` (see [`datahost_plugin_api::words::WordHits::total`]).
+pub const COUNT_CAP: usize = datahost_plugin_api::words::DEFAULT_COUNT_CAP;
 
 /// Word-index pages read past documents the joined-row check refuses before a search answers with a short page
 /// (whose `next` then resumes where the reading stopped): bounds the work of a query whose words match mostly
@@ -482,11 +482,11 @@ const MAX_REFILLS: usize = 4;
 /// source's matches were read (`None`: all were). Past that key a source may hold matches not read yet, so the
 /// page stops there, and its `next` resumes after it even when the page is short: nothing is skipped.
 fn page_until<T>(
-    page: &crate::paging::KeyedPage<ClerkKey>,
+    page: &datahost_plugin_api::paging::KeyedPage<ClerkKey>,
     items: Vec<T>,
     key: impl Fn(&T) -> ClerkKey,
     known_until: Option<ClerkKey>,
-) -> crate::paging::Page<T> {
+) -> datahost_plugin_api::paging::Page<T> {
     let known: Vec<T> = items.into_iter().filter(|d| known_until.as_ref().is_none_or(|k| key(d) <= *k)).collect();
     let mut served = page.page(known, &key);
     if served.next.is_none() {
@@ -499,10 +499,10 @@ fn page_until<T>(
 #[derive(Debug, Clone, PartialEq)]
 pub struct SearchError(pub String);
 
-impl From<SearchError> for crate::ApiError {
+impl From<SearchError> for datahost_plugin_api::ApiError {
     /// The API's answer: 503.
     fn from(e: SearchError) -> Self {
-        crate::ApiError::unavailable(format!("the clerk records could not be read: {}", e.0))
+        datahost_plugin_api::ApiError::unavailable(format!("the clerk records could not be read: {}", e.0))
     }
 }
 
@@ -698,10 +698,10 @@ impl ClerkStore {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::paging::PageRequest;
-    use crate::RequestEnvelope;
+    use datahost_plugin_api::paging::PageRequest;
+    use datahost_plugin_api::RequestEnvelope;
 
-    fn request(limit: &str, cursor: Option<&str>) -> crate::paging::KeyedPage<ClerkKey> {
+    fn request(limit: &str, cursor: Option<&str>) -> datahost_plugin_api::paging::KeyedPage<ClerkKey> {
         let mut q = vec![("limit", limit)];
         if let Some(c) = cursor {
             q.push(("cursor", c));

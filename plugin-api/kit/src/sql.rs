@@ -17,7 +17,7 @@
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::{ApiError, Host, LogLevel};
+use datahost_plugin_api::{ApiError, Host, LogLevel};
 
 /// Rows per `INSERT` when syncing a seed.
 pub const BATCH_ROWS: usize = 1000;

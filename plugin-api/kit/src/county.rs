@@ -10,7 +10,7 @@
 //! table ([`COUNTIES`]), each record stores its county-qualified tokens ([`record_tokens`]) under a GIN
 //! index, and [`clerk_search_engine`] answers the same search with one query ([`clerk_search_sql`]).
 //!
-//! Every way of answering a clerk search pages the same way (see [`crate::paging`]): newest date first, equal
+//! Every way of answering a clerk search pages the same way (see [`datahost_plugin_api::paging`]): newest date first, equal
 //! dates by record key in byte order, the key of the last record served in the cursor ([`ClerkKey`]).
 
 use std::cmp::Reverse;
@@ -19,10 +19,10 @@ use std::collections::{BTreeSet, HashMap};
 use serde::{Deserialize, Serialize};
 
 use crate::address::{canonical_tokens, token_query_param, TokenQuery, TokenSet};
-use crate::paging::{self, KeyedPage, Page, PageRequest};
-use crate::params::Query;
 use crate::sql::SeedTable;
-use crate::{ApiError, ParamSpec, RequestEnvelope};
+use datahost_plugin_api::paging::{self, KeyedPage, Page, PageRequest};
+use datahost_plugin_api::params::Query;
+use datahost_plugin_api::{ApiError, ParamSpec, RequestEnvelope};
 
 /// The sort key of a clerk record in a search result: its date (`YYYY-MM-DD`, newest first), then its record
 /// key (instrument or document number) ascending in byte order.
@@ -398,7 +398,7 @@ pub struct EngineFound<T> {
 /// Runs an engine-mode clerk search: the same answer as the in-memory [`CountyIndex::search_where`], with
 /// owned records. `marker` is a record field that is never null.
 pub fn clerk_search_engine<T: serde::de::DeserializeOwned>(
-    host: &crate::Host,
+    host: &datahost_plugin_api::Host,
     dataset: &str,
     table: &ClerkTable<'_>,
     marker: &str,

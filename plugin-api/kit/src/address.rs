@@ -15,8 +15,8 @@
 
 use std::collections::HashSet;
 
-use crate::params::Query;
-use crate::ApiError;
+use datahost_plugin_api::params::Query;
+use datahost_plugin_api::ApiError;
 
 /// USPS Publication 28 street suffixes: every common spelling → the standard abbreviation.
 const SUFFIXES: &[(&str, &str)] = &[

@@ -1,15 +1,15 @@
 //! The shared shape of per-company datasets (SPEC: insiders, donors, contracts, lobbying, patents, execs): one
 //! optional `ticker` parameter where "omitted = every covered company", paged by `limit` and `cursor` in ticker
-//! order (see [`crate::paging`]), and the response envelope `{meta, count, companies, next}`. A plugin supplies
+//! order (see [`datahost_plugin_api::paging`]), and the response envelope `{meta, count, companies, next}`. A plugin supplies
 //! only its records, its `meta` and how one company renders.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::openapi::{schema, Operation};
-use crate::paging::{self, Page, PageRequest};
-use crate::params::{normalize_ticker, TickerFilter, DEFAULT_MAX_LIMIT};
-use crate::{ApiError, ParamSpec, RequestEnvelope, Response, RouteSpec};
+use datahost_plugin_api::openapi::{schema, Operation};
+use datahost_plugin_api::paging::{self, Page, PageRequest};
+use datahost_plugin_api::params::{normalize_ticker, TickerFilter, DEFAULT_MAX_LIMIT};
+use datahost_plugin_api::{ApiError, ParamSpec, RequestEnvelope, Response, RouteSpec};
 
 /// The `meta` fields SPEC gives every company dataset. `source` is additive: it names where the snapshot
 /// came from (and says so when it is demo data). Plugins with more meta fields `#[serde(flatten)]` this.
@@ -29,7 +29,7 @@ pub struct CompaniesMeta {
 impl CompaniesMeta {
     /// The calendar day of `generatedAt`, which may be a date or an RFC 3339 timestamp.
     pub fn generated_date(&self) -> Option<chrono::NaiveDate> {
-        self.generated_at.get(..10).and_then(crate::params::parse_date)
+        self.generated_at.get(..10).and_then(datahost_plugin_api::params::parse_date)
     }
 }
 
@@ -157,7 +157,7 @@ pub fn respond<'a, T, M: Serialize, C: Serialize>(
 }
 
 /// The `limit` of a company dataset: SPEC returns every covered company when it is omitted, so here it is only
-/// a page size (see [`crate::paging`]).
+/// a page size (see [`datahost_plugin_api::paging`]).
 pub fn limit_param() -> ParamSpec {
     ParamSpec::integer(
         "limit",
@@ -251,16 +251,19 @@ impl CompaniesDoc<'_> {
             (body_name.as_str(), body),
         ];
         schemas.extend(self.extra_schemas);
-        crate::openapi::fragment(vec![(self.route.path.as_str(), op.path_item())], schemas)
+        datahost_plugin_api::openapi::fragment(vec![(self.route.path.as_str(), op.path_item())], schemas)
     }
 }
 
 #[cfg(any(test, feature = "testing"))]
 /// Test helper: the one company `ticker` selects on the plugin's own seeds (panics unless the answer is 200
 /// with exactly one company).
-pub fn fetch_company<P: crate::Plugin>(route: &str, ticker: &str) -> Value {
-    let (status, body) =
-        crate::testing::get(&crate::testing::plugin_with_own_seeds::<P>(), route, &[("ticker", ticker)]);
+pub fn fetch_company<P: datahost_plugin_api::Plugin>(route: &str, ticker: &str) -> Value {
+    let (status, body) = datahost_plugin_api::testing::get(
+        &datahost_plugin_api::testing::plugin_with_own_seeds::<P>(),
+        route,
+        &[("ticker", ticker)],
+    );
     assert_eq!((status, &body["count"]), (200, &Value::from(1)), "{body}");
     body["companies"][0].clone()
 }
@@ -269,8 +272,8 @@ pub fn fetch_company<P: crate::Plugin>(route: &str, ticker: &str) -> Value {
 /// Test helper: checks the behaviour every company dataset shares on the plugin's own seeds (envelope
 /// shape, demo labelling, ticker filter in any case, unknown ticker, malformed ticker) and returns the
 /// unfiltered body for dataset-specific assertions. `ticker` must be a covered company.
-pub fn check_endpoint<P: crate::Plugin>(route: &str, ticker: &str) -> Value {
-    use crate::testing::{get, plugin_with_own_seeds};
+pub fn check_endpoint<P: datahost_plugin_api::Plugin>(route: &str, ticker: &str) -> Value {
+    use datahost_plugin_api::testing::{get, plugin_with_own_seeds};
     let plugin = plugin_with_own_seeds::<P>();
     let (status, all) = get(&plugin, route, &[]);
     assert_eq!(status, 200, "{all}");

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::ingest::{Refusal, RowProblem};
+use datahost_plugin_api::ingest::{Refusal, RowProblem};
 
 /// A CSV export opened on its header row.
 pub struct Table<'t> {

@@ -6,7 +6,7 @@
 //! The rules live here once: `member` is a case-insensitive substring of the member's name; `ticker` keeps only
 //! filings with a trade in that ticker and, inside each, only those trades; filings come newest first
 //! (`filedDate`, then `docId`, descending); `limit` caps the number of filings on a page and `cursor` continues
-//! after the last filing served (see [`crate::paging`]; the sort key is `(filedDate, docId)`).
+//! after the last filing served (see [`datahost_plugin_api::paging`]; the sort key is `(filedDate, docId)`).
 
 use std::borrow::Cow;
 use std::cmp::Reverse;
@@ -15,12 +15,12 @@ use std::collections::{HashMap, HashSet};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::openapi::schema::{date, datetime, describe, nullable, number, string, uri};
-use crate::paging::{self, KeyedPage, Page, PageRequest};
-use crate::params::{normalize_ticker, ticker_spellings, TickerFilter};
-use crate::query::RecordsQuery;
 use crate::text::amount_range_bounds;
-use crate::{ApiError, Host, ParamSpec, RequestEnvelope};
+use datahost_plugin_api::openapi::schema::{date, datetime, describe, nullable, number, string, uri};
+use datahost_plugin_api::paging::{self, KeyedPage, Page, PageRequest};
+use datahost_plugin_api::params::{normalize_ticker, ticker_spellings, TickerFilter};
+use datahost_plugin_api::query::RecordsQuery;
+use datahost_plugin_api::{ApiError, Host, ParamSpec, RequestEnvelope};
 
 /// Longest `member` pattern accepted, so a client cannot make the server scan with a huge needle.
 pub const MEMBER_MAX_CHARS: usize = 100;

@@ -9,7 +9,7 @@
 use chrono::{Datelike, Days, NaiveDate, Weekday};
 use serde::{Deserialize, Serialize};
 
-use crate::params::normalize_ticker;
+use datahost_plugin_api::params::normalize_ticker;
 
 /// Which days an asset has a close on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
