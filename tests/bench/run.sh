@@ -64,7 +64,13 @@ trap cleanup EXIT
 . "$here/common.sh"
 
 p_dh=$(free_port); p_redis=$(free_port); p_table=$(free_port); p_axum=$(free_port); p_nginx=$(free_port)
+p_cold=$(free_port)
 bench_config "$work/datahost.toml" "$p_dh" "$work"
+# The cold tables run on hosts with the response cache off: wrk's rotation repeats each distinct query every
+# COLD_N requests, and a cached repeat would be a hot answer.
+no_cache="[cache]
+max_bytes = 0"
+bench_config "$work/cold.toml" "$p_cold" "$work" "" "$no_cache"
 bench_config "$work/redis.toml" "$p_redis" "$work" "" "[ratelimit]
 redis_url = \"redis://127.0.0.1:6379\"
 redis_prefix = \"dh-bench-$$\""
@@ -91,7 +97,7 @@ fi
 
 # The demo seeds (what a fresh clone serves; issue 9's sizes) on one data dir, and a second one ("table") with
 # Form 4 filings ingested: insiders and edgar-search then read their rows from the records table per request.
-bench_config "$work/table.toml" "$p_table" "$work/table"
+bench_config "$work/table.toml" "$p_table" "$work/table" "" "$no_cache"
 issue_keys() { # config file tier count
   for _ in $(seq 1 "$4"); do DATAHOST_CONFIG="$1" "$bin" keys issue --tier "$3" 2> /dev/null; done > "$2"
 }
@@ -142,6 +148,7 @@ if [ "$mode" = cold ] || [ "$mode" = all ]; then
   pids=()
   start_datahost datahost
   start_datahost table
+  start_datahost cold
   [ "$mode" = cold ] || start_datahost redis
 fi
 
@@ -219,7 +226,7 @@ for r in $(seq 1 "$rounds"); do
   if [ "$mode" = cold ] || [ "$mode" = all ]; then
     for paths in "$work"/cold-*.paths; do
       [ -s "$paths" ] || continue
-      set -- cold "$p_dh" "$work/owner.txt"
+      set -- cold "$p_cold" "$work/owner.txt"
       case "$paths" in *-table.paths) set -- "cold (table-backed)" "$p_table" "$work/owner-table.txt" ;; esac
       route=$(basename "$paths" .paths); route=${route#cold-}; route=${route%-table}
       for server in datahost axum nginx; do

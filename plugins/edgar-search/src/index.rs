@@ -15,12 +15,12 @@
 use std::cmp::Reverse;
 use std::ops::Bound;
 
+use crate::snippet::Snippets;
 use chrono::NaiveDate;
 use tantivy::query::{BooleanQuery, ConstScoreQuery, Occur, Query, QueryParser, RangeQuery, TermQuery};
 use tantivy::schema::{
     Field, IndexRecordOption, OwnedValue, Schema, TextFieldIndexing, TextOptions, FAST, INDEXED, STORED, STRING,
 };
-use tantivy::snippet::SnippetGenerator;
 use tantivy::{doc, Index, IndexReader, ReloadPolicy, Score, Searcher, TantivyDocument, Term};
 
 use crate::data::Filing;
@@ -312,6 +312,16 @@ impl SearchIndex {
 
     /// Parses the user's query text with the index's syntax (terms, `"phrases"`, `AND`/`OR`/`-`, `field:`),
     /// reading stray punctuation as a search box does (see [`query_text`]).
+    #[cfg(test)]
+    pub(crate) fn searcher(&self) -> &Searcher {
+        &self.searcher
+    }
+
+    #[cfg(test)]
+    pub(crate) fn text_field(&self) -> Field {
+        self.fields.text
+    }
+
     pub fn parse(&self, text: &str) -> Result<Box<dyn Query>, SearchError> {
         self.parser.parse_query(&query_text(text)).map_err(|e| SearchError::Syntax(e.to_string()))
     }
@@ -377,10 +387,8 @@ impl SearchIndex {
         )
         .map_err(engine)?;
 
-        let snippets = if req.snippets {
-            let mut g = SnippetGenerator::create(&self.searcher, &*user, self.fields.text).map_err(engine)?;
-            g.set_max_num_chars(SNIPPET_CHARS);
-            Some(g)
+        let mut snippets = if req.snippets {
+            Some(Snippets::new(&self.searcher, &*user, self.fields.text, SNIPPET_CHARS).map_err(engine)?)
         } else {
             None
         };
@@ -388,7 +396,7 @@ impl SearchIndex {
         for topk::Ranked { score, place, addr } in top {
             let doc: TantivyDocument = self.searcher.doc(addr).map_err(engine)?;
             let filing = self.fields.filing(&doc);
-            let snippet = snippets.as_ref().map(|g| snippet_text(g, &filing.text));
+            let snippet = snippets.as_mut().map(|s| snippet_text(s, &filing.text));
             hits.push(Hit { filing, score, snippet, key: hit_key(score, place) });
         }
         Ok(SearchResult { total: counted.min(cap), total_exact: counted <= cap, hits })
@@ -397,10 +405,9 @@ impl SearchIndex {
 
 /// The best fragment of `text` for the query; when no query term falls in the body (the match was on the
 /// entity name), the start of the body instead, so every hit has some context.
-fn snippet_text(generator: &SnippetGenerator, text: &str) -> String {
-    let snippet = generator.snippet(text);
-    if !snippet.is_empty() && !snippet.fragment().trim().is_empty() {
-        return snippet.fragment().trim().to_string();
+fn snippet_text(snippets: &mut Snippets, text: &str) -> String {
+    if let Some(fragment) = snippets.best(text).map(str::trim).filter(|f| !f.is_empty()) {
+        return fragment.to_string();
     }
     match text.char_indices().nth(SNIPPET_CHARS) {
         None => text.to_string(),

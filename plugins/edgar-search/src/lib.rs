@@ -17,6 +17,7 @@ pub mod ingest;
 mod ingest_tests;
 mod routes;
 mod schema;
+mod snippet;
 mod sources;
 mod store;
 #[cfg(test)]

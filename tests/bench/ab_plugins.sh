@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Two builds of the plugins side by side on the cold path (issue 9): one host binary, each host on its own plugin
+# folder with the response cache off, COLD_N distinct queries of one route rotated by wrk in interleaved rounds.
+# Checks first that both answer the first 200 queries alike (JSON compared), then prints each round, the medians
+# and after / before. Not part of CI.
+# Usage: tests/bench/ab_plugins.sh BEFORE_PLUGIN_DIR AFTER_PLUGIN_DIR [seconds per run, 5] [rounds, 5]
+#   ROUTE (edgar-search; any route of `bench.py cold-queries memory`), COLD_N (10000), BIN (the host binary,
+#   target/release/datahost). Keep a copy of target/release/*.so before rebuilding to have a "before" folder.
+set -euo pipefail
+before=$1; after=$2; secs=${3:-5}; rounds=${4:-5}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+here="$root/tests/bench"
+bin=${BIN:-$root/target/release/datahost}
+command -v wrk > /dev/null || { echo "install wrk: apt-get install -y wrk" >&2; exit 1; }
+# shellcheck source=tests/bench/common.sh
+. "$here/common.sh"
+work=$(mktemp -d)
+pids=()
+trap 'for p in "${pids[@]}"; do kill "$p" 2> /dev/null || true; done; rm -rf "$work"' EXIT
+start() { # name plugin-dir
+  local port
+  port=$(free_port)
+  mkdir -p "$work/$1"
+  bench_config "$work/$1.toml" "$port" "$work/$1" "" "[cache]
+max_bytes = 0"
+  sed -i "s|^dir = .*|dir = \"$2\"|" "$work/$1.toml"
+  DATAHOST_CONFIG="$work/$1.toml" "$bin" keys issue --tier owner 2> /dev/null > "$work/$1.key"
+  DATAHOST_CONFIG="$work/$1.toml" RUST_LOG=warn "$bin" serve > "$work/$1.out" 2> "$work/$1.err" &
+  pids+=($!)
+  listening_api "$work/$1.out" "$!" "$work/$1.err" 60 > /dev/null
+  echo "$port" > "$work/$1.port"
+}
+start before "$before"
+start after "$after"
+url() { echo "http://127.0.0.1:$(cat "$work/$1.port")"; }
+python3 "$here/bench.py" cold-queries memory "$(url before)" "$(cat "$work/before.key")" "${COLD_N:-10000}" \
+  | grep -P "^${ROUTE:-edgar-search}\t" | cut -f2 > "$work/paths"
+[ -s "$work/paths" ] || { echo "no cold queries for route ${ROUTE:-edgar-search}" >&2; exit 2; }
+echo "$(wc -l < "$work/paths") distinct queries of ${ROUTE:-edgar-search}; load $(cut -d' ' -f1-3 /proc/loadavg)"
+normalised() { curl -fsS -H "X-API-Key: $(cat "$work/$1.key")" "$(url "$1")$2" | python3 -c 'import json, sys; print(json.dumps(json.load(sys.stdin), sort_keys=True))'; }
+head -200 "$work/paths" | while read -r p; do
+  cmp -s <(normalised before "$p") <(normalised after "$p") || { echo "the builds answer $p differently" >&2; exit 1; }
+done
+echo "the first 200 answers are the same from both"
+for r in $(seq 1 "$rounds"); do
+  for side in before after; do
+    echo "$side $(wrk -t2 -c32 -d"${secs}s" -s "$here/soak.lua" "$(url "$side")" -- "$work/$side.key" "$work/paths" | grep '^{')"
+  done
+done | tee "$work/rounds"
+python3 - "$work/rounds" <<'PY'
+import json, statistics, sys
+rates = {"before": [], "after": []}
+for line in open(sys.argv[1]):
+    side, summary = line.split(" ", 1)
+    s = json.loads(summary)
+    if s["non2xx"] or s["connect"] or s["read"] or s["timeout"]:
+        sys.exit(f"{side}: errors in a round: {summary}")
+    rates[side].append(s["requests"] / s["duration_us"] * 1e6)
+for side, r in rates.items():
+    print(f"{side}: {' '.join(f'{x:,.0f}' for x in r)} req/s, median {statistics.median(r):,.0f}")
+print(f"after / before: {statistics.median(rates['after']) / statistics.median(rates['before']):.3f}")
+PY
