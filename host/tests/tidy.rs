@@ -543,3 +543,38 @@ fn without_tests(code: &str) -> String {
     }
     out
 }
+
+/// The crates of this repository a manifest's `[dependencies]` name (`datahost-*`), by a line-wise read of the
+/// table (names as `name = ...` or `name.workspace = true`).
+fn workspace_dependencies(manifest: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(manifest).unwrap_or_else(|e| panic!("{}: {e}", manifest.display()));
+    let mut in_dependencies = false;
+    let mut found = Vec::new();
+    for line in text.lines().map(str::trim) {
+        if line.starts_with('[') {
+            in_dependencies = line == "[dependencies]";
+            continue;
+        }
+        let name = line.split(['=', '.', ' ']).next().unwrap_or_default();
+        if in_dependencies && name.starts_with("datahost-") {
+            found.push(name.to_string());
+        }
+    }
+    found
+}
+
+/// ARCHITECTURE.md: `plugin-api` (the frozen ABI and the SDK) depends on no crate of the workspace, and the plugin
+/// kit on the SDK only, never the other way: the SDK's sources never name the kit.
+#[test]
+fn the_sdk_stands_alone_and_the_kit_sits_on_it() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    assert_eq!(workspace_dependencies(&root.join("plugin-api/Cargo.toml")), Vec::<String>::new());
+    assert_eq!(workspace_dependencies(&root.join("plugin-api/kit/Cargo.toml")), ["datahost-plugin-api"]);
+    let mut sources = Vec::new();
+    collect_rs(&root.join("plugin-api/src"), &mut sources);
+    assert!(sources.len() > 5, "{sources:?}");
+    for file in sources {
+        let text = std::fs::read_to_string(&file).unwrap();
+        assert!(!text.contains("datahost_plugin_kit"), "{} names the plugin kit", file.display());
+    }
+}
