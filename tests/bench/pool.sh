@@ -3,9 +3,13 @@
 #   1. /__baseline: the same binary and stack answering the same bytes, without auth, limits or plugin;
 #   2. /v1/congress-trades?ticker=LMCS through auth + in-process rate limit + plugin;
 #   3. the same through the Redis limiter (ratelimit.redis_url, Redis on 127.0.0.1:6379);
-#   4. the same with the plugin call inline on the async worker (plugins.bench_inline_calls: no deadline), to price
+#   4. the same with the response cache off (cache.max_bytes = 0), so every request calls the plugin through the
+#      handler pool;
+#   5. that with the plugin call inline on the async worker (plugins.bench_inline_calls: no deadline), to price
 #      the handler pool that gives every call its deadline;
-#   5. the same with congress-trades in its own process (plugins.congress-trades.isolation = "process").
+#   6. that with congress-trades in its own process (plugins.congress-trades.isolation = "process").
+# 2 and 3 answer from the response cache (the hot path); 4 to 6 call the plugin every time, or they would all
+# measure the same cached answer.
 # Each is run ROUNDS times, interleaved, and the medians are compared as ratios (these 2-core machines are
 # noisy; only same-run ratios mean anything). Needs `cargo build --release --workspace` and wrk.
 # Usage: tests/bench/pool.sh [seconds per run, default 5] [rounds, default 3]; BENCH_LOG=info to log every request,
@@ -49,10 +53,14 @@ start() { # name
   cat "$work/$1.err" >&2; exit 1
 }
 
-p1=$(free_port); p2=$(free_port); p3=$(free_port); p4=$(free_port)
+p1=$(free_port); p2=$(free_port); p3=$(free_port); p4=$(free_port); p5=$(free_port)
+no_cache="[cache]
+max_bytes = 0"
 write_config local "$p1" ""
-write_config inline "$p3" "" "bench_inline_calls = true"
-write_config process "$p4" "[plugins.congress-trades]
+write_config pool "$p5" "$no_cache"
+write_config inline "$p3" "$no_cache" "bench_inline_calls = true"
+write_config process "$p4" "$no_cache
+[plugins.congress-trades]
 isolation = \"process\""
 write_config redis "$p2" "[ratelimit]
 redis_url = \"redis://127.0.0.1:6379\"
@@ -69,6 +77,7 @@ curl -fsS "http://127.0.0.1:$p1$route" -H "X-API-Key: $key" > "$work/body.json"
 kill "${pids[0]}"; wait "${pids[0]}" 2>/dev/null || true; pids=()
 start local
 start redis
+start pool
 start inline
 start process
 cmp -s <(curl -fsS "http://127.0.0.1:$p1/__baseline") <(curl -fsS "http://127.0.0.1:$p1$route" -H "X-API-Key: $key") \
@@ -86,26 +95,28 @@ rps() { # url [lua]
   echo "$out" | awk '/Requests\/sec/ {print $2}'
 }
 
-declare -a base full redis inline process
+declare -a base full redis pool inline process
 for r in $(seq 1 "$rounds"); do
   base+=("$(rps "http://127.0.0.1:$p1/__baseline")")
   full+=("$(rps "http://127.0.0.1:$p1$route" lua)")
   redis+=("$(rps "http://127.0.0.1:$p2$route" lua)")
+  pool+=("$(rps "http://127.0.0.1:$p5$route" lua)")
   inline+=("$(rps "http://127.0.0.1:$p3$route" lua)")
   process+=("$(rps "http://127.0.0.1:$p4$route" lua)")
-  echo "round $r: baseline ${base[-1]} req/s, full path ${full[-1]}, + redis ${redis[-1]}, inline call ${inline[-1]}, plugin process ${process[-1]}"
+  echo "round $r: baseline ${base[-1]} req/s, full path ${full[-1]}, + redis ${redis[-1]}, uncached: pool ${pool[-1]}, inline call ${inline[-1]}, plugin process ${process[-1]}"
 done
 median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 mb=$(median "${base[@]}"); mf=$(median "${full[@]}"); mr=$(median "${redis[@]}")
-mi=$(median "${inline[@]}"); mp=$(median "${process[@]}")
-python3 - "$mb" "$mf" "$mr" "$mi" "$mp" <<'PY'
+mi=$(median "${inline[@]}"); mp=$(median "${process[@]}"); mo=$(median "${pool[@]}")
+python3 - "$mb" "$mf" "$mr" "$mo" "$mi" "$mp" <<'PY'
 import sys
-b, f, r, i, p = map(float, sys.argv[1:])
-print(f"median req/s: baseline {b:.0f}, full path {f:.0f}, with Redis limiter {r:.0f}, inline call {i:.0f}, "
-      f"plugin process {p:.0f}")
-print(f"full path / bare route                   = {f / b:.3f}")
+b, f, r, o, i, p = map(float, sys.argv[1:])
+print(f"median req/s: baseline {b:.0f}, full path (cached) {f:.0f}, with Redis limiter {r:.0f}; uncached: handler "
+      f"pool {o:.0f}, inline call {i:.0f}, plugin process {p:.0f}")
+print(f"full path (cached) / bare route          = {f / b:.3f}")
+print(f"Redis limiter / in-process (both cached) = {r / f:.3f}")
+print(f"handler pool (uncached) / bare route     = {o / b:.3f}")
 print(f"inline call (no deadline) / bare route   = {i / b:.3f}")
-print(f"handler pool / inline call               = {f / i:.3f}")
-print(f"plugin process / in-process (both pool)  = {p / f:.3f}")
-print(f"Redis limiter / in-process limiter       = {r / f:.3f}")
+print(f"handler pool / inline call               = {o / i:.3f}")
+print(f"plugin process / in-process (both pool)  = {p / o:.3f}")
 PY
