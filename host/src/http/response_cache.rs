@@ -29,7 +29,6 @@ use axum::response::Response;
 use datahost_plugin_api::Tier;
 use quick_cache::sync::Cache;
 use quick_cache::{DefaultHashBuilder, Lifecycle, Weighter};
-use sha2::{Digest, Sha256};
 
 use crate::config::CacheConfig;
 use crate::http::negotiate::{self, Coding};
@@ -61,12 +60,19 @@ pub struct Entry {
 /// Compressing takes longer than answering: above this size a variant is made off the async workers.
 const INLINE_COMPRESS_MAX: usize = 64 << 10;
 
+/// The strong entity tag of a body: its 128-bit XXH3 hash in hex. The same bytes give the same tag on every
+/// replica and every run; the tag only tells versions of an answer apart (nothing here is a secret or needs
+/// collision resistance against an attacker, who does not choose the bodies), and XXH3 costs a small fraction of
+/// the SHA-256 it replaced, which was 3-4% of the host's CPU on answers computed for each request.
+pub fn entity_tag(body: &[u8]) -> String {
+    format!("{:032x}", xxhash_rust::xxh3::xxh3_128(body))
+}
+
 impl Entry {
     /// An entry for `body` (already validated and labelled) with the headers the plugin's answer carries.
     /// `compressible`: offer gzip and brotli variants.
     pub fn new(body: Bytes, mut headers: HeaderMap, compressible: bool) -> Self {
-        let digest = Sha256::digest(&body);
-        let tag = hex::encode(&digest[..16]);
+        let tag = entity_tag(&body);
         if !headers.contains_key(header::CACHE_CONTROL) {
             headers.insert(header::CACHE_CONTROL, DEFAULT_CACHE_CONTROL);
         }
@@ -325,6 +331,18 @@ fn key(generation: u64, plugin: &str, route: &str, tier: Tier, query: &[(String,
 mod tests {
     use super::*;
     use std::io::Read as _;
+
+    /// The tag is XXH3-128 in hex: the reference value of the empty input (xxHash's test vectors), the same tag for
+    /// the same bytes, another for one byte more.
+    #[test]
+    fn entity_tags_are_xxh3_128_of_the_body() {
+        assert_eq!(entity_tag(b""), "99aa06d3014798d86001c324468d497f");
+        let body = br#"{"count":1}"#;
+        let copy = body.to_vec();
+        assert_eq!(entity_tag(body), entity_tag(&copy), "a tag depends on the bytes only");
+        assert_ne!(entity_tag(body), entity_tag(br#"{"count":1} "#));
+        assert_eq!(entity_tag(body).len(), 32);
+    }
 
     fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
         list.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
