@@ -81,15 +81,9 @@ pub(crate) fn sqlite(doing: &'static str) -> impl Fn(rusqlite::Error) -> EngineE
     move |source| EngineError::Sqlite { doing, source }
 }
 
-/// `map_err` adapter for a failed PostgreSQL statement.
+/// `map_err` adapter for a failed PostgreSQL statement (the description becomes a `String` only on failure).
 pub(crate) fn postgres(doing: impl Into<String>) -> impl FnOnce(tokio_postgres::Error) -> EngineError {
-    let doing = doing.into();
-    move |source| EngineError::Postgres { doing, source }
-}
-
-/// `map_err` adapter for a failed PostgreSQL statement, for closures called more than once.
-pub(crate) fn postgres_each(doing: &'static str) -> impl Fn(tokio_postgres::Error) -> EngineError {
-    move |source| EngineError::Postgres { doing: doing.to_string(), source }
+    move |source| EngineError::Postgres { doing: doing.into(), source }
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@
 //! `tests::snippets_equal_tantivy_s` compares both on the seed filings, and
 //! `tests::stems_keep_the_first_letter_and_never_grow` checks the stemmer property on real filing text.
 
-use std::collections::BTreeMap;
+use std::collections::BTreeSet;
 
 use tantivy::query::Query;
 use tantivy::schema::Field;
@@ -33,14 +33,14 @@ pub struct Snippets {
 
 impl Snippets {
     pub fn new(searcher: &Searcher, query: &dyn Query, field: Field, max_num_chars: usize) -> tantivy::Result<Self> {
-        let mut terms = BTreeMap::new();
+        let mut terms = BTreeSet::new();
         query.query_terms(&mut |term, _| {
             if term.field() == field {
-                terms.insert(term.clone(), ());
+                terms.insert(term.clone());
             }
         });
         let mut weights = Vec::new();
-        for term in terms.into_keys() {
+        for term in terms {
             let Some(text) = term.value().as_str().map(str::to_string) else { continue };
             let doc_freq = searcher.doc_freq(&term)?;
             if doc_freq > 0 {

@@ -4,7 +4,7 @@
 
 use datahost_plugin_api::IngestBatch;
 
-use crate::engine::error::{postgres_each as err, EngineError};
+use crate::engine::error::{postgres as err, EngineError};
 use crate::engine::postgres::pool::PgEngine;
 use crate::engine::records::{self, Bound, Counts, Dialect, RecordsTx, StoredRecord};
 use crate::engine::words;
