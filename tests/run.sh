@@ -19,6 +19,15 @@ cargo build --workspace --locked
 step "unit, in-process and black-box tests"
 cargo test --workspace --locked --no-fail-fast
 
+step "the dataset plugin template (templates/nhtsa-investigations), outside the workspace: its tests, fmt, clippy"
+# Its own Cargo project and lock, as a plugin written elsewhere; the fixture plugins' target dir and profile, so the
+# dependencies they share are built once (tests/tests/template_plugin.rs loads it into the real host).
+template=(--manifest-path templates/nhtsa-investigations/Cargo.toml --locked)
+template_build=(--target-dir tests/fixtures/target --config profile.dev.debug=0)
+cargo test "${template[@]}" "${template_build[@]}"
+cargo clippy "${template[@]}" "${template_build[@]}" --all-targets -- -D warnings
+cargo fmt --manifest-path templates/nhtsa-investigations/Cargo.toml --check
+
 step "OpenAPI document validates as OpenAPI 3.1; schemathesis against a live server"
 bash tests/tools/contract.sh "$root/target/debug"
 
@@ -31,7 +40,8 @@ bash tests/tools/deploy-check.sh "$root/target/debug"
 step "generated clients (Python, TypeScript) against a live server; the plugin SDK's docs and package"
 bash tests/tools/clients.sh "$root/target/debug"
 RUSTDOCFLAGS="-D warnings" cargo doc -p datahost-plugin-api --no-deps --locked
-cargo package -p datahost-plugin-api --no-verify --locked --allow-dirty
+# The derive macros are packaged with it: the SDK names them by version, and neither is on a registry yet.
+cargo package -p datahost-plugin-derive -p datahost-plugin-api --no-verify --locked --allow-dirty
 
 echo
 echo "all test stages passed"

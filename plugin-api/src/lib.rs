@@ -7,9 +7,16 @@
 //! (county records, disclosures, per-company datasets) are in the `datahost-plugin-kit` crate, outside the ABI
 //! promise.
 //!
-//! This crate depends on no crate of the datahost workspace.
+//! Routes can be declared from types: `#[derive(Params)]` on a struct of query parameters, `#[derive(ApiSchema)]`
+//! on the response types, [`openapi::Endpoint`] and [`Manifest::serving`] to register and document them at once.
+//!
+//! This crate depends on no crate of the datahost workspace but its own derive macros
+//! (`datahost-plugin-derive`, re-exported here).
 
 #![deny(missing_docs)]
+
+// The derives name `::datahost_plugin_api`; this lets them work in this crate's own tests too.
+extern crate self as datahost_plugin_api;
 
 pub mod abi;
 #[doc(hidden)]
@@ -30,12 +37,14 @@ pub mod testing;
 pub mod words;
 
 pub use abi_stable;
+pub use datahost_plugin_derive::{ApiSchema, Params};
 pub use host::{Host, LogLevel};
 pub use ingest::{IngestBatch, IngestRecord, Refusal, RowProblem, SourceFile};
 pub use manifest::{
     BuildInfo, Manifest, Maturity, Migration, ParamKind, ParamSpec, RouteSpec, Tier, INTERNAL_ROUTE_PREFIX,
 };
-pub use params::{Query, TickerFilter};
+pub use openapi::{ApiSchema, Endpoint};
+pub use params::{Params, Query, TickerFilter};
 pub use request::{ApiError, RequestEnvelope, Response};
 pub use serde_json;
 

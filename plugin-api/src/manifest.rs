@@ -388,6 +388,20 @@ impl Manifest {
         }
     }
 
+    /// The manifest of a dataset plugin whose routes are declared from types ([`crate::openapi::Endpoint`]):
+    /// like [`Manifest::dataset`], with the routes and the OpenAPI fragment both taken from `endpoints`.
+    pub fn serving(
+        slug: &str,
+        version: &str,
+        maturity: Maturity,
+        description: &str,
+        endpoints: Vec<crate::openapi::Endpoint>,
+    ) -> Self {
+        let openapi = crate::openapi::endpoints_fragment(&endpoints);
+        let routes = endpoints.iter().map(|e| e.route().clone()).collect();
+        Self::dataset(slug, version, maturity, description, routes, openapi)
+    }
+
     /// Declares that records of `collection` are looked up by `fields` (see [`crate::query`]).
     pub fn indexing(mut self, collection: &str, fields: &[&str]) -> Self {
         self.indexes.push(crate::query::RecordIndex {

@@ -200,6 +200,176 @@ pub fn fragment(paths: Vec<(&str, Value)>, schemas: Vec<(&str, Value)>) -> Value
     json!({"paths": paths, "components": {"schemas": schemas}})
 }
 
+/// A type that documents itself as a JSON Schema, for response bodies declared from their Rust types.
+///
+/// `#[derive(ApiSchema)]` on a struct with named fields (or an enum of unit variants) describes the JSON serde
+/// writes for it: a named component (the type's name, or `#[schema(name = "..")]`: component names are global,
+/// so prefix them with your dataset's name) whose description is the type's doc comment and whose properties
+/// are its fields, named as serde names them (`rename`, `rename_all`), each described by its doc comment. A
+/// field with `skip_serializing_if` is optional, every other one required; `Option<T>` admits null, `Vec<T>` is
+/// an array, a field of another derived type is a `$ref` to its component. Field attributes: `format = "date"`,
+/// `example = <literal>`, `with = path::to::fn` (a `fn() -> Value` giving the field's schema by hand).
+///
+/// ```
+/// use datahost_plugin_api::ApiSchema;
+///
+/// /// One open recall.
+/// #[derive(serde::Serialize, ApiSchema)]
+/// #[serde(rename_all = "camelCase")]
+/// #[schema(name = "DocRecall")]
+/// struct Recall {
+///     /// NHTSA campaign number.
+///     campaign_number: String,
+///     /// When the manufacturer reported it.
+///     #[schema(format = "date")]
+///     report_date: Option<String>,
+/// }
+///
+/// let mut components = serde_json::Map::new();
+/// Recall::components(&mut components);
+/// assert_eq!(Recall::schema()["$ref"], "#/components/schemas/DocRecall");
+/// assert_eq!(components["DocRecall"]["required"], serde_json::json!(["campaignNumber", "reportDate"]));
+/// ```
+pub trait ApiSchema {
+    /// The schema where the type appears: a `$ref` for a derived type, the schema itself for a primitive.
+    fn schema() -> Value;
+    /// Adds the named components this type's schema uses (itself and what its fields use) to `out`.
+    fn components(_out: &mut Map<String, Value>) {}
+}
+
+macro_rules! primitive_schema {
+    ($schema:expr => $($t:ty),+) => {
+        $(impl ApiSchema for $t {
+            fn schema() -> Value {
+                $schema
+            }
+        })+
+    };
+}
+primitive_schema!(schema::string() => str, String);
+primitive_schema!(schema::boolean() => bool);
+primitive_schema!(schema::integer() => i8, i16, i32, i64, u8, u16, u32, u64, usize, isize);
+primitive_schema!(schema::number() => f32, f64);
+primitive_schema!(schema::date() => chrono::NaiveDate);
+primitive_schema!(json!({}) => Value);
+
+impl<T: ApiSchema + ?Sized> ApiSchema for &T {
+    fn schema() -> Value {
+        T::schema()
+    }
+    fn components(out: &mut Map<String, Value>) {
+        T::components(out)
+    }
+}
+
+impl<T: ApiSchema + ?Sized> ApiSchema for Box<T> {
+    fn schema() -> Value {
+        T::schema()
+    }
+    fn components(out: &mut Map<String, Value>) {
+        T::components(out)
+    }
+}
+
+impl<T: ApiSchema> ApiSchema for Option<T> {
+    fn schema() -> Value {
+        schema::nullable(T::schema())
+    }
+    fn components(out: &mut Map<String, Value>) {
+        T::components(out)
+    }
+}
+
+impl<T: ApiSchema> ApiSchema for Vec<T> {
+    fn schema() -> Value {
+        schema::array(T::schema())
+    }
+    fn components(out: &mut Map<String, Value>) {
+        T::components(out)
+    }
+}
+
+impl<T: ApiSchema> ApiSchema for [T] {
+    fn schema() -> Value {
+        schema::array(T::schema())
+    }
+    fn components(out: &mut Map<String, Value>) {
+        T::components(out)
+    }
+}
+
+/// One GET route declared from types: its query parameters from a [`crate::params::Params`] struct and its 200
+/// body from an [`ApiSchema`] type. It yields both the route the host registers and the operation it documents,
+/// so the two cannot disagree. Give it to [`crate::Manifest::serving`].
+pub struct Endpoint {
+    route: RouteSpec,
+    summary: String,
+    description: String,
+    example: Option<Value>,
+    extra_statuses: Vec<(u16, String)>,
+    response: Value,
+    components: Map<String, Value>,
+}
+
+impl Endpoint {
+    /// `GET path` taking the parameters of `P` and answering a `R` body, open to every tier.
+    pub fn get<P: crate::params::Params, R: ApiSchema>(path: &str, summary: &str, description: &str) -> Self {
+        let mut components = Map::new();
+        R::components(&mut components);
+        Self {
+            route: RouteSpec { path: path.into(), min_tier: crate::Tier::Free, params: P::specs() },
+            summary: summary.into(),
+            description: description.into(),
+            example: None,
+            extra_statuses: Vec::new(),
+            response: R::schema(),
+            components,
+        }
+    }
+    /// The lowest tier that may call it.
+    pub fn min_tier(mut self, tier: crate::Tier) -> Self {
+        self.route.min_tier = tier;
+        self
+    }
+    /// An example 200 body (required by [`generator_traps`]): real values, from a real record.
+    pub fn example(mut self, example: Value) -> Self {
+        self.example = Some(example);
+        self
+    }
+    /// A dataset-specific status besides the host's shared ones, such as `(404, "No vehicle matches")`.
+    pub fn status(mut self, status: u16, text: &str) -> Self {
+        self.extra_statuses.push((status, text.into()));
+        self
+    }
+    /// The route it serves.
+    pub fn route(&self) -> &RouteSpec {
+        &self.route
+    }
+    /// The OpenAPI path item `{"get": {...}}`.
+    pub fn path_item(&self) -> Value {
+        let statuses: Vec<(u16, &str)> = self.extra_statuses.iter().map(|(s, t)| (*s, t.as_str())).collect();
+        Operation {
+            route: &self.route,
+            summary: &self.summary,
+            description: &self.description,
+            response: self.response.clone(),
+            example: self.example.clone(),
+            extra_statuses: &statuses,
+        }
+        .path_item()
+    }
+}
+
+/// The fragment documenting `endpoints`: each one's path item, and every component their bodies use.
+pub fn endpoints_fragment(endpoints: &[Endpoint]) -> Value {
+    let mut components = Map::new();
+    for endpoint in endpoints {
+        components.extend(endpoint.components.clone());
+    }
+    let paths: Map<String, Value> = endpoints.iter().map(|e| (e.route.path.clone(), e.path_item())).collect();
+    json!({"paths": paths, "components": {"schemas": components}})
+}
+
 /// The constructs that make client generators (openapi-python-client, openapi-typescript, openapi-generator)
 /// fail or invent names, found in an OpenAPI document or a plugin fragment; empty when there are none. The host's
 /// test suite runs it on the assembled `/openapi.json`; a plugin author can run it on `manifest().openapi`.
@@ -392,5 +562,81 @@ mod tests {
             ],
         );
         assert_eq!(generator_traps(&fragment), Vec::<String>::new());
+    }
+
+    /// How an open recall ends.
+    #[derive(serde::Serialize, crate::ApiSchema)]
+    #[serde(rename_all = "snake_case")]
+    #[schema(name = "TestRemedy")]
+    #[allow(dead_code)]
+    enum Remedy {
+        /// Repaired.
+        FreeRepair,
+        #[serde(rename = "buyback")]
+        Refund,
+        #[serde(skip)]
+        Unknown,
+    }
+
+    /// One recall, for the derive's test.
+    #[derive(serde::Serialize, crate::ApiSchema)]
+    #[serde(rename_all = "camelCase")]
+    #[schema(name = "TestRecall")]
+    #[allow(dead_code)]
+    struct Recall<'a> {
+        /// Campaign number.
+        #[schema(example = "02V288000")]
+        campaign_number: &'a str,
+        /// Report date.
+        #[schema(format = "date")]
+        report_date: Option<String>,
+        units: u64,
+        share: f64,
+        remedies: Vec<Remedy>,
+        #[serde(rename = "next")]
+        follow_up: Option<Box<Recall<'a>>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        note: Option<&'a str>,
+        #[serde(skip)]
+        cached: bool,
+        #[schema(with = schema::uri)]
+        link: String,
+    }
+
+    #[test]
+    fn derived_schemas_are_the_hand_written_ones() {
+        let mut components = Map::new();
+        Recall::components(&mut components);
+        let recall = schema::describe(
+            schema::object_with_optional(
+                &[
+                    (
+                        "campaignNumber",
+                        schema::describe(
+                            schema::with(schema::string(), "examples", json!(["02V288000"])),
+                            "Campaign number.",
+                        ),
+                    ),
+                    (
+                        "reportDate",
+                        schema::describe(
+                            schema::with(schema::nullable(schema::string()), "format", json!("date")),
+                            "Report date.",
+                        ),
+                    ),
+                    ("units", schema::integer()),
+                    ("share", schema::number()),
+                    ("remedies", schema::array(schema::reference("TestRemedy"))),
+                    ("next", schema::nullable(schema::reference("TestRecall"))),
+                    ("link", schema::uri()),
+                ],
+                &[("note", schema::nullable(schema::string()))],
+            ),
+            "One recall, for the derive's test.",
+        );
+        let remedy = schema::describe(schema::string_enum(&["free_repair", "buyback"]), "How an open recall ends.");
+        assert_eq!(Value::Object(components), json!({"TestRecall": recall, "TestRemedy": remedy}));
+        assert_eq!(Recall::schema(), schema::reference("TestRecall"));
+        assert_eq!(<Vec<Option<u8>>>::schema(), json!({"type": "array", "items": {"type": ["integer", "null"]}}));
     }
 }

@@ -224,6 +224,126 @@ pub fn clip(v: &str) -> String {
     }
 }
 
+/// A route's query parameters as one typed struct, parsed with SPEC's rules and documented from the same
+/// declaration: `#[derive(Params)]` writes both halves, so the parameters a handler reads are exactly the ones
+/// the route declares (the host refuses any other with a 400 before the plugin runs).
+///
+/// ```
+/// use datahost_plugin_api::Params;
+///
+/// #[derive(Params)]
+/// struct RecallQuery {
+///     /// Vehicle make, case-insensitive.
+///     #[param(example = "FORD", max_chars = 64)]
+///     make: String,
+///     /// Model year.
+///     #[param(example = 2004)]
+///     year: Option<u64>,
+///     #[param(limit(default = 100, max = 1000, of = "recalls"))]
+///     limit: usize,
+/// }
+///
+/// let specs = RecallQuery::specs();
+/// assert_eq!(specs[0].name, "make");
+/// assert!(specs[0].required);
+/// let query = [("make".to_string(), "ford".to_string())];
+/// let parsed = RecallQuery::parse(datahost_plugin_api::Query::new(&query)).unwrap();
+/// assert_eq!((parsed.make.as_str(), parsed.year, parsed.limit), ("ford", None, 100));
+/// ```
+///
+/// Each field is one parameter, named after the field (`#[param(name = "..")]` to differ) and described by its
+/// doc comment (required: an undocumented parameter does not compile). Its type decides the rule, through
+/// [`ParamValue`]: `String` a required string, `Option<String>` an optional one, `Option<u64>` / `u64` a
+/// positive integer, `Option<bool>` a strict boolean, `Option<NaiveDate>` a `YYYY-MM-DD` date. Attributes:
+/// `example = <literal>`, `max_chars = N` (longer is a 400, documented as `maxLength`), and on a `usize` field
+/// named `limit`, `limit(default = N, max = N, of = "things")` (SPEC's limit: clamped to `max`).
+pub trait Params: Sized {
+    /// The route's parameters, in field order, for its [`crate::RouteSpec`].
+    fn specs() -> Vec<crate::ParamSpec>;
+    /// Reads the parameters from a request's query; the first one that breaks its rule is the 400.
+    fn parse(query: Query<'_>) -> Result<Self, ApiError>;
+}
+
+/// A type a [`Params`] field may have: its parameter kind, whether it is required, and how it is read.
+pub trait ParamValue: Sized {
+    /// The kind documented in OpenAPI.
+    const KIND: crate::ParamKind;
+    /// Whether a request must give it.
+    const REQUIRED: bool;
+    /// Reads parameter `name` (a string longer than `max_chars` characters is a 400).
+    fn read(query: &Query<'_>, name: &str, max_chars: Option<usize>) -> Result<Self, ApiError>;
+}
+
+impl ParamValue for Option<String> {
+    const KIND: crate::ParamKind = crate::ParamKind::String;
+    const REQUIRED: bool = false;
+    fn read(query: &Query<'_>, name: &str, max_chars: Option<usize>) -> Result<Self, ApiError> {
+        Ok(query.str_max(name, max_chars.unwrap_or(usize::MAX))?.map(str::to_string))
+    }
+}
+
+impl ParamValue for String {
+    const KIND: crate::ParamKind = crate::ParamKind::String;
+    const REQUIRED: bool = true;
+    fn read(query: &Query<'_>, name: &str, max_chars: Option<usize>) -> Result<Self, ApiError> {
+        Option::<String>::read(query, name, max_chars)?.ok_or_else(|| ApiError::missing(name))
+    }
+}
+
+impl ParamValue for Option<u64> {
+    const KIND: crate::ParamKind = crate::ParamKind::Integer;
+    const REQUIRED: bool = false;
+    fn read(query: &Query<'_>, name: &str, _max_chars: Option<usize>) -> Result<Self, ApiError> {
+        query.positive_int(name)
+    }
+}
+
+impl ParamValue for u64 {
+    const KIND: crate::ParamKind = crate::ParamKind::Integer;
+    const REQUIRED: bool = true;
+    fn read(query: &Query<'_>, name: &str, _max_chars: Option<usize>) -> Result<Self, ApiError> {
+        query.positive_int(name)?.ok_or_else(|| ApiError::missing(name))
+    }
+}
+
+impl ParamValue for Option<bool> {
+    const KIND: crate::ParamKind = crate::ParamKind::Boolean;
+    const REQUIRED: bool = false;
+    fn read(query: &Query<'_>, name: &str, _max_chars: Option<usize>) -> Result<Self, ApiError> {
+        query.bool(name)
+    }
+}
+
+impl ParamValue for Option<NaiveDate> {
+    const KIND: crate::ParamKind = crate::ParamKind::Date;
+    const REQUIRED: bool = false;
+    fn read(query: &Query<'_>, name: &str, _max_chars: Option<usize>) -> Result<Self, ApiError> {
+        query.date(name)
+    }
+}
+
+/// The spec of one derived parameter (called by `#[derive(Params)]`, not by hand).
+#[doc(hidden)]
+pub fn __spec<T: ParamValue>(
+    name: &str,
+    description: &str,
+    max_chars: Option<usize>,
+    example: Option<serde_json::Value>,
+) -> crate::ParamSpec {
+    let mut spec = match T::KIND {
+        crate::ParamKind::String => crate::ParamSpec::string(name, description),
+        crate::ParamKind::Integer => crate::ParamSpec::integer(name, description),
+        crate::ParamKind::Boolean => crate::ParamSpec::boolean(name, description),
+        crate::ParamKind::Date => crate::ParamSpec::date(name, description),
+    };
+    spec.required = T::REQUIRED;
+    spec.example = example;
+    if let Some(n) = max_chars {
+        spec.schema = Some(serde_json::json!({ "maxLength": n }));
+    }
+    spec
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -319,5 +439,72 @@ mod tests {
         let p = q(&[("ticker", "a b")]);
         assert_eq!(Query::new(&p).ticker().unwrap_err().status, 400);
         assert!(TickerFilter(None).matches("ANY"));
+    }
+
+    /// Parameters of every kind `#[derive(Params)]` reads.
+    #[derive(crate::Params, Debug, PartialEq)]
+    struct Every {
+        /// Vehicle make.
+        #[param(example = "FORD", max_chars = 8)]
+        make: String,
+        /// Model, optional.
+        model: Option<String>,
+        /// Model year.
+        #[param(example = 2004)]
+        year: Option<u64>,
+        /// Only open ones.
+        #[param(name = "open")]
+        open_only: Option<bool>,
+        /// Earliest report date.
+        from: Option<NaiveDate>,
+        /// How many pages.
+        pages: u64,
+        #[param(limit(default = 10, max = 50, of = "recalls"))]
+        limit: usize,
+    }
+
+    #[test]
+    fn derived_specs_are_the_hand_written_ones() {
+        let hand = vec![
+            crate::ParamSpec::string("make", "Vehicle make.")
+                .required()
+                .example("FORD")
+                .schema(serde_json::json!({"maxLength": 8})),
+            crate::ParamSpec::string("model", "Model, optional."),
+            crate::ParamSpec::integer("year", "Model year.").example(2004),
+            crate::ParamSpec::boolean("open", "Only open ones."),
+            crate::ParamSpec::date("from", "Earliest report date."),
+            crate::ParamSpec::integer("pages", "How many pages.").required(),
+            crate::ParamSpec::limit(10, 50, "recalls"),
+        ];
+        assert_eq!(<Every as Params>::specs(), hand);
+    }
+
+    #[test]
+    fn derived_parsing_applies_each_rule() {
+        let p = q(&[("make", " ford "), ("year", "2004"), ("open", "TRUE"), ("from", "2024-02-29"), ("pages", "3")]);
+        let parsed = <Every as Params>::parse(Query::new(&p)).unwrap();
+        let want = Every {
+            make: "ford".into(),
+            model: None,
+            year: Some(2004),
+            open_only: Some(true),
+            from: NaiveDate::from_ymd_opt(2024, 2, 29),
+            pages: 3,
+            limit: 10,
+        };
+        assert_eq!(parsed, want);
+        let error = |pairs: &[(&str, &str)]| <Every as Params>::parse(Query::new(&q(pairs))).unwrap_err().message;
+        assert_eq!(error(&[("pages", "1")]), "the make query parameter is required");
+        assert_eq!(error(&[("make", "ford"), ("pages", "0")]), "pages must be a positive integer, got `0`");
+        assert_eq!(error(&[("make", "ford")]), "the pages query parameter is required");
+        assert_eq!(error(&[("make", "mercedes-benz"), ("pages", "1")]), "make must be at most 8 characters");
+        assert_eq!(error(&[("make", "f"), ("pages", "1"), ("open", "yes")]), "open must be true or false, got `yes`");
+        assert_eq!(
+            error(&[("make", "f"), ("pages", "1"), ("from", "2023-02-29")]),
+            "from must be a date in YYYY-MM-DD form, got `2023-02-29`"
+        );
+        let clamped = <Every as Params>::parse(Query::new(&q(&[("make", "f"), ("pages", "1"), ("limit", "900")])));
+        assert_eq!(clamped.unwrap().limit, 50);
     }
 }

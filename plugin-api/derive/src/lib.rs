@@ -1,0 +1,411 @@
+//! The derive macros of the datahost plugin SDK: `#[derive(Params)]` turns a struct into a route's query
+//! parameters (parsed with SPEC's rules and documented from the same declaration), `#[derive(ApiSchema)]` turns
+//! a response type into its OpenAPI schema (doc comments become descriptions, serde's renames are followed).
+//! Plugins use them through `datahost_plugin_api`, which holds the traits and their documentation; the
+//! generated code names only `::datahost_plugin_api` paths.
+
+use proc_macro::TokenStream;
+use proc_macro2::TokenStream as Tokens;
+use quote::{format_ident, quote};
+use syn::{parse_macro_input, Attribute, Data, DeriveInput, Expr, Fields, Lit, LitStr};
+
+/// Derives `datahost_plugin_api::params::Params`; see that trait for the field attributes.
+#[proc_macro_derive(Params, attributes(param))]
+pub fn derive_params(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    params(&input).unwrap_or_else(syn::Error::into_compile_error).into()
+}
+
+/// Derives `datahost_plugin_api::openapi::ApiSchema`; see that trait for the attributes.
+#[proc_macro_derive(ApiSchema, attributes(schema))]
+pub fn derive_api_schema(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    api_schema(&input).unwrap_or_else(syn::Error::into_compile_error).into()
+}
+
+/// The doc comment of an item as one description: lines of a paragraph joined by spaces, paragraphs by a blank
+/// line (rustdoc wraps at the source's line width, which means nothing in a description).
+fn doc_text(attrs: &[Attribute]) -> String {
+    let mut paragraphs: Vec<String> = vec![String::new()];
+    for attr in attrs.iter().filter(|a| a.path().is_ident("doc")) {
+        let syn::Meta::NameValue(nv) = &attr.meta else { continue };
+        let Expr::Lit(syn::ExprLit { lit: Lit::Str(s), .. }) = &nv.value else { continue };
+        let line = s.value();
+        let line = line.trim();
+        let current = paragraphs.last_mut().expect("one paragraph");
+        if line.is_empty() {
+            if !current.is_empty() {
+                paragraphs.push(String::new());
+            }
+        } else {
+            if !current.is_empty() {
+                current.push(' ');
+            }
+            current.push_str(line);
+        }
+    }
+    paragraphs.retain(|p| !p.is_empty());
+    paragraphs.join("\n\n")
+}
+
+// ---- Params ------------------------------------------------------------------------------------------------
+
+#[derive(Default)]
+struct ParamAttrs {
+    name: Option<String>,
+    example: Option<Lit>,
+    max_chars: Option<usize>,
+    limit: Option<(usize, usize, String)>,
+}
+
+fn param_attrs(attrs: &[Attribute]) -> syn::Result<ParamAttrs> {
+    let mut out = ParamAttrs::default();
+    for attr in attrs.iter().filter(|a| a.path().is_ident("param")) {
+        attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("name") {
+                out.name = Some(meta.value()?.parse::<LitStr>()?.value());
+            } else if meta.path.is_ident("example") {
+                out.example = Some(meta.value()?.parse::<Lit>()?);
+            } else if meta.path.is_ident("max_chars") {
+                out.max_chars = Some(meta.value()?.parse::<syn::LitInt>()?.base10_parse()?);
+            } else if meta.path.is_ident("limit") {
+                let (mut default, mut max, mut of) = (None, None, None);
+                meta.parse_nested_meta(|inner| {
+                    if inner.path.is_ident("default") {
+                        default = Some(inner.value()?.parse::<syn::LitInt>()?.base10_parse()?);
+                    } else if inner.path.is_ident("max") {
+                        max = Some(inner.value()?.parse::<syn::LitInt>()?.base10_parse()?);
+                    } else if inner.path.is_ident("of") {
+                        of = Some(inner.value()?.parse::<LitStr>()?.value());
+                    } else {
+                        return Err(inner.error("expected `default`, `max` or `of` in `limit(..)`"));
+                    }
+                    Ok(())
+                })?;
+                match (default, max, of) {
+                    (Some(d), Some(m), Some(o)) => out.limit = Some((d, m, o)),
+                    _ => return Err(meta.error("`limit` needs `default = N, max = N, of = \"what\"`")),
+                }
+            } else {
+                return Err(meta.error("expected `name`, `example`, `max_chars` or `limit(..)`"));
+            }
+            Ok(())
+        })?;
+    }
+    Ok(out)
+}
+
+fn params(input: &DeriveInput) -> syn::Result<Tokens> {
+    let Data::Struct(data) = &input.data else {
+        return Err(syn::Error::new_spanned(&input.ident, "`Params` derives only on a struct with named fields"));
+    };
+    let Fields::Named(fields) = &data.fields else {
+        return Err(syn::Error::new_spanned(&input.ident, "`Params` derives only on a struct with named fields"));
+    };
+    let api = quote!(::datahost_plugin_api);
+    let (mut specs, mut reads) = (Vec::new(), Vec::new());
+    for field in &fields.named {
+        let ident = field.ident.as_ref().expect("named field");
+        let attrs = param_attrs(&field.attrs)?;
+        let name = attrs.name.clone().unwrap_or_else(|| ident.to_string().trim_start_matches("r#").to_string());
+        let ty = &field.ty;
+        if let Some((default, max, of)) = &attrs.limit {
+            if name != "limit" || attrs.example.is_some() || attrs.max_chars.is_some() {
+                return Err(syn::Error::new_spanned(ident, "`limit(..)` is the `limit` parameter alone"));
+            }
+            specs.push(quote!(#api::ParamSpec::limit(#default, #max, #of)));
+            reads.push(quote!(#ident: query.limit(#default, #max)?));
+            continue;
+        }
+        let description = doc_text(&field.attrs);
+        if description.is_empty() {
+            return Err(syn::Error::new_spanned(ident, "document the parameter: its doc comment is its description"));
+        }
+        let max_chars = match attrs.max_chars {
+            Some(n) => quote!(::core::option::Option::Some(#n)),
+            None => quote!(::core::option::Option::None),
+        };
+        let example = match &attrs.example {
+            Some(lit) => quote!(::core::option::Option::Some(#api::serde_json::json!(#lit))),
+            None => quote!(::core::option::Option::None),
+        };
+        specs.push(quote!(#api::params::__spec::<#ty>(#name, #description, #max_chars, #example)));
+        reads.push(quote!(#ident: <#ty as #api::params::ParamValue>::read(&query, #name, #max_chars)?));
+    }
+    let ident = &input.ident;
+    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    Ok(quote! {
+        impl #impl_generics #api::params::Params for #ident #ty_generics #where_clause {
+            fn specs() -> ::std::vec::Vec<#api::ParamSpec> {
+                ::std::vec![#(#specs),*]
+            }
+            fn parse(query: #api::Query<'_>) -> ::core::result::Result<Self, #api::ApiError> {
+                ::core::result::Result::Ok(Self { #(#reads),* })
+            }
+        }
+    })
+}
+
+// ---- ApiSchema ---------------------------------------------------------------------------------------------
+
+/// serde's `rename_all` rules, applied to a field (snake_case) or variant (PascalCase) name.
+fn rename(rule: &str, name: &str, is_variant: bool) -> Result<String, String> {
+    // Words in lower case, from either spelling.
+    let words: Vec<String> = if is_variant {
+        let mut words: Vec<String> = Vec::new();
+        for c in name.chars() {
+            if c.is_uppercase() || words.is_empty() {
+                words.push(String::new());
+            }
+            words.last_mut().expect("a word").extend(c.to_lowercase());
+        }
+        words
+    } else {
+        name.split('_').map(str::to_string).collect()
+    };
+    let capitalised = |w: &String| {
+        let mut c = w.chars();
+        c.next().map(|f| f.to_uppercase().chain(c).collect::<String>()).unwrap_or_default()
+    };
+    Ok(match rule {
+        "lowercase" => words.concat(),
+        "UPPERCASE" => words.concat().to_uppercase(),
+        "PascalCase" => words.iter().map(capitalised).collect(),
+        "camelCase" => words.iter().enumerate().map(|(i, w)| if i == 0 { w.clone() } else { capitalised(w) }).collect(),
+        "snake_case" => words.join("_"),
+        "SCREAMING_SNAKE_CASE" => words.join("_").to_uppercase(),
+        "kebab-case" => words.join("-"),
+        "SCREAMING-KEBAB-CASE" => words.join("-").to_uppercase(),
+        other => return Err(format!("unknown serde rename_all rule `{other}`")),
+    })
+}
+
+#[derive(Default)]
+struct SerdeAttrs {
+    rename: Option<String>,
+    rename_all: Option<String>,
+    skip: bool,
+    optional: bool,
+    flatten: bool,
+}
+
+/// What serde's attributes say about a container, field or variant (only what changes the JSON's shape; any
+/// other serde attribute is left to serde).
+fn serde_attrs(attrs: &[Attribute]) -> syn::Result<SerdeAttrs> {
+    let mut out = SerdeAttrs::default();
+    for attr in attrs.iter().filter(|a| a.path().is_ident("serde")) {
+        attr.parse_nested_meta(|meta| {
+            let path = &meta.path;
+            if path.is_ident("rename") {
+                out.rename = Some(meta.value()?.parse::<LitStr>()?.value());
+            } else if path.is_ident("rename_all") {
+                out.rename_all = Some(meta.value()?.parse::<LitStr>()?.value());
+            } else if path.is_ident("skip") || path.is_ident("skip_serializing") {
+                out.skip = true;
+            } else if path.is_ident("skip_serializing_if") {
+                out.optional = true;
+                meta.value()?.parse::<LitStr>()?;
+            } else if path.is_ident("flatten") {
+                out.flatten = true;
+            } else if meta.input.peek(syn::Token![=]) {
+                meta.value()?.parse::<Expr>()?;
+            } else if meta.input.peek(syn::token::Paren) {
+                meta.parse_nested_meta(|inner| {
+                    if inner.input.peek(syn::Token![=]) {
+                        inner.value()?.parse::<Expr>()?;
+                    }
+                    Ok(())
+                })?;
+            }
+            Ok(())
+        })?;
+    }
+    Ok(out)
+}
+
+#[derive(Default)]
+struct SchemaAttrs {
+    name: Option<String>,
+    format: Option<String>,
+    example: Option<Lit>,
+    with: Option<syn::Path>,
+}
+
+fn schema_attrs(attrs: &[Attribute]) -> syn::Result<SchemaAttrs> {
+    let mut out = SchemaAttrs::default();
+    for attr in attrs.iter().filter(|a| a.path().is_ident("schema")) {
+        attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("name") {
+                out.name = Some(meta.value()?.parse::<LitStr>()?.value());
+            } else if meta.path.is_ident("format") {
+                out.format = Some(meta.value()?.parse::<LitStr>()?.value());
+            } else if meta.path.is_ident("example") {
+                out.example = Some(meta.value()?.parse::<Lit>()?);
+            } else if meta.path.is_ident("with") {
+                out.with = Some(meta.value()?.parse::<syn::Path>()?);
+            } else {
+                return Err(meta.error("expected `name`, `format`, `example` or `with`"));
+            }
+            Ok(())
+        })?;
+    }
+    Ok(out)
+}
+
+fn api_schema(input: &DeriveInput) -> syn::Result<Tokens> {
+    let api = quote!(::datahost_plugin_api);
+    let container = serde_attrs(&input.attrs)?;
+    let own = schema_attrs(&input.attrs)?;
+    let component = own.name.unwrap_or_else(|| input.ident.to_string());
+    let description = doc_text(&input.attrs);
+    if description.is_empty() {
+        return Err(syn::Error::new_spanned(&input.ident, "document the type: its doc comment is its description"));
+    }
+    let rule = container.rename_all.as_deref();
+    let body = match &input.data {
+        Data::Struct(data) => {
+            let Fields::Named(fields) = &data.fields else {
+                return Err(syn::Error::new_spanned(&input.ident, "`ApiSchema` derives on structs with named fields"));
+            };
+            let (mut required, mut optional, mut nested) = (Vec::new(), Vec::new(), Vec::new());
+            for field in &fields.named {
+                let ident = field.ident.as_ref().expect("named field");
+                let serde = serde_attrs(&field.attrs)?;
+                if serde.skip {
+                    continue;
+                }
+                if serde.flatten {
+                    return Err(syn::Error::new_spanned(ident, "`ApiSchema` cannot describe `#[serde(flatten)]`"));
+                }
+                let plain = ident.to_string().trim_start_matches("r#").to_string();
+                let key = match (serde.rename, rule) {
+                    (Some(name), _) => name,
+                    (None, Some(rule)) => rename(rule, &plain, false).map_err(|e| syn::Error::new_spanned(ident, e))?,
+                    (None, None) => plain,
+                };
+                let attrs = schema_attrs(&field.attrs)?;
+                let ty = &field.ty;
+                let mut schema = match &attrs.with {
+                    Some(path) => quote!(#path()),
+                    None => {
+                        nested.push(quote!(<#ty as #api::openapi::ApiSchema>::components(out);));
+                        quote!(<#ty as #api::openapi::ApiSchema>::schema())
+                    }
+                };
+                if let Some(format) = &attrs.format {
+                    schema = quote!(#api::openapi::schema::with(#schema, "format", #api::serde_json::json!(#format)));
+                }
+                if let Some(example) = &attrs.example {
+                    schema =
+                        quote!(#api::openapi::schema::with(#schema, "examples", #api::serde_json::json!([#example])));
+                }
+                let text = doc_text(&field.attrs);
+                if !text.is_empty() {
+                    schema = quote!(#api::openapi::schema::describe(#schema, #text));
+                }
+                let entry = quote!((#key, #schema));
+                if serde.optional {
+                    optional.push(entry);
+                } else {
+                    required.push(entry);
+                }
+            }
+            quote! {
+                let schema = #api::openapi::schema::describe(
+                    #api::openapi::schema::object_with_optional(&[#(#required),*], &[#(#optional),*]),
+                    #description,
+                );
+                out.insert(#component.into(), schema);
+                #(#nested)*
+            }
+        }
+        Data::Enum(data) => {
+            let mut values = Vec::new();
+            for variant in &data.variants {
+                if !matches!(variant.fields, Fields::Unit) {
+                    return Err(syn::Error::new_spanned(
+                        &variant.ident,
+                        "`ApiSchema` derives on enums of unit variants",
+                    ));
+                }
+                let serde = serde_attrs(&variant.attrs)?;
+                if serde.skip {
+                    continue;
+                }
+                let plain = variant.ident.to_string();
+                values.push(match (serde.rename, rule) {
+                    (Some(name), _) => name,
+                    (None, Some(rule)) => {
+                        rename(rule, &plain, true).map_err(|e| syn::Error::new_spanned(&variant.ident, e))?
+                    }
+                    (None, None) => plain,
+                });
+            }
+            quote! {
+                let schema = #api::openapi::schema::describe(
+                    #api::openapi::schema::string_enum(&[#(#values),*]),
+                    #description,
+                );
+                out.insert(#component.into(), schema);
+            }
+        }
+        Data::Union(_) => return Err(syn::Error::new_spanned(&input.ident, "`ApiSchema` does not derive on unions")),
+    };
+    let ident = &input.ident;
+    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    let out = format_ident!("out");
+    Ok(quote! {
+        impl #impl_generics #api::openapi::ApiSchema for #ident #ty_generics #where_clause {
+            fn schema() -> #api::serde_json::Value {
+                #api::openapi::schema::reference(#component)
+            }
+            fn components(#out: &mut #api::serde_json::Map<::std::string::String, #api::serde_json::Value>) {
+                // Once per component; inserted before its fields are visited, so a type that contains itself ends.
+                if #out.contains_key(#component) {
+                    return;
+                }
+                #out.insert(#component.into(), #api::serde_json::Value::Null);
+                #body
+            }
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rename;
+
+    #[test]
+    fn renames_as_serde_does() {
+        // Expected spellings from serde's documentation of `rename_all`.
+        let field = "report_date";
+        let cases = [
+            ("lowercase", "reportdate"),
+            ("UPPERCASE", "REPORTDATE"),
+            ("PascalCase", "ReportDate"),
+            ("camelCase", "reportDate"),
+            ("snake_case", "report_date"),
+            ("SCREAMING_SNAKE_CASE", "REPORT_DATE"),
+            ("kebab-case", "report-date"),
+            ("SCREAMING-KEBAB-CASE", "REPORT-DATE"),
+        ];
+        for (rule, want) in cases {
+            assert_eq!(rename(rule, field, false).unwrap(), want, "{rule}");
+        }
+        let variant = "OpenRecall";
+        let cases = [
+            ("lowercase", "openrecall"),
+            ("UPPERCASE", "OPENRECALL"),
+            ("PascalCase", "OpenRecall"),
+            ("camelCase", "openRecall"),
+            ("snake_case", "open_recall"),
+            ("SCREAMING_SNAKE_CASE", "OPEN_RECALL"),
+            ("kebab-case", "open-recall"),
+            ("SCREAMING-KEBAB-CASE", "OPEN-RECALL"),
+        ];
+        for (rule, want) in cases {
+            assert_eq!(rename(rule, variant, true).unwrap(), want, "{rule}");
+        }
+        assert!(rename("Title Case", field, false).is_err());
+    }
+}
