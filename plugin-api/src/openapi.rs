@@ -230,6 +230,18 @@ pub fn fragment(paths: Vec<(&str, Value)>, schemas: Vec<(&str, Value)>) -> Value
 /// assert_eq!(Recall::schema()["$ref"], "#/components/schemas/DocRecall");
 /// assert_eq!(components["DocRecall"]["required"], serde_json::json!(["campaignNumber", "reportDate"]));
 /// ```
+///
+/// What serde writes in a shape the derive cannot describe (`flatten`, a tagged enum, an enum with data) is
+/// refused at compile time; write that schema by hand ([`schema`]) and use it with `#[schema(with = ..)]`:
+///
+/// ```compile_fail
+/// /// A tagged enum.
+/// #[derive(serde::Serialize, datahost_plugin_api::ApiSchema)]
+/// #[serde(tag = "kind")]
+/// enum Event {
+///     Opened,
+/// }
+/// ```
 pub trait ApiSchema {
     /// The schema where the type appears: a `$ref` for a derived type, the schema itself for a primitive.
     fn schema() -> Value;
@@ -638,5 +650,64 @@ mod tests {
         assert_eq!(Value::Object(components), json!({"TestRecall": recall, "TestRemedy": remedy}));
         assert_eq!(Recall::schema(), schema::reference("TestRecall"));
         assert_eq!(<Vec<Option<u8>>>::schema(), json!({"type": "array", "items": {"type": ["integer", "null"]}}));
+    }
+
+    /// For each of serde's `rename_all` rules, a struct and an enum deriving both `Serialize` and `ApiSchema`.
+    macro_rules! serde_oracle {
+        ($($rule:literal => $fields:ident, $variants:ident;)*) => {
+            $(
+                /// Names for the oracle.
+                #[derive(serde::Serialize, crate::ApiSchema, Default)]
+                #[serde(rename_all = $rule)]
+                struct $fields {
+                    report_date: u8,
+                    r#type: u8,
+                    html_url2: u8,
+                    a: u8,
+                }
+                /// Names for the oracle.
+                #[derive(serde::Serialize, crate::ApiSchema)]
+                #[serde(rename_all = $rule)]
+                #[allow(clippy::upper_case_acronyms)]
+                enum $variants {
+                    OpenRecall,
+                    A,
+                    HTTPServer,
+                }
+            )*
+            const ORACLE: &[(&str, fn() -> (Vec<String>, Vec<String>))] = &[$(($rule, || {
+                let mut components = Map::new();
+                $fields::components(&mut components);
+                $variants::components(&mut components);
+                let listed = |v: &Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
+                let mut derived = listed(&components[stringify!($fields)]["properties"]);
+                let mut written = listed(&serde_json::to_value($fields::default()).unwrap());
+                derived.sort();
+                written.sort();
+                derived.extend(components[stringify!($variants)]["enum"].as_array().unwrap().iter().map(|v| v.to_string()));
+                for v in [$variants::OpenRecall, $variants::A, $variants::HTTPServer] {
+                    written.push(serde_json::to_value(v).unwrap().to_string());
+                }
+                (derived, written)
+            })),*];
+        };
+    }
+    serde_oracle! {
+        "lowercase" => LowerFields, LowerVariants;
+        "UPPERCASE" => UpperFields, UpperVariants;
+        "PascalCase" => PascalFields, PascalVariants;
+        "camelCase" => CamelFields, CamelVariants;
+        "snake_case" => SnakeFields, SnakeVariants;
+        "SCREAMING_SNAKE_CASE" => ScreamingFields, ScreamingVariants;
+        "kebab-case" => KebabFields, KebabVariants;
+        "SCREAMING-KEBAB-CASE" => ScreamingKebabFields, ScreamingKebabVariants;
+    }
+
+    #[test]
+    fn derived_names_are_the_names_serde_writes() {
+        for (rule, names) in ORACLE {
+            let (derived, written) = names();
+            assert_eq!(derived, written, "rename_all = {rule}");
+        }
     }
 }

@@ -257,6 +257,15 @@ pub fn clip(v: &str) -> String {
 /// positive integer, `Option<bool>` a strict boolean, `Option<NaiveDate>` a `YYYY-MM-DD` date. Attributes:
 /// `example = <literal>`, `max_chars = N` (longer is a 400, documented as `maxLength`), and on a `usize` field
 /// named `limit`, `limit(default = N, max = N, of = "things")` (SPEC's limit: clamped to `max`).
+///
+/// A parameter without a description is refused at compile time:
+///
+/// ```compile_fail
+/// #[derive(datahost_plugin_api::Params)]
+/// struct Undocumented {
+///     make: Option<String>,
+/// }
+/// ```
 pub trait Params: Sized {
     /// The route's parameters, in field order, for its [`crate::RouteSpec`].
     fn specs() -> Vec<crate::ParamSpec>;

@@ -6,7 +6,7 @@
 
 use proc_macro::TokenStream;
 use proc_macro2::TokenStream as Tokens;
-use quote::{format_ident, quote};
+use quote::quote;
 use syn::{parse_macro_input, Attribute, Data, DeriveInput, Expr, Fields, Lit, LitStr};
 
 /// Derives `datahost_plugin_api::params::Params`; see that trait for the field attributes.
@@ -148,35 +148,55 @@ fn params(input: &DeriveInput) -> syn::Result<Tokens> {
 
 // ---- ApiSchema ---------------------------------------------------------------------------------------------
 
-/// serde's `rename_all` rules, applied to a field (snake_case) or variant (PascalCase) name.
+/// serde's `rename_all` rules, applied to a field (written snake_case) or a variant (written PascalCase) the way
+/// serde applies them (`serde_derive`'s `RenameRule`): a field in `lowercase` keeps its underscores, a variant in
+/// `snake_case` gets one before each capital.
 fn rename(rule: &str, name: &str, is_variant: bool) -> Result<String, String> {
-    // Words in lower case, from either spelling.
-    let words: Vec<String> = if is_variant {
-        let mut words: Vec<String> = Vec::new();
-        for c in name.chars() {
-            if c.is_uppercase() || words.is_empty() {
-                words.push(String::new());
+    let snake_variant = || {
+        let mut out = String::new();
+        for (i, c) in name.char_indices() {
+            if i > 0 && c.is_uppercase() {
+                out.push('_');
             }
-            words.last_mut().expect("a word").extend(c.to_lowercase());
+            out.push(c.to_ascii_lowercase());
         }
-        words
-    } else {
-        name.split('_').map(str::to_string).collect()
+        out
     };
-    let capitalised = |w: &String| {
-        let mut c = w.chars();
-        c.next().map(|f| f.to_uppercase().chain(c).collect::<String>()).unwrap_or_default()
+    let pascal_field = || {
+        let mut out = String::new();
+        let mut capital = true;
+        for c in name.chars() {
+            if c == '_' {
+                capital = true;
+            } else if capital {
+                out.push(c.to_ascii_uppercase());
+                capital = false;
+            } else {
+                out.push(c);
+            }
+        }
+        out
     };
-    Ok(match rule {
-        "lowercase" => words.concat(),
-        "UPPERCASE" => words.concat().to_uppercase(),
-        "PascalCase" => words.iter().map(capitalised).collect(),
-        "camelCase" => words.iter().enumerate().map(|(i, w)| if i == 0 { w.clone() } else { capitalised(w) }).collect(),
-        "snake_case" => words.join("_"),
-        "SCREAMING_SNAKE_CASE" => words.join("_").to_uppercase(),
-        "kebab-case" => words.join("-"),
-        "SCREAMING-KEBAB-CASE" => words.join("-").to_uppercase(),
-        other => return Err(format!("unknown serde rename_all rule `{other}`")),
+    let lower_first = |s: String| match s.chars().next() {
+        Some(first) => first.to_ascii_lowercase().to_string() + &s[first.len_utf8()..],
+        None => s,
+    };
+    Ok(match (rule, is_variant) {
+        ("lowercase", true) => name.to_ascii_lowercase(),
+        ("UPPERCASE", true) => name.to_ascii_uppercase(),
+        ("PascalCase", true) => name.to_string(),
+        ("camelCase", true) => lower_first(name.to_string()),
+        ("snake_case", true) => snake_variant(),
+        ("SCREAMING_SNAKE_CASE", true) => snake_variant().to_ascii_uppercase(),
+        ("kebab-case", true) => snake_variant().replace('_', "-"),
+        ("SCREAMING-KEBAB-CASE", true) => snake_variant().to_ascii_uppercase().replace('_', "-"),
+        ("lowercase" | "snake_case", false) => name.to_string(),
+        ("UPPERCASE" | "SCREAMING_SNAKE_CASE", false) => name.to_ascii_uppercase(),
+        ("PascalCase", false) => pascal_field(),
+        ("camelCase", false) => lower_first(pascal_field()),
+        ("kebab-case", false) => name.replace('_', "-"),
+        ("SCREAMING-KEBAB-CASE", false) => name.to_ascii_uppercase().replace('_', "-"),
+        (other, _) => return Err(format!("unknown serde rename_all rule `{other}`")),
     })
 }
 
@@ -187,6 +207,8 @@ struct SerdeAttrs {
     skip: bool,
     optional: bool,
     flatten: bool,
+    /// `tag`, `content` or `untagged`: an enum written as objects or bare values, which the schema cannot follow.
+    tagged: bool,
 }
 
 /// What serde's attributes say about a container, field or variant (only what changes the JSON's shape; any
@@ -207,6 +229,11 @@ fn serde_attrs(attrs: &[Attribute]) -> syn::Result<SerdeAttrs> {
                 meta.value()?.parse::<LitStr>()?;
             } else if path.is_ident("flatten") {
                 out.flatten = true;
+            } else if path.is_ident("untagged") {
+                out.tagged = true;
+            } else if path.is_ident("tag") || path.is_ident("content") {
+                out.tagged = true;
+                meta.value()?.parse::<LitStr>()?;
             } else if meta.input.peek(syn::Token![=]) {
                 meta.value()?.parse::<Expr>()?;
             } else if meta.input.peek(syn::token::Paren) {
@@ -320,6 +347,12 @@ fn api_schema(input: &DeriveInput) -> syn::Result<Tokens> {
             }
         }
         Data::Enum(data) => {
+            if container.tagged {
+                return Err(syn::Error::new_spanned(
+                    &input.ident,
+                    "`ApiSchema` describes externally tagged enums only",
+                ));
+            }
             let mut values = Vec::new();
             for variant in &data.variants {
                 if !matches!(variant.fields, Fields::Unit) {
@@ -353,59 +386,22 @@ fn api_schema(input: &DeriveInput) -> syn::Result<Tokens> {
     };
     let ident = &input.ident;
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
-    let out = format_ident!("out");
     Ok(quote! {
         impl #impl_generics #api::openapi::ApiSchema for #ident #ty_generics #where_clause {
             fn schema() -> #api::serde_json::Value {
                 #api::openapi::schema::reference(#component)
             }
-            fn components(#out: &mut #api::serde_json::Map<::std::string::String, #api::serde_json::Value>) {
+            fn components(out: &mut #api::serde_json::Map<::std::string::String, #api::serde_json::Value>) {
                 // Once per component; inserted before its fields are visited, so a type that contains itself ends.
-                if #out.contains_key(#component) {
+                if out.contains_key(#component) {
                     return;
                 }
-                #out.insert(#component.into(), #api::serde_json::Value::Null);
+                out.insert(#component.into(), #api::serde_json::Value::Null);
                 #body
             }
         }
     })
 }
 
-#[cfg(test)]
-mod tests {
-    use super::rename;
-
-    #[test]
-    fn renames_as_serde_does() {
-        // Expected spellings from serde's documentation of `rename_all`.
-        let field = "report_date";
-        let cases = [
-            ("lowercase", "reportdate"),
-            ("UPPERCASE", "REPORTDATE"),
-            ("PascalCase", "ReportDate"),
-            ("camelCase", "reportDate"),
-            ("snake_case", "report_date"),
-            ("SCREAMING_SNAKE_CASE", "REPORT_DATE"),
-            ("kebab-case", "report-date"),
-            ("SCREAMING-KEBAB-CASE", "REPORT-DATE"),
-        ];
-        for (rule, want) in cases {
-            assert_eq!(rename(rule, field, false).unwrap(), want, "{rule}");
-        }
-        let variant = "OpenRecall";
-        let cases = [
-            ("lowercase", "openrecall"),
-            ("UPPERCASE", "OPENRECALL"),
-            ("PascalCase", "OpenRecall"),
-            ("camelCase", "openRecall"),
-            ("snake_case", "open_recall"),
-            ("SCREAMING_SNAKE_CASE", "OPEN_RECALL"),
-            ("kebab-case", "open-recall"),
-            ("SCREAMING-KEBAB-CASE", "OPEN-RECALL"),
-        ];
-        for (rule, want) in cases {
-            assert_eq!(rename(rule, variant, true).unwrap(), want, "{rule}");
-        }
-        assert!(rename("Title Case", field, false).is_err());
-    }
-}
+// The rules are tested against serde itself in `datahost-plugin-api` (`openapi::tests`): the same types derive
+// `Serialize` and `ApiSchema`, and the names serde writes must be the names the schema lists.
