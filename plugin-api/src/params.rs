@@ -347,7 +347,8 @@ pub fn __spec<T: ParamValue>(
     };
     spec.required = T::REQUIRED;
     spec.example = example;
-    if let Some(n) = max_chars {
+    // Only text has a length (`read` applies `max_chars` to strings alone).
+    if let (Some(n), crate::ParamKind::String) = (max_chars, T::KIND) {
         spec.schema = Some(serde_json::json!({ "maxLength": n }));
     }
     spec
