@@ -244,5 +244,6 @@ for r in $(seq 1 "$rounds"); do
   echo "round $r done"
 done
 echo
-echo "## datahost ${BENCH_BIN:-$(git -C "$root" rev-parse --short HEAD 2> /dev/null || echo '?')}, $started to $(date -u '+%H:%M UTC'); load average before $load_before, after $(uptime | sed 's/.*load average: //')"
+# `-dirty` when the tree differs from HEAD: the binaries measured were built from uncommitted changes.
+echo "## datahost ${BENCH_BIN:-$(git -C "$root" describe --always --dirty 2> /dev/null || echo '?')}, $started to $(date -u '+%H:%M UTC'); load average before $load_before, after $(uptime | sed 's/.*load average: //')"
 python3 "$here/bench.py" report "$results"
