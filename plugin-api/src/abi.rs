@@ -95,7 +95,7 @@ impl FfiReply {
     }
 }
 
-/// The answer to one request. `headers_json` is a JSON object of extra response headers (may be empty).
+/// The answer to one request. `headers_json` holds its extra response headers (may be empty).
 #[repr(C)]
 #[derive(StableAbi, Debug)]
 pub struct FfiResponse {
@@ -108,8 +108,10 @@ pub struct FfiResponse {
     pub status: u16,
     /// Response body bytes: JSON when the outcome is [`OUTCOME_OK`], else the plain-text message.
     pub body: RVec<u8>,
-    /// JSON object of header name to string value; the empty string (not `{}`) when there are none. A host
-    /// refuses an answer whose headers it cannot read (a plugin fault), rather than serve it without them.
+    /// The headers as JSON: an array of `[name, value]` string pairs, in order and names possibly repeated, when
+    /// the host announced [`crate::host::HEADER_PAIRS`] (SDK 2.1); else an object of name to value (what every
+    /// host reads). The empty string (not `{}` or `[]`) when there are none. A host refuses an answer whose
+    /// headers it cannot read or HTTP cannot carry (a plugin fault), rather than serve it without them.
     pub headers_json: RString,
 }
 

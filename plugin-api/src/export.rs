@@ -31,11 +31,13 @@ pub struct PluginState<P> {
 struct Live<P> {
     instance: Arc<P>,
     cache: Option<Arc<ResponseCache>>,
+    /// The host reads headers as `[name, value]` pairs ([`crate::host::HEADER_PAIRS`]), asked at each `init`.
+    header_pairs: bool,
 }
 
 impl<P> Clone for Live<P> {
     fn clone(&self) -> Self {
-        Self { instance: self.instance.clone(), cache: self.cache.clone() }
+        Self { instance: self.instance.clone(), cache: self.cache.clone(), header_pairs: self.header_pairs }
     }
 }
 
@@ -121,10 +123,11 @@ impl<P: Plugin> PluginState<P> {
             } else {
                 serde_json::from_str(config_json.as_str()).map_err(|e| format!("plugin config is not JSON: {e}"))?
             };
+            let header_pairs = host.capabilities().iter().any(|c| c == crate::host::HEADER_PAIRS);
             let instance = P::init(InitContext { host, config })?;
             let cache = instance.cache_responses().then(|| Arc::new(ResponseCache::default()));
             *self.current.write().unwrap_or_else(|e| e.into_inner()) =
-                Some(Live { instance: Arc::new(instance), cache });
+                Some(Live { instance: Arc::new(instance), cache, header_pairs });
             Ok(String::new())
         })
     }
@@ -135,7 +138,7 @@ impl<P: Plugin> PluginState<P> {
                 Ok(r) => r,
                 Err(e) => return error_response(500, &format!("the host sent a request the plugin cannot read: {e}")),
             };
-            let Some(Live { instance, cache }) = self.live() else {
+            let Some(Live { instance, cache, header_pairs }) = self.live() else {
                 return error_response(503, "the dataset is not initialised");
             };
             let key = cache.as_ref().map(|_| ResponseCache::key(&request));
@@ -155,7 +158,7 @@ impl<P: Plugin> PluginState<P> {
                         // Neither this cache nor the host's may reuse an answer of an instance that reads live.
                         resp.headers.push((crate::request::NO_HOST_CACHE_HEADER.into(), "off".into()));
                     }
-                    let headers = headers_json(&resp.headers);
+                    let headers = headers_json(&resp.headers, header_pairs);
                     if let (Some(cache), Some(key), 200) = (&cache, key, resp.status) {
                         cache.put(
                             key,
@@ -205,13 +208,20 @@ fn error_response(status: u16, message: &str) -> FfiResponse {
     }
 }
 
-fn headers_json(headers: &[(String, String)]) -> RString {
+/// An answer's headers for the host: `[name, value]` pairs in order when it reads them, else (an older host) a
+/// JSON object, where a repeated name keeps its last value.
+fn headers_json(headers: &[(String, String)], pairs: bool) -> RString {
     if headers.is_empty() {
         return RString::new();
     }
-    let map: serde_json::Map<String, serde_json::Value> =
-        headers.iter().map(|(k, v)| (k.clone(), serde_json::Value::String(v.clone()))).collect();
-    RString::from(serde_json::Value::Object(map).to_string())
+    let json = if pairs {
+        serde_json::to_string(headers).unwrap_or_default()
+    } else {
+        let map: serde_json::Map<String, serde_json::Value> =
+            headers.iter().map(|(k, v)| (k.clone(), serde_json::Value::String(v.clone()))).collect();
+        serde_json::Value::Object(map).to_string()
+    };
+    RString::from(json)
 }
 
 fn parse_json_arg(text: &str) -> Result<serde_json::Value, String> {
@@ -453,8 +463,38 @@ mod tests {
         assert_eq!(CALLS.load(Ordering::SeqCst) - before, 7, "plugins that opt out are always asked");
         let json = serde_json::to_string(&RequestEnvelope::new("/v1/x", &[("ticker", "A")])).unwrap();
         let headers = state.handle(RStr::from(json.as_str())).headers_json.into_string();
-        assert_eq!(headers, r#"{"x-datahost-cache":"off"}"#, "and tell the host not to keep their answers");
+        assert_eq!(headers, r#"[["x-datahost-cache","off"]]"#, "and tell the host not to keep their answers");
         CACHING.store(true, Ordering::SeqCst);
+    }
+
+    struct Linking;
+
+    impl Plugin for Linking {
+        fn manifest() -> Manifest {
+            unreachable!()
+        }
+        fn init(_ctx: InitContext) -> Result<Self, String> {
+            Ok(Linking)
+        }
+        fn handle(&self, _request: &RequestEnvelope) -> Result<Response, ApiError> {
+            Ok(Response::json(&serde_json::json!({}))?.with_header("x-source", "a").with_header("x-source", "b"))
+        }
+    }
+
+    #[test]
+    fn headers_cross_as_pairs_to_a_host_that_reads_them_and_as_an_object_to_an_older_one() {
+        let json = serde_json::to_string(&RequestEnvelope::new("/v1/x", &[])).unwrap();
+        let state: PluginState<Linking> = PluginState::new();
+        let current = crate::testing::TestHost::new();
+        state.init(current.services(), RStr::from("{}"));
+        let headers = state.handle(RStr::from(json.as_str())).headers_json.into_string();
+        assert_eq!(headers, r#"[["x-source","a"],["x-source","b"]]"#, "a repeated header keeps both values, in order");
+        // The same answer from the SDK's cache, still as pairs.
+        assert_eq!(state.handle(RStr::from(json.as_str())).headers_json.into_string(), headers);
+        let older = crate::testing::TestHost::new().predating_capabilities();
+        state.init(older.services(), RStr::from("{}"));
+        let headers = state.handle(RStr::from(json.as_str())).headers_json.into_string();
+        assert_eq!(headers, r#"{"x-source":"b"}"#, "what a host of SDK 2.0 or older reads");
     }
 
     struct Refusing;

@@ -158,6 +158,15 @@ impl Host {
         out.as_str().map(std::path::PathBuf::from).ok_or_else(|| format!("the host answered {out} for a directory"))
     }
 
+    /// What the host can do beyond ABI 1 as first released ([`HEADER_PAIRS`]...); empty for a host that
+    /// predates the [`CAPABILITIES_CALL`] (it answers an unknown call with an error).
+    pub fn capabilities(&self) -> Vec<String> {
+        self.call(CAPABILITIES_CALL, &serde_json::Value::Null)
+            .ok()
+            .and_then(|v| serde_json::from_value(v).ok())
+            .unwrap_or_default()
+    }
+
     /// Which records engine backs the host: `embedded` or `postgres` (via the `engine.kind` host call).
     pub fn engine_kind(&self) -> String {
         self.call("engine.kind", &serde_json::Value::Null)
@@ -169,3 +178,11 @@ impl Host {
 
 /// The host call answering [`Host::plugin_dir`].
 pub const PLUGIN_DIR_CALL: &str = "plugin.dir";
+
+/// The host call answering [`Host::capabilities`] (SDK 2.1): a JSON array of strings.
+pub const CAPABILITIES_CALL: &str = "host.capabilities";
+
+/// A host capability: it reads an answer's headers as a JSON array of `[name, value]` pairs, so a header may
+/// repeat and keeps its place. Without it (older hosts) the SDK sends a JSON object, where a repeated name keeps
+/// only its last value.
+pub const HEADER_PAIRS: &str = "headers:pairs";

@@ -16,6 +16,8 @@ struct TestHostData {
     logs: Vec<String>,
     companies: Vec<crate::reference::CompanyRef>,
     routes: HashMap<String, serde_json::Value>,
+    /// Whether it answers `host.capabilities` (false: a host older than SDK 2.1).
+    capabilities: bool,
 }
 
 static HOSTS: Mutex<Option<HashMap<u64, TestHostData>>> = Mutex::new(None);
@@ -42,6 +44,9 @@ extern "C" fn query(_token: u64, _request: RStr<'_>) -> FfiReply {
 extern "C" fn call(token: u64, name: RStr<'_>, input: RStr<'_>) -> FfiReply {
     match name.as_str() {
         "engine.kind" => FfiReply::ok("\"embedded\""),
+        crate::host::CAPABILITIES_CALL if with_host(token, |h| h.capabilities).unwrap_or(true) => {
+            FfiReply::ok(serde_json::json!([crate::host::HEADER_PAIRS]).to_string())
+        }
         crate::reference::RESOLVE_CALL => {
             let queries: Vec<crate::reference::CompanyQuery> = match serde_json::from_str(input.as_str()) {
                 Ok(q) => q,
@@ -178,9 +183,22 @@ impl TestHost {
         let mut guard = HOSTS.lock().unwrap_or_else(|e| e.into_inner());
         guard.get_or_insert_with(HashMap::new).insert(
             token,
-            TestHostData { datasets: HashMap::new(), logs: Vec::new(), companies: Vec::new(), routes: HashMap::new() },
+            TestHostData {
+                datasets: HashMap::new(),
+                logs: Vec::new(),
+                companies: Vec::new(),
+                routes: HashMap::new(),
+                capabilities: true,
+            },
         );
         Self { token }
+    }
+
+    /// A host as released before SDK 2.1: it answers `host.capabilities` as an unknown call (it announces
+    /// nothing), for tests of what a plugin does on older hosts.
+    pub fn predating_capabilities(self) -> Self {
+        with_host(self.token, |h| h.capabilities = false);
+        self
     }
 
     /// Adds seed snapshots (for example `OtherPlugin::seeds()`) as datasets.

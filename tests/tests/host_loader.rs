@@ -71,6 +71,12 @@ fn external_plugin_built_outside_the_workspace_serves() {
     let (status, body) = server.get("/v1/external-echo?say=hello%20world");
     assert_eq!(status, 200);
     assert_eq!(body["echo"], "hello world");
+    // A header the plugin repeats reaches the client with every value, in order (answered and then cached).
+    for _ in 0..2 {
+        let resp = server.request("/v1/external-echo?say=hello%20world", &[("X-API-Key", &server.owner_key)]);
+        let words: Vec<&str> = resp.headers().get_all("x-echo-word").iter().map(|v| v.to_str().unwrap()).collect();
+        assert_eq!(words, ["hello", "world"]);
+    }
     let doc = server.get("/openapi.json").1;
     assert_eq!(doc["paths"]["/v1/external-echo"]["get"]["x-maturity"], "beta");
 }

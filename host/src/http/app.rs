@@ -481,13 +481,15 @@ async fn call_plugin(state: &AppState, ctx: &RouteCtx, envelope_json: String, ri
                         || (k.to_ascii_lowercase().starts_with("x-")
                             && !k.to_ascii_lowercase().starts_with("x-ratelimit")
                             && !k.eq_ignore_ascii_case("x-request-id"));
+                    // Names and values were checked when the answer was read (`outcome_of`).
                     if let (true, Ok(name), Ok(value)) =
                         (allowed, HeaderName::try_from(k.as_str()), HeaderValue::try_from(v.as_str()))
                     {
                         if name == header::CACHE_CONTROL && v.to_ascii_lowercase().contains("no-store") {
                             cacheable = false;
                         }
-                        out.insert(name, value);
+                        // Appended: a header the plugin repeats reaches the client with every value.
+                        out.append(name, value);
                     }
                 }
                 if status == 200 {

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use axum::http::{HeaderName, HeaderValue};
 use datahost_plugin_api::abi::{OUTCOME_API_ERROR, OUTCOME_OK, OUTCOME_PANIC};
 
 /// What one call to `handle` produced.
@@ -68,14 +69,27 @@ struct LegacyError {
     error: String,
 }
 
-/// The answer's headers: a JSON object of names to string values, or nothing (the empty string).
+/// The answer's headers: `[name, value]` pairs in order (SDK 2.1 on, to a host announcing `headers:pairs`), a JSON
+/// object of names to values (older SDKs), or nothing (the empty string). Each must be a header HTTP can carry:
+/// one that cannot is the plugin's fault, never left out of the answer.
 fn parse_headers(json: &str) -> Result<Vec<(String, String)>, String> {
     if json.is_empty() {
         return Ok(Vec::new());
     }
-    serde_json::from_str::<BTreeMap<String, String>>(json)
-        .map(|m| m.into_iter().collect())
-        .map_err(|e| format!("headers that are not a JSON object of strings ({e})"))
+    let headers: Vec<(String, String)> = if json.trim_start().starts_with('[') {
+        serde_json::from_str(json).map_err(|e| format!("headers that are not [name, value] pairs of strings ({e})"))?
+    } else {
+        serde_json::from_str::<BTreeMap<String, String>>(json)
+            .map(|m| m.into_iter().collect())
+            .map_err(|e| format!("headers that are not a JSON object of strings ({e})"))?
+    };
+    if let Some((name, _)) = headers
+        .iter()
+        .find(|(name, value)| HeaderName::from_bytes(name.as_bytes()).is_err() || HeaderValue::from_str(value).is_err())
+    {
+        return Err(format!("a header HTTP cannot carry: `{}`", first_line(name)));
+    }
+    Ok(headers)
 }
 
 pub fn first_line(s: &str) -> String {
@@ -100,6 +114,13 @@ mod tests {
                 if headers == &[("x-next-cursor".to_string(), "abc".to_string())]),
             "{answer:?}"
         );
+        // Pairs (SDK 2.1 on): a repeated name keeps every value, in order.
+        let pairs = outcome_of(OUTCOME_OK, 200, b"{}".to_vec(), r#"[["x-source","a"],["x-source","b"]]"#);
+        assert!(
+            matches!(&pairs, HandleOutcome::Response { headers, .. }
+                if headers == &[("x-source".to_string(), "a".to_string()), ("x-source".to_string(), "b".to_string())]),
+            "{pairs:?}"
+        );
         let error = outcome_of(OUTCOME_API_ERROR, 404, b"no company with CIK 1".to_vec(), "");
         assert!(
             matches!(&error, HandleOutcome::ApiError { status: 404, message } if message == "no company with CIK 1"),
@@ -116,11 +137,19 @@ mod tests {
 
     #[test]
     fn an_answer_with_unreadable_headers_is_malformed_not_served_without_them() {
-        for headers in [r#"{"x-a": 1}"#, "[[\"x-a\",\"b\"]]", "{", "null"] {
+        for headers in [r#"{"x-a": 1}"#, r#"[["x-a"]]"#, r#"[["x-a", 1]]"#, "{", "null"] {
             let out = outcome_of(OUTCOME_OK, 200, b"{}".to_vec(), headers);
             assert!(
                 matches!(&out, HandleOutcome::Malformed { kind: "invalid-answer", what }
                     if what.starts_with("headers that are not")),
+                "{headers}: {out:?}"
+            );
+        }
+        for headers in [r#"{"x a": "1"}"#, r#"[["x-a", "line\nbreak"]]"#] {
+            let out = outcome_of(OUTCOME_OK, 200, b"{}".to_vec(), headers);
+            assert!(
+                matches!(&out, HandleOutcome::Malformed { kind: "invalid-answer", what }
+                    if what.starts_with("a header HTTP cannot carry")),
                 "{headers}: {out:?}"
             );
         }

@@ -222,6 +222,10 @@ pub(super) extern "C" fn svc_call(token: u64, name: RStr<'_>, input: RStr<'_>) -
                 serde_json::to_string(&answers).map_err(|e| e.to_string())
             }
             "host.version" => Ok(format!("\"{}\"", env!("CARGO_PKG_VERSION"))),
+            // What this host reads beyond ABI 1 as first released; the SDK asks at each init.
+            datahost_plugin_api::host::CAPABILITIES_CALL => {
+                Ok(format!("[\"{}\"]", datahost_plugin_api::host::HEADER_PAIRS))
+            }
             datahost_plugin_api::host::PLUGIN_DIR_CALL => {
                 let dir = ctx.engine.plugin_dir(&ctx.slug)?;
                 serde_json::to_string(&dir.to_string_lossy()).map_err(|e| e.to_string())
