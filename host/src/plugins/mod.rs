@@ -269,6 +269,14 @@ pub fn plugin_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
     Ok(files)
 }
 
+/// Whether a library that is no plugin is a Rust proc-macro (it exports `__rustc_proc_macro_decls_<hash>__`). A
+/// cargo build folder such as `target/release`, the default `plugins.dir` of a source build, holds the SDK's derive
+/// macros as one: a compiler plugin, skipped rather than reported as a broken dataset. Only libraries that failed
+/// to open as plugins are read for it, so start-up reads no plugin whole.
+fn is_proc_macro_library(path: &Path) -> bool {
+    std::fs::read(path).is_ok_and(|bytes| memchr::memmem::find(&bytes, b"__rustc_proc_macro_decls_").is_some())
+}
+
 fn file_label(path: &Path) -> String {
     path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| path.display().to_string())
 }
@@ -484,6 +492,10 @@ pub fn open_all(dir: &Path, engine: &Arc<Engine>, disabled: &[String]) -> Result
     for file in files {
         let candidate = match open(&file) {
             Ok(c) => c,
+            Err(f) if f.stage == "open" && is_proc_macro_library(&file) => {
+                tracing::debug!(file = %file.display(), "a Rust proc-macro library, not a plugin: skipped");
+                continue;
+            }
             Err(f) => {
                 failures.push(f);
                 continue;
