@@ -9,7 +9,7 @@ use axum::body::Bytes;
 use std::net::SocketAddr;
 
 use axum::extract::{ConnectInfo, MatchedPath, Request, State};
-use axum::http::{header, HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
+use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -472,25 +472,26 @@ async fn call_plugin(state: &AppState, ctx: &RouteCtx, envelope_json: String, ri
                 out.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
                 out.insert("x-data-status", HeaderValue::from_static(data_status));
                 let mut cacheable = true;
-                for (k, v) in headers {
-                    if k.eq_ignore_ascii_case(NO_CACHE_HEADER) {
+                for (name, value) in headers {
+                    if name.as_str() == NO_CACHE_HEADER {
                         cacheable = false;
                         continue;
                     }
-                    let allowed = k.eq_ignore_ascii_case("cache-control")
-                        || (k.to_ascii_lowercase().starts_with("x-")
-                            && !k.to_ascii_lowercase().starts_with("x-ratelimit")
-                            && !k.eq_ignore_ascii_case("x-request-id"));
-                    // Names and values were checked when the answer was read (`outcome_of`).
-                    if let (true, Ok(name), Ok(value)) =
-                        (allowed, HeaderName::try_from(k.as_str()), HeaderValue::try_from(v.as_str()))
-                    {
-                        if name == header::CACHE_CONTROL && v.to_ascii_lowercase().contains("no-store") {
-                            cacheable = false;
-                        }
-                        // Appended: a header the plugin repeats reaches the client with every value.
-                        out.append(name, value);
+                    // Names arrive lower-cased (`HeaderName`); values were checked when the answer was read.
+                    let allowed = name == header::CACHE_CONTROL
+                        || (name.as_str().starts_with("x-")
+                            && !name.as_str().starts_with("x-ratelimit")
+                            && name.as_str() != "x-request-id");
+                    if !allowed {
+                        continue;
                     }
+                    if name == header::CACHE_CONTROL
+                        && value.to_str().is_ok_and(|v| v.to_ascii_lowercase().contains("no-store"))
+                    {
+                        cacheable = false;
+                    }
+                    // Appended: a header the plugin repeats reaches the client with every value.
+                    out.append(name, value);
                 }
                 if status == 200 {
                     return Answer::Ok { body, headers: out, cacheable };

@@ -12,7 +12,8 @@ pub enum HandleOutcome {
     Response {
         status: u16,
         body: Vec<u8>,
-        headers: Vec<(String, String)>,
+        /// In the plugin's order, each already checked to be a header HTTP can carry.
+        headers: Vec<(HeaderName, HeaderValue)>,
     },
     /// An API error the plugin chose (a 404, a 400 naming a parameter, a 503 while the engine is down): its
     /// status and message, served in the host's error envelope as they are.
@@ -72,7 +73,7 @@ struct LegacyError {
 /// The answer's headers: `[name, value]` pairs in order (SDK 2.1 on, to a host announcing `headers:pairs`), a JSON
 /// object of names to values (older SDKs), or nothing (the empty string). Each must be a header HTTP can carry:
 /// one that cannot is the plugin's fault, never left out of the answer.
-fn parse_headers(json: &str) -> Result<Vec<(String, String)>, String> {
+fn parse_headers(json: &str) -> Result<Vec<(HeaderName, HeaderValue)>, String> {
     if json.is_empty() {
         return Ok(Vec::new());
     }
@@ -83,13 +84,13 @@ fn parse_headers(json: &str) -> Result<Vec<(String, String)>, String> {
             .map(|m| m.into_iter().collect())
             .map_err(|e| format!("headers that are not a JSON object of strings ({e})"))?
     };
-    if let Some((name, _)) = headers
-        .iter()
-        .find(|(name, value)| HeaderName::from_bytes(name.as_bytes()).is_err() || HeaderValue::from_str(value).is_err())
-    {
-        return Err(format!("a header HTTP cannot carry: `{}`", first_line(name)));
-    }
-    Ok(headers)
+    headers
+        .into_iter()
+        .map(|(name, value)| match (HeaderName::from_bytes(name.as_bytes()), HeaderValue::from_str(&value)) {
+            (Ok(name), Ok(value)) => Ok((name, value)),
+            _ => Err(format!("a header HTTP cannot carry: `{}`", first_line(&name))),
+        })
+        .collect()
 }
 
 pub fn first_line(s: &str) -> String {
@@ -106,20 +107,30 @@ mod tests {
 
     use super::*;
 
+    fn texts(headers: &[(HeaderName, HeaderValue)]) -> Vec<(&str, &str)> {
+        headers.iter().map(|(n, v)| (n.as_str(), v.to_str().unwrap())).collect()
+    }
+
     #[test]
     fn each_outcome_code_is_read_as_its_kind() {
         let answer = outcome_of(OUTCOME_OK, 200, b"{}".to_vec(), r#"{"x-next-cursor":"abc"}"#);
         assert!(
             matches!(&answer, HandleOutcome::Response { status: 200, headers, .. }
-                if headers == &[("x-next-cursor".to_string(), "abc".to_string())]),
+                if texts(headers) == [("x-next-cursor", "abc")]),
             "{answer:?}"
         );
         // Pairs (SDK 2.1 on): a repeated name keeps every value, in order.
         let pairs = outcome_of(OUTCOME_OK, 200, b"{}".to_vec(), r#"[["x-source","a"],["x-source","b"]]"#);
         assert!(
             matches!(&pairs, HandleOutcome::Response { headers, .. }
-                if headers == &[("x-source".to_string(), "a".to_string()), ("x-source".to_string(), "b".to_string())]),
+                if texts(headers) == [("x-source", "a"), ("x-source", "b")]),
             "{pairs:?}"
+        );
+        // A name is case-insensitive in HTTP: it is kept in the lower case the host filters on.
+        let upper = outcome_of(OUTCOME_OK, 200, b"{}".to_vec(), r#"[["X-Source","A"]]"#);
+        assert!(
+            matches!(&upper, HandleOutcome::Response { headers, .. } if texts(headers) == [("x-source", "A")]),
+            "{upper:?}"
         );
         let error = outcome_of(OUTCOME_API_ERROR, 404, b"no company with CIK 1".to_vec(), "");
         assert!(
