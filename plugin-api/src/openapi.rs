@@ -200,15 +200,25 @@ pub fn fragment(paths: Vec<(&str, Value)>, schemas: Vec<(&str, Value)>) -> Value
     json!({"paths": paths, "components": {"schemas": schemas}})
 }
 
+/// Every named component `T`'s schema uses, itself included, by name: what a fragment lists in
+/// `components.schemas` for a derived type.
+pub fn components_of<T: ApiSchema + ?Sized>() -> Map<String, Value> {
+    let mut out = Map::new();
+    T::components(&mut out);
+    out
+}
+
 /// A type that documents itself as a JSON Schema, for response bodies declared from their Rust types.
 ///
 /// `#[derive(ApiSchema)]` on a struct with named fields (or an enum of unit variants) describes the JSON serde
 /// writes for it: a named component (the type's name, or `#[schema(name = "..")]`: component names are global,
 /// so prefix them with your dataset's name) whose description is the type's doc comment and whose properties
 /// are its fields, named as serde names them (`rename`, `rename_all`), each described by its doc comment. A
-/// field with `skip_serializing_if` is optional, every other one required; `Option<T>` admits null, `Vec<T>` is
-/// an array, a field of another derived type is a `$ref` to its component. Field attributes: `format = "date"`,
-/// `example = <literal>`, `with = path::to::fn` (a `fn() -> Value` giving the field's schema by hand).
+/// field with `skip_serializing_if` is optional, every other one required; `Option<T>` admits null (but with
+/// `skip_serializing_if = "Option::is_none"` it is an optional `T`: left out, never null), `Vec<T>` is an array,
+/// a field of another derived type is a `$ref` to its component. Field attributes: `format = "date"`,
+/// `pattern = "<regex>"`, `max_items = N` (an array's bound, a literal or a constant), `example = <literal>`, `with = path::to::fn` (a
+/// `fn() -> Value` giving the field's schema by hand; the components it references are then not collected).
 ///
 /// ```
 /// use datahost_plugin_api::ApiSchema;
@@ -302,6 +312,15 @@ impl<T: ApiSchema> ApiSchema for Vec<T> {
 }
 
 impl<T: ApiSchema> ApiSchema for [T] {
+    fn schema() -> Value {
+        schema::array(T::schema())
+    }
+    fn components(out: &mut Map<String, Value>) {
+        T::components(out)
+    }
+}
+
+impl<T: ApiSchema, const N: usize> ApiSchema for [T; N] {
     fn schema() -> Value {
         schema::array(T::schema())
     }
@@ -613,7 +632,13 @@ mod tests {
         cached: bool,
         #[schema(with = schema::uri)]
         link: String,
+        #[schema(pattern = "^[A-Z]+$")]
+        maker: String,
+        #[schema(max_items = MAX_PARTS)]
+        parts: [&'a str; 2],
     }
+
+    const MAX_PARTS: usize = 2;
 
     #[test]
     fn derived_schemas_are_the_hand_written_ones() {
@@ -641,8 +666,11 @@ mod tests {
                     ("remedies", schema::array(schema::reference("TestRemedy"))),
                     ("next", schema::nullable(schema::reference("TestRecall"))),
                     ("link", schema::uri()),
+                    ("maker", schema::with(schema::string(), "pattern", json!("^[A-Z]+$"))),
+                    ("parts", schema::with(schema::array(schema::string()), "maxItems", json!(2))),
                 ],
-                &[("note", schema::nullable(schema::string()))],
+                // Left out when `None`, so never null.
+                &[("note", schema::string())],
             ),
             "One recall, for the derive's test.",
         );

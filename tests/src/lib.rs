@@ -14,6 +14,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+pub mod schema;
+
 /// How long a wait for something the server does on its own (a reload, a recovery, an event) may last before the
 /// test gives up. A hang guard, not a timing claim: it only bounds how long a broken build keeps CI waiting, so it
 /// is generous and the same everywhere. No black-box test asserts how long anything took; speed is measured by the

@@ -206,6 +206,8 @@ struct SerdeAttrs {
     rename_all: Option<String>,
     skip: bool,
     optional: bool,
+    /// `skip_serializing_if = "Option::is_none"`: the field is left out rather than written as null.
+    none_left_out: bool,
     flatten: bool,
     /// `tag`, `content` or `untagged`: an enum written as objects or bare values, which the schema cannot follow.
     tagged: bool,
@@ -226,7 +228,8 @@ fn serde_attrs(attrs: &[Attribute]) -> syn::Result<SerdeAttrs> {
                 out.skip = true;
             } else if path.is_ident("skip_serializing_if") {
                 out.optional = true;
-                meta.value()?.parse::<LitStr>()?;
+                let test = meta.value()?.parse::<LitStr>()?.value();
+                out.none_left_out = test.replace(' ', "") == "Option::is_none";
             } else if path.is_ident("flatten") {
                 out.flatten = true;
             } else if path.is_ident("untagged") {
@@ -254,6 +257,8 @@ fn serde_attrs(attrs: &[Attribute]) -> syn::Result<SerdeAttrs> {
 struct SchemaAttrs {
     name: Option<String>,
     format: Option<String>,
+    pattern: Option<String>,
+    max_items: Option<Expr>,
     example: Option<Lit>,
     with: Option<syn::Path>,
 }
@@ -266,17 +271,35 @@ fn schema_attrs(attrs: &[Attribute]) -> syn::Result<SchemaAttrs> {
                 out.name = Some(meta.value()?.parse::<LitStr>()?.value());
             } else if meta.path.is_ident("format") {
                 out.format = Some(meta.value()?.parse::<LitStr>()?.value());
+            } else if meta.path.is_ident("pattern") {
+                out.pattern = Some(meta.value()?.parse::<LitStr>()?.value());
+            } else if meta.path.is_ident("max_items") {
+                out.max_items = Some(meta.value()?.parse::<Expr>()?);
             } else if meta.path.is_ident("example") {
                 out.example = Some(meta.value()?.parse::<Lit>()?);
             } else if meta.path.is_ident("with") {
                 out.with = Some(meta.value()?.parse::<syn::Path>()?);
             } else {
-                return Err(meta.error("expected `name`, `format`, `example` or `with`"));
+                return Err(meta.error("expected `name`, `format`, `pattern`, `max_items`, `example` or `with`"));
             }
             Ok(())
         })?;
     }
     Ok(out)
+}
+
+/// `T` of a field typed `Option<T>` (also spelled `std::option::Option<T>`).
+fn option_inner(ty: &syn::Type) -> Option<&syn::Type> {
+    let syn::Type::Path(path) = ty else { return None };
+    let last = path.path.segments.last()?;
+    if last.ident != "Option" {
+        return None;
+    }
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else { return None };
+    match args.args.first()? {
+        syn::GenericArgument::Type(inner) if args.args.len() == 1 => Some(inner),
+        _ => None,
+    }
 }
 
 fn api_schema(input: &DeriveInput) -> syn::Result<Tokens> {
@@ -311,7 +334,12 @@ fn api_schema(input: &DeriveInput) -> syn::Result<Tokens> {
                     (None, None) => plain,
                 };
                 let attrs = schema_attrs(&field.attrs)?;
-                let ty = &field.ty;
+                // An `Option` that serde leaves out when it is `None` is never written as null: it is an optional
+                // field of the inner type.
+                let ty = match (serde.none_left_out, option_inner(&field.ty)) {
+                    (true, Some(inner)) => inner,
+                    _ => &field.ty,
+                };
                 let mut schema = match &attrs.with {
                     Some(path) => quote!(#path()),
                     None => {
@@ -321,6 +349,12 @@ fn api_schema(input: &DeriveInput) -> syn::Result<Tokens> {
                 };
                 if let Some(format) = &attrs.format {
                     schema = quote!(#api::openapi::schema::with(#schema, "format", #api::serde_json::json!(#format)));
+                }
+                if let Some(pattern) = &attrs.pattern {
+                    schema = quote!(#api::openapi::schema::with(#schema, "pattern", #api::serde_json::json!(#pattern)));
+                }
+                if let Some(n) = &attrs.max_items {
+                    schema = quote!(#api::openapi::schema::with(#schema, "maxItems", #api::serde_json::json!(#n)));
                 }
                 if let Some(example) = &attrs.example {
                     schema =

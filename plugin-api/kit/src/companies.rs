@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use datahost_plugin_api::openapi::{schema, Operation};
+use datahost_plugin_api::openapi::{schema, ApiSchema, Operation};
 use datahost_plugin_api::paging::{self, Page, PageRequest};
 use datahost_plugin_api::params::{normalize_ticker, TickerFilter, DEFAULT_MAX_LIMIT};
 use datahost_plugin_api::{ApiError, ParamSpec, RequestEnvelope, Response, RouteSpec};
@@ -193,6 +193,18 @@ pub fn company_schema(fields: &[(&str, Value)]) -> Value {
     schema::object(&all)
 }
 
+/// The company schema and the further components it references, for [`CompaniesDoc`]'s `company` and
+/// `extra_schemas`, from the served company type: it derives [`ApiSchema`] as the component `{prefix}Company`, so
+/// what is documented is what serde writes.
+pub fn derived_company<T: ApiSchema>(prefix: &str) -> (Value, Vec<(String, Value)>) {
+    let mut components = datahost_plugin_api::openapi::components_of::<T>();
+    let name = format!("{prefix}Company");
+    let company = components
+        .remove(&name)
+        .unwrap_or_else(|| panic!("the company type must derive ApiSchema with #[schema(name = \"{name}\")]"));
+    (company, components.into_iter().collect())
+}
+
 /// Everything that differs between the OpenAPI fragments of two company datasets.
 pub struct CompaniesDoc<'a> {
     /// The route the fragment documents (its path and parameters).
@@ -212,7 +224,7 @@ pub struct CompaniesDoc<'a> {
     /// Schema of one company.
     pub company: Value,
     /// Further component schemas the company schema references, already prefixed.
-    pub extra_schemas: Vec<(&'a str, Value)>,
+    pub extra_schemas: Vec<(String, Value)>,
     /// Example response body for the 200 response, a complete `{meta, count, companies, next}` object.
     pub example: Value,
 }
@@ -250,7 +262,7 @@ impl CompaniesDoc<'_> {
             (company_name.as_str(), self.company),
             (body_name.as_str(), body),
         ];
-        schemas.extend(self.extra_schemas);
+        schemas.extend(self.extra_schemas.iter().map(|(name, schema)| (name.as_str(), schema.clone())));
         datahost_plugin_api::openapi::fragment(vec![(self.route.path.as_str(), op.path_item())], schemas)
     }
 }

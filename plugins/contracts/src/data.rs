@@ -8,7 +8,7 @@ use chrono::NaiveDate;
 use datahost_plugin_api::ingest::{IngestedInfo, INGESTED_KEY};
 use datahost_plugin_api::params::parse_date;
 use datahost_plugin_api::reference::CompanyQuery;
-use datahost_plugin_api::{Host, LogLevel};
+use datahost_plugin_api::{ApiSchema, Host, LogLevel};
 use datahost_plugin_kit::companies::{self, CompaniesMeta, Dataset};
 use serde::{Deserialize, Serialize};
 
@@ -23,20 +23,37 @@ pub const AWARD_TYPES: [&str; 4] = ["A", "B", "C", "D"];
 /// How many of the largest awards each company lists.
 pub const TOP_AWARDS: usize = 5;
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+/// One award to a covered company.
+#[derive(Debug, Clone, Serialize, Deserialize, ApiSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(name = "ContractsAward")]
 pub struct Award {
+    /// Procurement instrument identifier (PIID); `DEMO-AWD-#####` in the demo seed, not a PIID.
     pub award_id: String,
+    /// Contract award type code.
+    #[schema(with = award_type_schema)]
     pub award_type: String,
+    /// Obligated amount of the award, USD.
     pub amount: f64,
+    /// Awarding agency.
     pub agency: String,
+    /// Award description as reported.
     pub description: String,
+    /// Action date of the award (ingested: its start date or date signed).
+    #[schema(format = "date")]
     pub date: String,
-    /// The award's page on usaspending.gov and the recipient as USAspending names it (ingested awards only).
+    /// Ingested awards: the award's page on usaspending.gov.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(format = "uri")]
     pub source_url: Option<String>,
+    /// Ingested awards: the recipient as USAspending names it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recipient: Option<String>,
+}
+
+/// The award type codes counted ([`AWARD_TYPES`]).
+fn award_type_schema() -> serde_json::Value {
+    datahost_plugin_api::openapi::schema::string_enum(&AWARD_TYPES)
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -1,6 +1,6 @@
 //! `GET /v1/contracts`: each covered company's obligations in the FY2024-to-present, A-D window.
 
-use datahost_plugin_api::{ApiError, RequestEnvelope, Response, RouteSpec};
+use datahost_plugin_api::{ApiError, ApiSchema, RequestEnvelope, Response, RouteSpec};
 use datahost_plugin_kit::companies::{self, respond, CompaniesMeta};
 use serde::Serialize;
 
@@ -10,13 +10,20 @@ pub fn route_spec() -> RouteSpec {
     companies::route_spec(crate::ROUTE)
 }
 
-/// The window as the code applies it, so the response documents the rule rather than the seed restating it.
-#[derive(Serialize)]
+// The window as the code applies it, so the response documents the rule rather than the seed restating it.
+/// The window awards are counted in: from fiscal year 2024, award types A to D.
+#[derive(Serialize, ApiSchema)]
 #[serde(rename_all = "camelCase")]
-struct Window {
+#[schema(name = "ContractsWindow")]
+pub struct Window {
+    /// First fiscal year covered (2024).
     fiscal_year_from: i32,
+    /// First action date counted: 2023-10-01, the start of fiscal year 2024.
+    #[schema(format = "date")]
     start_date: &'static str,
+    /// Award type codes counted: A, B, C and D.
     award_type_codes: [&'static str; 4],
+    /// Most awards listed in topAwards per company.
     top_awards_cap: usize,
 }
 
@@ -27,13 +34,21 @@ struct MetaOut<'a> {
     window: Window,
 }
 
-#[derive(Serialize)]
+/// One covered company's federal contract obligations in the window.
+#[derive(Serialize, ApiSchema)]
 #[serde(rename_all = "camelCase")]
-struct CompanyOut<'a> {
+#[schema(name = "ContractsCompany")]
+pub struct CompanyOut<'a> {
+    /// Company name.
     name: &'a str,
+    /// Stock ticker.
     ticker: &'a str,
+    /// Sum of the obligations of every in-window award (not only topAwards), USD.
     total_obligated_usd: f64,
+    /// Number of in-window awards.
     award_count: usize,
+    /// The largest in-window awards, sorted by amount descending; at most 5.
+    #[schema(max_items = TOP_AWARDS)]
     top_awards: &'a [Award],
 }
 

@@ -1,52 +1,15 @@
 //! The OpenAPI fragment of `/v1/contracts`: full response schema, parameter, example.
 
 use datahost_plugin_api::openapi::schema::*;
-use datahost_plugin_kit::companies::{company_schema, CompaniesDoc};
+use datahost_plugin_api::openapi::{components_of, ApiSchema};
+use datahost_plugin_kit::companies::{derived_company, CompaniesDoc};
 use serde_json::{json, Value};
 
-use crate::routes::route_spec;
+use crate::routes::{route_spec, CompanyOut, Window};
 
 pub fn fragment() -> Value {
-    let award = object_with_optional(
-        &[
-            ("amount", describe(number(), "Obligated amount of the award, USD.")),
-            ("agency", describe(string(), "Awarding agency.")),
-            ("description", describe(string(), "Award description as reported.")),
-            ("date", describe(date(), "Action date of the award (ingested: its start date or date signed).")),
-            (
-                "awardId",
-                describe(
-                    string(),
-                    "Procurement instrument identifier (PIID); `DEMO-AWD-#####` in the demo seed, not a PIID.",
-                ),
-            ),
-            ("awardType", describe(string_enum(&["A", "B", "C", "D"]), "Contract award type code.")),
-        ],
-        &[
-            ("sourceUrl", describe(uri(), "Ingested awards: the award's page on usaspending.gov.")),
-            ("recipient", describe(string(), "Ingested awards: the recipient as USAspending names it.")),
-        ],
-    );
-    let company = company_schema(&[
-        (
-            "totalObligatedUsd",
-            describe(number(), "Sum of the obligations of every in-window award (not only topAwards), USD."),
-        ),
-        ("awardCount", describe(integer(), "Number of in-window awards.")),
-        (
-            "topAwards",
-            describe(
-                with(array(reference("ContractsAward")), "maxItems", json!(5)),
-                "The largest in-window awards, sorted by amount descending; at most 5.",
-            ),
-        ),
-    ]);
-    let window = object(&[
-        ("fiscalYearFrom", describe(integer(), "First fiscal year covered (2024).")),
-        ("startDate", describe(date(), "First action date counted: 2023-10-01, the start of fiscal year 2024.")),
-        ("awardTypeCodes", describe(array(string()), "Award type codes counted: A, B, C and D.")),
-        ("topAwardsCap", describe(integer(), "Most awards listed in topAwards per company.")),
-    ]);
+    let (company, mut extra_schemas) = derived_company::<CompanyOut>("Contracts");
+    extra_schemas.extend(components_of::<Window>());
     let route = route_spec();
     CompaniesDoc {
         route: &route,
@@ -58,9 +21,9 @@ pub fn fragment() -> Value {
             awards and earlier awards are not counted.",
         generated_at: datetime(),
         caveat: "States the window: fiscal year 2024 to present, award type codes A, B, C and D.",
-        extra_meta: vec![("window", reference("ContractsWindow"))],
+        extra_meta: vec![("window", Window::schema())],
         company,
-        extra_schemas: vec![("ContractsAward", award), ("ContractsWindow", window)],
+        extra_schemas,
         example: example(),
     }
     .fragment()

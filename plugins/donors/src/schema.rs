@@ -89,9 +89,9 @@ pub fn fragment() -> Value {
         extra_meta: vec![],
         company,
         extra_schemas: vec![
-            ("DonorsMatchedBy", string_enum(&["connectedOrganization", "committeeName"])),
+            ("DonorsMatchedBy".into(), string_enum(&["connectedOrganization", "committeeName"])),
             (
-                "DonorsReport",
+                "DonorsReport".into(),
                 object(&[
                     ("fileNumber", describe(string(), "FEC FILE_NUM of the report.")),
                     ("url", describe(uri(), "The report on docquery.fec.gov.")),

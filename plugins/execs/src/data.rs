@@ -19,7 +19,7 @@ use std::sync::OnceLock;
 
 use datahost_plugin_api::ingest::IngestedInfo;
 use datahost_plugin_api::params::normalize_ticker;
-use datahost_plugin_api::Host;
+use datahost_plugin_api::{ApiSchema, Host};
 use datahost_plugin_kit::companies::{Companies, CompaniesMeta};
 use serde::{Deserialize, Serialize};
 
@@ -93,22 +93,36 @@ fn company_key(key: &Option<String>, ticker: &str) -> String {
     key.clone().unwrap_or_else(|| normalize_ticker(ticker))
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// One person on a company's roster: a reporting owner of its Form 4 filings.
+#[derive(Debug, Clone, PartialEq, Serialize, ApiSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(name = "ExecsPerson")]
 pub struct Exec {
+    /// Reporting owner's name as filed on Form 4.
     pub name: String,
+    /// The person's distinct titles across their filings, comma-separated, most recent filing first (for example
+    /// `Chief Executive Officer, Director`).
     pub titles: String,
+    /// Number of distinct Form 4 filings (accession numbers) by the person.
     pub filing_count: u64,
+    /// Filing date of the person's latest Form 4.
+    #[schema(format = "date")]
     pub last_filing_date: String,
+    /// Form 4 transaction code of the person's latest transaction (for example S, P, A).
     pub last_code: String,
 }
 
-/// One company's roster as served.
-#[derive(Debug, Clone, Serialize)]
+/// One covered company and its roster of officers and directors.
+#[derive(Debug, Clone, Serialize, ApiSchema)]
+#[schema(name = "ExecsCompany")]
 pub struct CompanyRoster<'a> {
+    /// Stock ticker.
     pub ticker: &'a str,
+    /// Issuer name.
     pub company: &'a str,
+    /// The issuer's chief executive officer.
     pub ceo: &'a str,
+    /// One entry per person, latest filing first (ties by name).
     pub execs: &'a [Exec],
 }
 

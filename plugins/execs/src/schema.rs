@@ -1,38 +1,14 @@
 //! The OpenAPI fragment of `/v1/execs`: full response schema, parameters, example.
 
 use datahost_plugin_api::openapi::schema::*;
-use datahost_plugin_kit::companies::CompaniesDoc;
+use datahost_plugin_kit::companies::{derived_company, CompaniesDoc};
 use serde_json::{json, Value};
 
+use crate::data::CompanyRoster;
 use crate::routes::route_spec;
 
 pub fn fragment() -> Value {
-    let person = object(&[
-        ("name", describe(string(), "Reporting owner's name as filed on Form 4.")),
-        (
-            "titles",
-            describe(
-                string(),
-                "The person's distinct titles across their filings, comma-separated, most recent filing first \
-                 (for example `Chief Executive Officer, Director`).",
-            ),
-        ),
-        ("filingCount", describe(integer(), "Number of distinct Form 4 filings (accession numbers) by the person.")),
-        ("lastFilingDate", describe(date(), "Filing date of the person's latest Form 4.")),
-        (
-            "lastCode",
-            describe(string(), "Form 4 transaction code of the person's latest transaction (for example S, P, A)."),
-        ),
-    ]);
-    let company = object(&[
-        ("ticker", string()),
-        ("company", describe(string(), "Issuer name.")),
-        ("ceo", describe(string(), "The issuer's chief executive officer.")),
-        (
-            "execs",
-            describe(array(reference("ExecsPerson")), "One entry per person, latest filing first (ties by name)."),
-        ),
-    ]);
+    let (company, extra_schemas) = derived_company::<CompanyRoster>("Execs");
     let route = route_spec();
     CompaniesDoc {
         route: &route,
@@ -47,7 +23,7 @@ pub fn fragment() -> Value {
             the data is demo data where it is.",
         extra_meta: vec![("derivedFrom", describe(string(), "The dataset the rosters are derived from: `insiders`."))],
         company,
-        extra_schemas: vec![("ExecsPerson", person)],
+        extra_schemas,
         example: example(),
     }
     .fragment()

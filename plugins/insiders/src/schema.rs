@@ -140,11 +140,11 @@ pub fn fragment() -> Value {
         extra_meta: vec![("method", describe(string(), "How the records were read from the source."))],
         company,
         extra_schemas: vec![
-            ("InsidersFiling", filing),
-            ("InsidersTradingPlanEvidence", string_enum(&["checkbox", "footnote"])),
-            ("InsidersDirectOrIndirect", string_enum(&["D", "I"])),
-            ("InsidersJointOwner", object(&[("name", string()), ("cik", string()), ("title", string())])),
-            ("InsidersFootnote", object(&[("id", string()), ("text", nullable(string()))])),
+            ("InsidersFiling".into(), filing),
+            ("InsidersTradingPlanEvidence".into(), string_enum(&["checkbox", "footnote"])),
+            ("InsidersDirectOrIndirect".into(), string_enum(&["D", "I"])),
+            ("InsidersJointOwner".into(), object(&[("name", string()), ("cik", string()), ("title", string())])),
+            ("InsidersFootnote".into(), object(&[("id", string()), ("text", nullable(string()))])),
         ],
         example: example(),
     }

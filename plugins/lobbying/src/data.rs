@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use datahost_plugin_api::ingest::{IngestedInfo, INGESTED_KEY};
 use datahost_plugin_api::reference::{CompanyQuery, CompanyRef};
-use datahost_plugin_api::{Host, LogLevel};
+use datahost_plugin_api::{ApiSchema, Host, LogLevel};
 use datahost_plugin_kit::companies::{self, CompaniesMeta, Dataset};
 use serde::{Deserialize, Serialize};
 
@@ -38,12 +38,16 @@ pub struct Company {
 pub type Snapshot = companies::Snapshot<Company>;
 
 /// Spend in one quarter: the sum of every filing for the client in that period.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ApiSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(name = "LobbyingQuarter")]
 pub struct Quarter {
-    /// `<year>-Q<n>`.
+    /// Reporting quarter, `<year>-Q<n>`.
+    #[schema(pattern = "^[0-9]{4}-Q[1-4]$")]
     pub period: String,
+    /// Sum of every filing for the client in this quarter, USD.
     pub amount: f64,
+    /// Filings behind the amount (the company's own and outside firms').
     pub filing_count: usize,
 }
 

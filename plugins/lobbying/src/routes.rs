@@ -1,6 +1,6 @@
 //! `GET /v1/lobbying`: each covered company's lobbying spend in filing years 2025 and 2026, by quarter.
 
-use datahost_plugin_api::{ApiError, RequestEnvelope, Response, RouteSpec};
+use datahost_plugin_api::{ApiError, ApiSchema, RequestEnvelope, Response, RouteSpec};
 use datahost_plugin_kit::companies::{self, respond, CompaniesMeta};
 use serde::Serialize;
 
@@ -18,15 +18,24 @@ struct MetaOut<'a> {
     filing_years: [i32; 2],
 }
 
-#[derive(Serialize)]
+/// One covered company's lobbying spend.
+#[derive(Serialize, ApiSchema)]
 #[serde(rename_all = "camelCase")]
-struct CompanyOut<'a> {
+#[schema(name = "LobbyingCompany")]
+pub struct CompanyOut<'a> {
+    /// Company name.
     name: &'a str,
+    /// Stock ticker.
     ticker: &'a str,
+    /// Client name the filings were matched on.
     client_name: &'a str,
+    /// The latest filing year among the counted filings.
     year: i32,
+    /// Sum of every quarterly filing found for the client in filing years 2025 and 2026, USD.
     total_spend_usd: f64,
+    /// Number of quarterly filings counted (filing years 2025 and 2026).
     filing_count: usize,
+    /// Counted quarters, sorted by period (oldest first).
     quarters: &'a [Quarter],
 }
 

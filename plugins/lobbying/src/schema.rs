@@ -1,36 +1,13 @@
 //! The OpenAPI fragment of `/v1/lobbying`: full response schema, parameter, example.
 
 use datahost_plugin_api::openapi::schema::*;
-use datahost_plugin_kit::companies::{company_schema, CompaniesDoc};
+use datahost_plugin_kit::companies::{derived_company, CompaniesDoc};
 use serde_json::{json, Value};
 
-use crate::routes::route_spec;
+use crate::routes::{route_spec, CompanyOut};
 
 pub fn fragment() -> Value {
-    let quarter = object(&[
-        (
-            "period",
-            with(describe(string(), "Reporting quarter, `<year>-Q<n>`."), "pattern", json!("^[0-9]{4}-Q[1-4]$")),
-        ),
-        ("amount", describe(number(), "Sum of every filing for the client in this quarter, USD.")),
-        ("filingCount", describe(integer(), "Filings behind the amount (the company's own and outside firms').")),
-    ]);
-    let company = company_schema(&[
-        ("clientName", describe(string(), "Client name the filings were matched on.")),
-        ("year", describe(integer(), "The latest filing year among the counted filings.")),
-        (
-            "totalSpendUsd",
-            describe(
-                number(),
-                "Sum of every quarterly filing found for the client in filing years 2025 and 2026, USD.",
-            ),
-        ),
-        ("filingCount", describe(integer(), "Number of quarterly filings counted (filing years 2025 and 2026).")),
-        (
-            "quarters",
-            describe(array(reference("LobbyingQuarter")), "Counted quarters, sorted by period (oldest first)."),
-        ),
-    ]);
+    let (company, extra_schemas) = derived_company::<CompanyOut>("Lobbying");
     let route = route_spec();
     CompaniesDoc {
         route: &route,
@@ -43,7 +20,7 @@ pub fn fragment() -> Value {
         caveat: "States that totals sum every quarterly filing found for the client in filing years 2025 and 2026.",
         extra_meta: vec![("filingYears", describe(array(integer()), "Filing years counted: 2025 and 2026."))],
         company,
-        extra_schemas: vec![("LobbyingQuarter", quarter)],
+        extra_schemas,
         example: example(),
     }
     .fragment()

@@ -79,7 +79,11 @@ pub fn fragment() -> Value {
             describe(reference("PatentsWindows"), "The inclusive day ranges behind the two counts."),
         )],
         company,
-        extra_schemas: vec![("PatentsPeriod", period), ("PatentsWindows", windows), ("PatentsGrant", grant)],
+        extra_schemas: vec![
+            ("PatentsPeriod".into(), period),
+            ("PatentsWindows".into(), windows),
+            ("PatentsGrant".into(), grant),
+        ],
         example: example(),
     }
     .fragment();
