@@ -241,7 +241,10 @@ pub fn components_of<T: ApiSchema + ?Sized>() -> Map<String, Value> {
 /// assert_eq!(components["DocRecall"]["required"], serde_json::json!(["campaignNumber", "reportDate"]));
 /// ```
 ///
-/// What serde writes in a shape the derive cannot describe (`flatten`, a tagged enum, an enum with data) is
+/// A `#[serde(flatten)]` field of a derived struct type (or `&`, `Box` or `Option` of one) is inlined: its
+/// properties join the outer object's, required unless the field is an `Option` skipped when `None`.
+///
+/// What serde writes in a shape the derive cannot describe (a tagged enum, an enum with data) is
 /// refused at compile time; write that schema by hand ([`schema`]) and use it with `#[schema(with = ..)]`:
 ///
 /// ```compile_fail
@@ -257,6 +260,37 @@ pub trait ApiSchema {
     fn schema() -> Value;
     /// Adds the named components this type's schema uses (itself and what its fields use) to `out`.
     fn components(_out: &mut Map<String, Value>) {}
+    /// A derived struct's own object schema, for a struct that `#[serde(flatten)]`s it into its own properties;
+    /// `None` for a type serde cannot flatten into an object's named fields.
+    fn flattened() -> Option<Value> {
+        None
+    }
+    /// The components the fields of [`Self::flattened`] use (not the type's own: a flattened type is inlined).
+    fn flattened_components(_out: &mut Map<String, Value>) {}
+}
+
+/// Merges a flattened struct's properties into `object` (called by `#[derive(ApiSchema)]`, not by hand): its
+/// required fields stay required unless the whole group may be left out (`optional`, an `Option` skipped when
+/// `None`).
+#[doc(hidden)]
+pub fn __flatten(mut object: Value, flattened: Option<Value>, optional: bool, field: &str) -> Value {
+    let Some(inner) = flattened else {
+        panic!("`{field}` is #[serde(flatten)]: its type must derive ApiSchema on a struct")
+    };
+    if let (Some(props), Some(inner_props)) = (
+        object.get_mut("properties").and_then(Value::as_object_mut),
+        inner.get("properties").and_then(Value::as_object),
+    ) {
+        props.extend(inner_props.iter().map(|(k, v)| (k.clone(), v.clone())));
+    }
+    if !optional {
+        if let (Some(required), Some(inner_required)) =
+            (object.get_mut("required").and_then(Value::as_array_mut), inner.get("required").and_then(Value::as_array))
+        {
+            required.extend(inner_required.iter().cloned());
+        }
+    }
+    object
 }
 
 macro_rules! primitive_schema {
@@ -282,6 +316,12 @@ impl<T: ApiSchema + ?Sized> ApiSchema for &T {
     fn components(out: &mut Map<String, Value>) {
         T::components(out)
     }
+    fn flattened() -> Option<Value> {
+        T::flattened()
+    }
+    fn flattened_components(out: &mut Map<String, Value>) {
+        T::flattened_components(out)
+    }
 }
 
 impl<T: ApiSchema + ?Sized> ApiSchema for Box<T> {
@@ -291,6 +331,12 @@ impl<T: ApiSchema + ?Sized> ApiSchema for Box<T> {
     fn components(out: &mut Map<String, Value>) {
         T::components(out)
     }
+    fn flattened() -> Option<Value> {
+        T::flattened()
+    }
+    fn flattened_components(out: &mut Map<String, Value>) {
+        T::flattened_components(out)
+    }
 }
 
 impl<T: ApiSchema> ApiSchema for Option<T> {
@@ -299,6 +345,12 @@ impl<T: ApiSchema> ApiSchema for Option<T> {
     }
     fn components(out: &mut Map<String, Value>) {
         T::components(out)
+    }
+    fn flattened() -> Option<Value> {
+        T::flattened()
+    }
+    fn flattened_components(out: &mut Map<String, Value>) {
+        T::flattened_components(out)
     }
 }
 
@@ -678,6 +730,68 @@ mod tests {
         assert_eq!(Value::Object(components), json!({"TestRecall": recall, "TestRemedy": remedy}));
         assert_eq!(Recall::schema(), schema::reference("TestRecall"));
         assert_eq!(<Vec<Option<u8>>>::schema(), json!({"type": "array", "items": {"type": ["integer", "null"]}}));
+    }
+
+    /// Shared fields, flattened into others.
+    #[derive(serde::Serialize, crate::ApiSchema)]
+    #[serde(rename_all = "camelCase")]
+    #[schema(name = "TestCommon")]
+    struct Common {
+        /// When.
+        generated_at: &'static str,
+        remedy: Remedy,
+    }
+
+    /// Fields present only for some rows.
+    #[derive(serde::Serialize, crate::ApiSchema)]
+    #[serde(rename_all = "camelCase")]
+    #[schema(name = "TestExtra")]
+    struct Extra {
+        source_url: &'static str,
+        recall: Option<Box<Recall<'static>>>,
+    }
+
+    /// A row with flattened groups.
+    #[derive(serde::Serialize, crate::ApiSchema)]
+    #[schema(name = "TestRow")]
+    struct Row {
+        id: u32,
+        #[serde(flatten)]
+        common: Common,
+        #[serde(flatten, skip_serializing_if = "Option::is_none")]
+        extra: Option<Extra>,
+    }
+
+    #[test]
+    fn a_flattened_struct_is_inlined_as_serde_writes_it() {
+        let components = components_of::<Row>();
+        let expected = schema::describe(
+            schema::object_with_optional(
+                &[
+                    ("id", schema::integer()),
+                    ("generatedAt", schema::describe(schema::string(), "When.")),
+                    ("remedy", schema::reference("TestRemedy")),
+                ],
+                // The whole group is left out when `None`: none of its fields is required.
+                &[("sourceUrl", schema::string()), ("recall", schema::nullable(schema::reference("TestRecall")))],
+            ),
+            "A row with flattened groups.",
+        );
+        assert_eq!(components["TestRow"], expected);
+        // Inlined, so not components of their own; what their fields reference is.
+        let names: Vec<&str> = components.keys().map(String::as_str).collect();
+        assert_eq!(names, ["TestRecall", "TestRemedy", "TestRow"]);
+        // serde writes exactly the documented properties.
+        let common = || Common { generated_at: "2026-11-27", remedy: Remedy::FreeRepair };
+        let extra = Extra { source_url: "https://x", recall: None };
+        let documented: std::collections::BTreeSet<&String> =
+            expected["properties"].as_object().unwrap().keys().collect();
+        let written = serde_json::to_value(Row { id: 1, common: common(), extra: Some(extra) }).unwrap();
+        assert_eq!(written.as_object().unwrap().keys().collect::<std::collections::BTreeSet<_>>(), documented);
+        let bare = serde_json::to_value(Row { id: 1, common: common(), extra: None }).unwrap();
+        let required: Vec<&str> = expected["required"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
+        assert_eq!(bare.as_object().unwrap().keys().map(String::as_str).collect::<Vec<_>>().len(), required.len());
+        assert!(required.iter().all(|r| bare.get(r).is_some()), "{bare}");
     }
 
     /// For each of serde's `rename_all` rules, a struct and an enum deriving both `Serialize` and `ApiSchema`.

@@ -317,7 +317,8 @@ fn api_schema(input: &DeriveInput) -> syn::Result<Tokens> {
             let Fields::Named(fields) = &data.fields else {
                 return Err(syn::Error::new_spanned(&input.ident, "`ApiSchema` derives on structs with named fields"));
             };
-            let (mut required, mut optional, mut nested) = (Vec::new(), Vec::new(), Vec::new());
+            let (mut required, mut optional, mut nested, mut flattened) =
+                (Vec::new(), Vec::new(), Vec::new(), Vec::new());
             for field in &fields.named {
                 let ident = field.ident.as_ref().expect("named field");
                 let serde = serde_attrs(&field.attrs)?;
@@ -325,7 +326,17 @@ fn api_schema(input: &DeriveInput) -> syn::Result<Tokens> {
                     continue;
                 }
                 if serde.flatten {
-                    return Err(syn::Error::new_spanned(ident, "`ApiSchema` cannot describe `#[serde(flatten)]`"));
+                    // serde writes nothing for a `None`, so an `Option` group may be absent as a whole.
+                    let group_optional = serde.optional || option_inner(&field.ty).is_some();
+                    let ty = &field.ty;
+                    let name = ident.to_string();
+                    flattened.push(quote!(
+                        let object = #api::openapi::__flatten(
+                            object, <#ty as #api::openapi::ApiSchema>::flattened(), #group_optional, #name,
+                        );
+                    ));
+                    nested.push(quote!(<#ty as #api::openapi::ApiSchema>::flattened_components(out);));
+                    continue;
                 }
                 let plain = ident.to_string().trim_start_matches("r#").to_string();
                 let key = match (serde.rename, rule) {
@@ -372,12 +383,25 @@ fn api_schema(input: &DeriveInput) -> syn::Result<Tokens> {
                 }
             }
             quote! {
-                let schema = #api::openapi::schema::describe(
-                    #api::openapi::schema::object_with_optional(&[#(#required),*], &[#(#optional),*]),
-                    #description,
-                );
-                out.insert(#component.into(), schema);
-                #(#nested)*
+                fn components(out: &mut #api::serde_json::Map<::std::string::String, #api::serde_json::Value>) {
+                    // Once per component; inserted before its fields are visited, so a type that contains itself
+                    // ends.
+                    if out.contains_key(#component) {
+                        return;
+                    }
+                    out.insert(#component.into(), #api::serde_json::Value::Null);
+                    let object = <Self as #api::openapi::ApiSchema>::flattened().expect("a struct's object schema");
+                    out.insert(#component.into(), #api::openapi::schema::describe(object, #description));
+                    <Self as #api::openapi::ApiSchema>::flattened_components(out);
+                }
+                fn flattened() -> ::core::option::Option<#api::serde_json::Value> {
+                    let object = #api::openapi::schema::object_with_optional(&[#(#required),*], &[#(#optional),*]);
+                    #(#flattened)*
+                    ::core::option::Option::Some(object)
+                }
+                fn flattened_components(out: &mut #api::serde_json::Map<::std::string::String, #api::serde_json::Value>) {
+                    #(#nested)*
+                }
             }
         }
         Data::Enum(data) => {
@@ -409,11 +433,13 @@ fn api_schema(input: &DeriveInput) -> syn::Result<Tokens> {
                 });
             }
             quote! {
-                let schema = #api::openapi::schema::describe(
-                    #api::openapi::schema::string_enum(&[#(#values),*]),
-                    #description,
-                );
-                out.insert(#component.into(), schema);
+                fn components(out: &mut #api::serde_json::Map<::std::string::String, #api::serde_json::Value>) {
+                    let schema = #api::openapi::schema::describe(
+                        #api::openapi::schema::string_enum(&[#(#values),*]),
+                        #description,
+                    );
+                    out.insert(#component.into(), schema);
+                }
             }
         }
         Data::Union(_) => return Err(syn::Error::new_spanned(&input.ident, "`ApiSchema` does not derive on unions")),
@@ -425,14 +451,7 @@ fn api_schema(input: &DeriveInput) -> syn::Result<Tokens> {
             fn schema() -> #api::serde_json::Value {
                 #api::openapi::schema::reference(#component)
             }
-            fn components(out: &mut #api::serde_json::Map<::std::string::String, #api::serde_json::Value>) {
-                // Once per component; inserted before its fields are visited, so a type that contains itself ends.
-                if out.contains_key(#component) {
-                    return;
-                }
-                out.insert(#component.into(), #api::serde_json::Value::Null);
-                #body
-            }
+            #body
         }
     })
 }

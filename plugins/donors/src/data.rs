@@ -3,6 +3,7 @@
 //! with `DEMO-C####` committee ids); ingested FEC records are turned into the same type by `pacs.rs`, with their
 //! [`Provenance`].
 
+use datahost_plugin_api::ApiSchema;
 use datahost_plugin_kit::companies::{self, Dataset};
 use serde::{Deserialize, Serialize};
 
@@ -32,27 +33,45 @@ pub struct Company {
 }
 
 /// What an ingested company entry adds: how to check it at the FEC and how the company was matched.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ApiSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(name = "DonorsProvenance")]
 pub struct Provenance {
-    /// The committee's page on fec.gov.
+    /// The committee's page on fec.gov (ingested data).
+    #[schema(format = "uri")]
     pub source_url: String,
-    /// CONNECTED_ORG_NM as filed (may be empty).
+    /// CONNECTED_ORG_NM as filed; may be empty (ingested data).
     pub connected_organization: String,
-    /// The company's SEC CIK when the company resolver matched it.
+    /// SEC CIK of the matched company, 10 digits; null when none matched.
     pub cik: Option<String>,
-    /// `connectedOrganization` or `committeeName`: which name matched the company; null when none did.
-    pub matched_by: Option<&'static str>,
-    /// Contributions whose recipient's party could not be determined: in the total, in neither share.
+    /// Which filed name matched the company; null when none did.
+    pub matched_by: Option<MatchedBy>,
+    /// Contributions whose recipient's party could not be determined (in the total, in neither share).
     pub unattributed_usd: f64,
-    /// The FEC reports (FILE_NUM) the contributions were read from, with their docquery pages.
+    /// The FEC reports the contributions were read from (ingested data).
     pub reports: Vec<ReportRef>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// Which of the committee's filed names matched the company.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, ApiSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(name = "DonorsMatchedBy")]
+pub enum MatchedBy {
+    /// CONNECTED_ORG_NM, the connected organization.
+    ConnectedOrganization,
+    /// The committee's own name, less its PAC words.
+    CommitteeName,
+}
+
+/// One FEC report the contributions were read from.
+#[derive(Debug, Clone, PartialEq, Serialize, ApiSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(name = "DonorsReport")]
 pub struct ReportRef {
+    /// FEC FILE_NUM of the report.
     pub file_number: String,
+    /// The report on docquery.fec.gov.
+    #[schema(format = "uri")]
     pub url: String,
 }
 

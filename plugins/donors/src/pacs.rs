@@ -18,7 +18,7 @@ use datahost_plugin_api::{Host, LogLevel};
 use datahost_plugin_kit::companies::{Companies, CompaniesMeta, Dataset};
 use serde::Deserialize;
 
-use crate::data::{Company, Contribution, Entry, Index, Provenance, ReportRef};
+use crate::data::{Company, Contribution, Entry, Index, MatchedBy, Provenance, ReportRef};
 use crate::ingest::CONTRIBUTIONS;
 use crate::records::{CandidateRecord, CommitteeRecord, ContributionRecord, LinkageRecord};
 
@@ -107,7 +107,7 @@ fn company_entry(
     cycle: &str,
     pac: Pac,
     company: Option<CompanyRef>,
-    matched_by: Option<&'static str>,
+    matched_by: Option<MatchedBy>,
 ) -> Company {
     let connected = &committee.connected_org;
     let filed_name = if connected.is_empty() { &committee.name } else { connected };
@@ -227,7 +227,7 @@ fn company_part(committee_name: &str) -> Option<String> {
 fn resolve<'a>(
     host: &Host,
     committees: impl Iterator<Item = &'a CommitteeRecord>,
-) -> Vec<(Option<CompanyRef>, Option<&'static str>)> {
+) -> Vec<(Option<CompanyRef>, Option<MatchedBy>)> {
     let names: Vec<[Option<String>; 2]> = committees
         .map(|c| [(!c.connected_org.is_empty()).then(|| c.connected_org.clone()), company_part(&c.name)])
         .collect();
@@ -245,8 +245,8 @@ fn resolve<'a>(
             let by_connected = connected.as_ref().and_then(|_| answers.next().flatten());
             let by_committee = committee.as_ref().and_then(|_| answers.next().flatten());
             match (by_connected, by_committee) {
-                (Some(company), _) => (Some(company), Some("connectedOrganization")),
-                (None, Some(company)) => (Some(company), Some("committeeName")),
+                (Some(company), _) => (Some(company), Some(MatchedBy::ConnectedOrganization)),
+                (None, Some(company)) => (Some(company), Some(MatchedBy::CommitteeName)),
                 (None, None) => (None, None),
             }
         })

@@ -12,7 +12,7 @@ use chrono::{Months, NaiveDate};
 use datahost_plugin_api::ingest::{IngestedInfo, INGESTED_KEY};
 use datahost_plugin_api::params::parse_date;
 use datahost_plugin_api::reference::{CompanyQuery, CompanyRef};
-use datahost_plugin_api::{Host, LogLevel};
+use datahost_plugin_api::{ApiSchema, Host, LogLevel};
 use datahost_plugin_kit::companies::{Companies, CompaniesMeta};
 use serde::{Deserialize, Serialize};
 
@@ -54,9 +54,12 @@ struct IngestedSnapshot {
 }
 
 /// An inclusive range of calendar days.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ApiSchema)]
+#[schema(name = "PatentsPeriod")]
 pub struct Period {
+    /// First day counted.
     pub start: NaiveDate,
+    /// Last day counted.
     pub end: NaiveDate,
 }
 
@@ -67,8 +70,9 @@ impl Period {
 }
 
 /// The two counting windows: last 12 months = (asOf - 12 months, asOf], prior = the 12 months before that.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ApiSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(name = "PatentsWindows")]
 pub struct Windows {
     #[serde(rename = "last12mo")]
     pub last: Period,
@@ -104,12 +108,19 @@ pub fn same_applicant(a: &str, b: &str) -> bool {
 }
 
 /// A grant behind a company's counts, with its public page (ingested data only).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ApiSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(name = "PatentsGrant")]
 pub struct GrantRef {
+    /// USPTO patent number as PatentsView writes it.
     pub patent_number: String,
+    /// Grant date.
+    #[schema(format = "date")]
     pub grant_date: String,
+    /// Patent title; null when the source file does not give it.
     pub title: Option<String>,
+    /// The patent's public page.
+    #[schema(format = "uri")]
     pub source_url: String,
 }
 

@@ -1,10 +1,12 @@
 //! The OpenAPI fragment of `/v1/patents`: full response schema, parameter, example.
 
 use datahost_plugin_api::openapi::schema::*;
-use datahost_plugin_kit::companies::{company_schema, CompaniesDoc};
+use datahost_plugin_api::openapi::{components_of, ApiSchema};
+use datahost_plugin_kit::companies::{derived_company, CompaniesDoc};
 use serde_json::{json, Value};
 
-use crate::routes::route_spec;
+use crate::data::Windows;
+use crate::routes::{route_spec, CompanyOut};
 
 /// Adds optional (not required) properties to an object schema.
 fn with_optional(mut object: Value, optional: &[(&str, Value)]) -> Value {
@@ -17,48 +19,8 @@ fn with_optional(mut object: Value, optional: &[(&str, Value)]) -> Value {
 }
 
 pub fn fragment() -> Value {
-    let grant = object(&[
-        ("patentNumber", describe(string(), "USPTO patent number as PatentsView writes it.")),
-        ("grantDate", describe(date(), "Grant date.")),
-        ("title", describe(nullable(string()), "Patent title; null when the source file does not give it.")),
-        ("sourceUrl", describe(uri(), "The patent's public page.")),
-    ]);
-    let company = with_optional(
-        company_schema(&[
-            (
-                "assigneeMatched",
-                describe(string(), "The first-applicant (first assignee) name counted, as one entity."),
-            ),
-            ("note", describe(string(), "What the count covers, e.g. subsidiaries whose grants are not counted.")),
-            (
-                "grantedLast12mo",
-                describe(integer(), "Grants in the 12 months ending at the end of meta.windows.last12mo."),
-            ),
-            ("grantedPrior12mo", describe(integer(), "Grants in the 12 months before those (meta.windows.prior12mo).")),
-        ]),
-        &[
-            (
-                "cik",
-                describe(nullable(string()), "Ingested data: SEC CIK of the matched company; null when none matched."),
-            ),
-            ("assigneeNames", describe(array(string()), "Ingested data: every first-assignee name counted.")),
-            ("grantsHeld", describe(integer(), "Ingested data: every counted grant held, whatever its date.")),
-            (
-                "recentGrants",
-                describe(array(reference("PatentsGrant")), "Ingested data: the newest counted grants (at most 10)."),
-            ),
-            (
-                "awaitingGrantRecord",
-                describe(
-                    integer(),
-                    "Ingested data: patents first-assigned to these names whose g_patent row is not ingested yet.",
-                ),
-            ),
-        ],
-    );
-    let period =
-        object(&[("start", describe(date(), "First day counted.")), ("end", describe(date(), "Last day counted."))]);
-    let windows = object(&[("last12mo", reference("PatentsPeriod")), ("prior12mo", reference("PatentsPeriod"))]);
+    let (company, mut extra_schemas) = derived_company::<CompanyOut>("Patents");
+    extra_schemas.extend(components_of::<Windows>());
     let coverage = json!({"type": "object", "description": "Ingested data: grant records and assignee rows held, \
         grants counted, and those not counted by reason (withdrawn, individual first assignee, no assignee rows, \
         awaiting their grant record, unmatched assignee names).", "additionalProperties": {"type": "integer"}});
@@ -74,16 +36,9 @@ pub fn fragment() -> Value {
         generated_at: datetime(),
         caveat: "States that counts match on first-applicant name as a single entity, so subsidiaries filing \
                  under other names may be undercounted.",
-        extra_meta: vec![(
-            "windows",
-            describe(reference("PatentsWindows"), "The inclusive day ranges behind the two counts."),
-        )],
+        extra_meta: vec![("windows", describe(Windows::schema(), "The inclusive day ranges behind the two counts."))],
         company,
-        extra_schemas: vec![
-            ("PatentsPeriod".into(), period),
-            ("PatentsWindows".into(), windows),
-            ("PatentsGrant".into(), grant),
-        ],
+        extra_schemas,
         example: example(),
     }
     .fragment();
