@@ -195,8 +195,12 @@ impl Operation<'_> {
 
 /// Assembles a fragment from path items and component schemas.
 pub fn fragment(paths: Vec<(&str, Value)>, schemas: Vec<(&str, Value)>) -> Value {
+    fragment_with(paths, schemas.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
+}
+
+/// [`fragment`] with the component schemas as a map, such as [`components_of`] gives for derived types.
+pub fn fragment_with(paths: Vec<(&str, Value)>, schemas: Map<String, Value>) -> Value {
     let paths: Map<String, Value> = paths.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
-    let schemas: Map<String, Value> = schemas.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
     json!({"paths": paths, "components": {"schemas": schemas}})
 }
 
@@ -218,7 +222,9 @@ pub fn components_of<T: ApiSchema + ?Sized>() -> Map<String, Value> {
 /// `skip_serializing_if = "Option::is_none"` it is an optional `T`: left out, never null), `Vec<T>` is an array,
 /// a field of another derived type is a `$ref` to its component. Field attributes: `format = "date"`,
 /// `pattern = "<regex>"`, `max_items = N` (an array's bound, a literal or a constant), `example = <literal>`, `with = path::to::fn` (a
-/// `fn() -> Value` giving the field's schema by hand; the components it references are then not collected).
+/// `fn() -> Value` giving the field's schema by hand; the components it references are then not collected), and
+/// `optional` (documented as not required although always written: an addition beyond a published contract) and
+/// `description = <&str expression>` (a shared constant, instead of the doc comment).
 ///
 /// ```
 /// use datahost_plugin_api::ApiSchema;
@@ -688,7 +694,11 @@ mod tests {
         maker: String,
         #[schema(max_items = MAX_PARTS)]
         parts: [&'a str; 2],
+        #[schema(optional, description = AS_OF)]
+        as_of: &'a str,
     }
+
+    const AS_OF: &str = "The day the data describes.";
 
     const MAX_PARTS: usize = 2;
 
@@ -722,7 +732,7 @@ mod tests {
                     ("parts", schema::with(schema::array(schema::string()), "maxItems", json!(2))),
                 ],
                 // Left out when `None`, so never null.
-                &[("note", schema::string())],
+                &[("note", schema::string()), ("asOf", schema::describe(schema::string(), AS_OF))],
             ),
             "One recall, for the derive's test.",
         );

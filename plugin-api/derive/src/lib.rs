@@ -261,6 +261,10 @@ struct SchemaAttrs {
     max_items: Option<Expr>,
     example: Option<Lit>,
     with: Option<syn::Path>,
+    /// Documented as not required although serde always writes it (an addition beyond a published contract).
+    optional: bool,
+    /// A `&str` expression (a shared constant) describing the field instead of its doc comment.
+    description: Option<Expr>,
 }
 
 fn schema_attrs(attrs: &[Attribute]) -> syn::Result<SchemaAttrs> {
@@ -279,8 +283,14 @@ fn schema_attrs(attrs: &[Attribute]) -> syn::Result<SchemaAttrs> {
                 out.example = Some(meta.value()?.parse::<Lit>()?);
             } else if meta.path.is_ident("with") {
                 out.with = Some(meta.value()?.parse::<syn::Path>()?);
+            } else if meta.path.is_ident("optional") {
+                out.optional = true;
+            } else if meta.path.is_ident("description") {
+                out.description = Some(meta.value()?.parse::<Expr>()?);
             } else {
-                return Err(meta.error("expected `name`, `format`, `pattern`, `max_items`, `example` or `with`"));
+                return Err(meta.error(
+                    "expected `name`, `format`, `pattern`, `max_items`, `example`, `with`, `optional` or `description`",
+                ));
             }
             Ok(())
         })?;
@@ -372,11 +382,19 @@ fn api_schema(input: &DeriveInput) -> syn::Result<Tokens> {
                         quote!(#api::openapi::schema::with(#schema, "examples", #api::serde_json::json!([#example])));
                 }
                 let text = doc_text(&field.attrs);
-                if !text.is_empty() {
-                    schema = quote!(#api::openapi::schema::describe(#schema, #text));
+                match (&attrs.description, text.is_empty()) {
+                    (Some(_), false) => {
+                        return Err(syn::Error::new_spanned(
+                            ident,
+                            "a field has one description: its doc comment or `description = ..`, not both",
+                        ))
+                    }
+                    (Some(expr), true) => schema = quote!(#api::openapi::schema::describe(#schema, #expr)),
+                    (None, false) => schema = quote!(#api::openapi::schema::describe(#schema, #text)),
+                    (None, true) => {}
                 }
                 let entry = quote!((#key, #schema));
-                if serde.optional {
+                if serde.optional || attrs.optional {
                     optional.push(entry);
                 } else {
                     required.push(entry);
@@ -445,7 +463,13 @@ fn api_schema(input: &DeriveInput) -> syn::Result<Tokens> {
         Data::Union(_) => return Err(syn::Error::new_spanned(&input.ident, "`ApiSchema` does not derive on unions")),
     };
     let ident = &input.ident;
-    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    // A type parameter is documented through its own schema: each must implement `ApiSchema`.
+    let mut generics = input.generics.clone();
+    for param in input.generics.type_params() {
+        let name = &param.ident;
+        generics.make_where_clause().predicates.push(syn::parse_quote!(#name: #api::openapi::ApiSchema));
+    }
+    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
     Ok(quote! {
         impl #impl_generics #api::openapi::ApiSchema for #ident #ty_generics #where_clause {
             fn schema() -> #api::serde_json::Value {

@@ -2,6 +2,7 @@
 //! built in memory at `init` (embedded engine), or the plugin's PostgreSQL table (engine mode), which holds
 //! the seed rows plus any loaded another way (`source` = `synthetic`, `ingest`...).
 
+use datahost_plugin_api::ApiSchema;
 use datahost_plugin_api::Migration;
 use datahost_plugin_kit::county::{self, clerk_key, ClerkKey, ClerkTable, CountyCoverage, CountyIndex};
 use datahost_plugin_kit::snapshot::SnapshotMeta;
@@ -9,19 +10,29 @@ use datahost_plugin_kit::sql::{SeedTable, SEED_STATE_TABLE};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-/// One recorded instrument of the grantor/grantee index. `propertyAddress` is served as an additive field
-/// so a caller sees why an address query matched.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+/// One recorded instrument of the grantor/grantee index.
+// `propertyAddress` is served as an additive field so a caller sees why an address query matched.
+#[derive(Debug, Clone, Serialize, Deserialize, ApiSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(name = "Deed")]
 pub struct Deed {
+    /// The clerk's instrument or document number.
     pub instrument_number: String,
+    /// Instrument type, for example WARRANTY DEED or DEED OF TRUST.
     pub doc_type: String,
+    /// Party conveying or encumbering the property.
     pub grantor: String,
+    /// Party receiving (or the lender, for a deed of trust or mortgage).
     pub grantee: String,
     pub legal_description: String,
+    /// County slug.
     pub county: String,
+    /// The instrument's page in the clerk's search.
     pub source_url: String,
+    #[schema(format = "date")]
     pub recorded_date: String,
+    /// Situs address of the property the instrument concerns.
+    #[schema(optional)]
     pub property_address: String,
 }
 

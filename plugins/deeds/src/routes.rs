@@ -3,7 +3,7 @@
 
 use datahost_plugin_api::paging;
 use datahost_plugin_api::params::DEFAULT_MAX_LIMIT;
-use datahost_plugin_api::{ApiError, RequestEnvelope, Response, RouteSpec, Tier};
+use datahost_plugin_api::{ApiError, ApiSchema, RequestEnvelope, Response, RouteSpec, Tier};
 use datahost_plugin_kit::clerk::{self, ClerkDocument, Kind};
 use datahost_plugin_kit::county::{clerk_search_engine, ClerkSearch, EngineFound};
 use datahost_plugin_kit::sql::Store;
@@ -28,16 +28,27 @@ pub fn route_spec() -> RouteSpec {
     }
 }
 
-#[derive(Serialize)]
+/// The deeds of one county matching the query, a page at a time.
+#[derive(Serialize, ApiSchema)]
 #[serde(rename_all = "camelCase")]
-struct Body<'a, D> {
+#[schema(name = "DeedsResponse")]
+pub struct Body<'a, D> {
+    /// The county slug searched (lowercased).
     county: &'a str,
+    /// The query as given (trimmed).
     query: &'a str,
+    /// Number of deeds returned.
     count: usize,
+    /// Matching deeds, newest recording first (equal dates by instrument number).
     deeds: Vec<D>,
+    #[schema(with = paging::next_schema)]
     next: Option<String>,
+    #[schema(optional, description = clerk::TOTAL_DESCRIPTION)]
     total: usize,
+    #[schema(optional, description = clerk::TOTAL_IS_LOWER_BOUND_DESCRIPTION)]
     total_is_lower_bound: bool,
+    /// False when the county is not yet onboarded (the result is then empty).
+    #[schema(optional)]
     county_onboarded: bool,
 }
 

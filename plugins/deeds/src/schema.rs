@@ -1,48 +1,15 @@
 //! The OpenAPI fragment of `/v1/deeds`: full response schema, parameters, example.
 
-use datahost_plugin_api::openapi::{fragment as build_fragment, schema::*, Operation};
-use datahost_plugin_kit::clerk;
+use datahost_plugin_api::openapi::{components_of, fragment_with, ApiSchema, Operation};
 use serde_json::{json, Value};
 
-use crate::routes::route_spec;
+use crate::data::Deed;
+use crate::routes::{route_spec, Body};
+
+/// The body served: deeds as stored.
+type DeedsBody = Body<'static, Deed>;
 
 pub fn fragment() -> Value {
-    let deed = object_with_optional(
-        &[
-            ("instrumentNumber", describe(string(), "The clerk's instrument or document number.")),
-            ("docType", describe(string(), "Instrument type, for example WARRANTY DEED or DEED OF TRUST.")),
-            ("grantor", describe(string(), "Party conveying or encumbering the property.")),
-            ("grantee", describe(string(), "Party receiving (or the lender, for a deed of trust or mortgage).")),
-            ("legalDescription", string()),
-            ("county", describe(string(), "County slug.")),
-            ("sourceUrl", describe(string(), "The instrument's page in the clerk's search.")),
-            ("recordedDate", date()),
-        ],
-        &[("propertyAddress", describe(string(), "Situs address of the property the instrument concerns."))],
-    );
-    let body = object_with_optional(
-        &[
-            ("county", describe(string(), "The county slug searched (lowercased).")),
-            ("query", describe(string(), "The query as given (trimmed).")),
-            ("count", describe(integer(), "Number of deeds returned.")),
-            (
-                "deeds",
-                describe(
-                    array(reference("Deed")),
-                    "Matching deeds, newest recording first (equal dates by instrument number).",
-                ),
-            ),
-            ("next", datahost_plugin_api::paging::next_schema()),
-        ],
-        &[
-            ("total", describe(integer(), clerk::TOTAL_DESCRIPTION)),
-            ("totalIsLowerBound", describe(boolean(), clerk::TOTAL_IS_LOWER_BOUND_DESCRIPTION)),
-            (
-                "countyOnboarded",
-                describe(boolean(), "False when the county is not yet onboarded (the result is then empty)."),
-            ),
-        ],
-    );
     let route = route_spec();
     let op = Operation {
         route: &route,
@@ -55,11 +22,11 @@ pub fn fragment() -> Value {
             county slug is a 400; a well-formed county that is not yet onboarded answers 200 with no deeds and \
             `countyOnboarded: false`. DEMO DATA: fictional parties; demo instrument numbers (`DEMO-...`) and \
             source URLs (`https://demo.invalid/...`) are not county records.",
-        response: reference("DeedsResponse"),
+        response: DeedsBody::schema(),
         example: Some(example()),
         extra_statuses: &[],
     };
-    build_fragment(vec![(crate::ROUTE, op.path_item())], vec![("Deed", deed), ("DeedsResponse", body)])
+    fragment_with(vec![(crate::ROUTE, op.path_item())], components_of::<DeedsBody>())
 }
 
 fn example() -> Value {

@@ -2,12 +2,13 @@
 //! make a page and `cursor` continues after the last hit served; since relevance scores move whenever the set
 //! of filings does, a walk is pinned to the index it began on (a cursor of an earlier index is a 400).
 
+use datahost_plugin_api::openapi::schema;
 use datahost_plugin_api::paging::{self, PageRequest};
 use datahost_plugin_api::params::Query;
-use datahost_plugin_api::{ApiError, ParamSpec, RequestEnvelope, Response, RouteSpec, Tier};
+use datahost_plugin_api::{ApiError, ApiSchema, ParamSpec, RequestEnvelope, Response, RouteSpec, Tier};
 use serde::Serialize;
 
-use crate::index::{normalize_form, HitKey, SearchError, SearchIndex, SearchRequest};
+use crate::index::{normalize_form, HitKey, SearchError, SearchIndex, SearchRequest, TOTAL_CAP};
 
 pub const DEFAULT_LIMIT: usize = 10;
 /// SPEC: `limit` maximum 100.
@@ -42,30 +43,72 @@ pub fn route_spec() -> RouteSpec {
     }
 }
 
-#[derive(Serialize)]
+/// One matching filing.
+#[derive(Serialize, ApiSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(name = "EdgarSearchHit")]
 struct HitOut<'a> {
+    /// Form type as filed, for example 10-K, 8-K, DEF 14A, 13F-HR, 4.
     form: &'a str,
+    /// Name of the filer or subject company.
     entity: &'a str,
+    /// Filer CIK, 10 digits, zero-padded.
+    #[schema(pattern = "^[0-9]{10}$")]
     cik: &'a str,
+    /// EDGAR accession number (`<10-digit filer id>-<yy>-<6-digit sequence>`); rows of the demo dataset carry
+    /// `DEMO-<yyyy>-<sequence>`, a form no EDGAR filing has.
     accession: &'a str,
+    /// Address of the filing on EDGAR; under the reserved https://demo.invalid/ for demo rows.
+    #[schema(format = "uri")]
     url: &'a str,
+    /// Date the filing was accepted.
+    #[schema(format = "date")]
     filed_date: &'a str,
+    /// Relevance score (BM25; ts_rank on a PostgreSQL records engine); hits are ordered by it, highest first.
+    #[schema(optional)]
     score: f64,
+    /// Up to 160 characters of the filing text around the best-matching query terms.
+    #[schema(optional)]
     snippet: String,
 }
 
-#[derive(Serialize)]
-struct Body<'a> {
+/// The hits of one search, a page at a time.
+#[derive(Serialize, ApiSchema)]
+#[schema(name = "EdgarSearchResponse")]
+pub struct Body<'a> {
+    /// The query text as given in `q`.
     query: &'a str,
+    #[schema(with = total_schema)]
     total: usize,
-    /// True when counting stopped at [`crate::index::TOTAL_CAP`]: `total` is then a lower bound (the same
-    /// field and meaning as the clerk searches', named in the API guide's "Pages and totals").
+    // The same field and meaning as the clerk searches', named in the API guide's "Pages and totals".
     #[serde(rename = "totalIsLowerBound")]
+    #[schema(with = total_is_lower_bound_schema)]
     total_is_lower_bound: bool,
+    /// Number of hits returned (at most `limit`).
     count: usize,
     hits: Vec<HitOut<'a>>,
+    #[schema(with = paging::next_schema)]
     next: Option<&'a str>,
+}
+
+fn total_schema() -> serde_json::Value {
+    schema::describe(
+        schema::integer(),
+        &format!(
+            "Number of filings matching the query and filters (all of them, not only the returned ones), counted up \
+             to {TOTAL_CAP}: when more match, `total` is {TOTAL_CAP} and `totalIsLowerBound` is true."
+        ),
+    )
+}
+
+fn total_is_lower_bound_schema() -> serde_json::Value {
+    schema::describe(
+        schema::boolean(),
+        &format!(
+            "False when `total` is the exact number of matches; true when counting stopped at {TOTAL_CAP} and \
+             `total` is a lower bound (the hits are still the best-ranked of all matches)."
+        ),
+    )
 }
 
 /// Answers a search over `index`, which holds the data generation `generation` (what a cursor is pinned to).

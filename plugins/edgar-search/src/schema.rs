@@ -1,72 +1,12 @@
 //! The OpenAPI fragment of `/v1/edgar-search`: full response schema, parameters, example.
 
-use datahost_plugin_api::openapi::{fragment as build_fragment, schema::*, Operation};
+use datahost_plugin_api::openapi::{components_of, fragment_with, ApiSchema, Operation};
 use serde_json::{json, Value};
 
 use crate::index::TOTAL_CAP;
-use crate::routes::{route_spec, MAX_LIMIT};
+use crate::routes::{route_spec, Body, MAX_LIMIT};
 
 pub fn fragment() -> Value {
-    let hit = object_with_optional(
-        &[
-            ("form", describe(string(), "Form type as filed, for example 10-K, 8-K, DEF 14A, 13F-HR, 4.")),
-            ("entity", describe(string(), "Name of the filer or subject company.")),
-            ("cik", describe(with(string(), "pattern", json!("^[0-9]{10}$")), "Filer CIK, 10 digits, zero-padded.")),
-            (
-                "accession",
-                describe(
-                    string(),
-                    "EDGAR accession number (`<10-digit filer id>-<yy>-<6-digit sequence>`); rows of the demo dataset carry \
-                     `DEMO-<yyyy>-<sequence>`, a form no EDGAR filing has.",
-                ),
-            ),
-            (
-                "url",
-                describe(uri(), "Address of the filing on EDGAR; under the reserved https://demo.invalid/ for demo rows."),
-            ),
-            ("filedDate", describe(date(), "Date the filing was accepted.")),
-        ],
-        &[
-            (
-                "score",
-                describe(
-                    number(),
-                    "Relevance score (BM25; ts_rank on a PostgreSQL records engine); hits are ordered by it, highest \
-                     first.",
-                ),
-            ),
-            (
-                "snippet",
-                describe(string(), "Up to 160 characters of the filing text around the best-matching query terms."),
-            ),
-        ],
-    );
-    let body = object(&[
-        ("query", describe(string(), "The query text as given in `q`.")),
-        (
-            "total",
-            describe(
-                integer(),
-                &format!(
-                    "Number of filings matching the query and filters (all of them, not only the returned ones), \
-                     counted up to {TOTAL_CAP}: when more match, `total` is {TOTAL_CAP} and `totalIsLowerBound` is true."
-                ),
-            ),
-        ),
-        (
-            "totalIsLowerBound",
-            describe(
-                boolean(),
-                &format!(
-                    "False when `total` is the exact number of matches; true when counting stopped at {TOTAL_CAP} \
-                     and `total` is a lower bound (the hits are still the best-ranked of all matches)."
-                ),
-            ),
-        ),
-        ("count", describe(integer(), "Number of hits returned (at most `limit`).")),
-        ("hits", array(reference("EdgarSearchHit"))),
-        ("next", datahost_plugin_api::paging::next_schema()),
-    ]);
     let route = route_spec();
     let description = format!(
         "Full-text search over EDGAR filings, served from an inverted index (tantivy) with BM25 relevance \
@@ -85,11 +25,11 @@ pub fn fragment() -> Value {
         route: &route,
         summary: "Full-text search over SEC filings",
         description: &description,
-        response: reference("EdgarSearchResponse"),
+        response: Body::schema(),
         example: Some(example()),
         extra_statuses: &[],
     };
-    build_fragment(vec![(crate::ROUTE, op.path_item())], vec![("EdgarSearchHit", hit), ("EdgarSearchResponse", body)])
+    fragment_with(vec![(crate::ROUTE, op.path_item())], components_of::<Body>())
 }
 
 /// A real response of the shipped demo seed (a unit test checks it).

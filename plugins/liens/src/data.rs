@@ -2,6 +2,7 @@
 //! built in memory at `init` (embedded engine), or the plugin's PostgreSQL table (engine mode), which holds
 //! the seed rows plus any loaded another way (`source` = `synthetic`, `ingest`...).
 
+use datahost_plugin_api::ApiSchema;
 use datahost_plugin_api::Migration;
 use datahost_plugin_kit::county::{self, clerk_key, ClerkKey, ClerkTable, CountyCoverage, CountyIndex};
 use datahost_plugin_kit::snapshot::SnapshotMeta;
@@ -12,24 +13,46 @@ use serde_json::{json, Value};
 /// The lien types the clerk indexes, as SPEC names them.
 pub const LIEN_TYPES: [&str; 3] = ["mechanic's", "tax", "judgment"];
 
-/// One lien with its release, if any. `debtor`, `releaseDate`, `propertyAddress` and `sourceUrl` are
-/// served as additive fields.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+/// One lien with its release, if any.
+// `debtor`, `releaseDate`, `propertyAddress` and `sourceUrl` are served as additive fields.
+#[derive(Debug, Clone, Serialize, Deserialize, ApiSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(name = "Lien")]
 pub struct Lien {
+    /// The clerk's instrument number of the lien.
     pub instrument_number: String,
+    /// mechanic's, tax or judgment.
+    #[schema(with = lien_type_schema)]
     pub lien_type: String,
+    /// The lien holder: contractor, taxing authority or judgment creditor.
     pub claimant: String,
-    /// Instrument number of the release; empty while the lien is not released.
+    /// Instrument number of the recorded release; empty string while not released.
     pub release_instrument: String,
+    /// County slug.
     pub county: String,
+    #[schema(format = "date")]
     pub filed_date: String,
+    /// Amount claimed in USD; null when the clerk's index records none.
     pub amount: Option<f64>,
+    /// True once a release has been recorded in the same county. For ingested clerk records (ACRIS), releases
+    /// are not yet linked to the liens they release: false.
     pub released: bool,
+    /// The owner the lien is filed against.
+    #[schema(optional)]
     pub debtor: String,
+    /// Recording date of the release; null while not released.
+    #[schema(optional, format = "date")]
     pub release_date: Option<String>,
+    /// Situs address of the encumbered property.
+    #[schema(optional)]
     pub property_address: String,
+    /// The lien's page in the clerk's search.
+    #[schema(optional)]
     pub source_url: String,
+}
+
+fn lien_type_schema() -> serde_json::Value {
+    datahost_plugin_api::openapi::schema::string_enum(&LIEN_TYPES)
 }
 
 impl Lien {

@@ -4,7 +4,7 @@
 
 use datahost_plugin_api::paging;
 use datahost_plugin_api::params::DEFAULT_MAX_LIMIT;
-use datahost_plugin_api::{ApiError, ParamSpec, RequestEnvelope, Response, RouteSpec, Tier};
+use datahost_plugin_api::{ApiError, ApiSchema, ParamSpec, RequestEnvelope, Response, RouteSpec, Tier};
 use datahost_plugin_kit::clerk::{self, ClerkDocument, Kind};
 use datahost_plugin_kit::county::{clerk_search_engine, ClerkSearch, EngineFound};
 use datahost_plugin_kit::sql::Store;
@@ -41,16 +41,27 @@ pub fn route_spec() -> RouteSpec {
     }
 }
 
-#[derive(Serialize)]
+/// The liens of one county matching the query, a page at a time.
+#[derive(Serialize, ApiSchema)]
 #[serde(rename_all = "camelCase")]
-struct Body<'a, L> {
+#[schema(name = "LiensResponse")]
+pub struct Body<'a, L> {
+    /// The county slug searched (lowercased).
     county: &'a str,
+    /// The query as given (trimmed).
     query: &'a str,
+    /// Number of liens returned.
     count: usize,
+    /// Matching liens, newest filing first (equal dates by instrument number).
     liens: Vec<L>,
+    #[schema(with = paging::next_schema)]
     next: Option<String>,
+    #[schema(optional, description = clerk::TOTAL_DESCRIPTION)]
     total: usize,
+    #[schema(optional, description = clerk::TOTAL_IS_LOWER_BOUND_DESCRIPTION)]
     total_is_lower_bound: bool,
+    /// False when the county is not yet onboarded (the result is then empty).
+    #[schema(optional)]
     county_onboarded: bool,
 }
 

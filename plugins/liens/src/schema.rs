@@ -1,67 +1,15 @@
 //! The OpenAPI fragment of `/v1/liens`: full response schema, parameters, example.
 
-use datahost_plugin_api::openapi::{fragment as build_fragment, schema::*, Operation};
-use datahost_plugin_kit::clerk;
+use datahost_plugin_api::openapi::{components_of, fragment_with, ApiSchema, Operation};
 use serde_json::{json, Value};
 
-use crate::data::LIEN_TYPES;
-use crate::routes::route_spec;
+use crate::data::Lien;
+use crate::routes::{route_spec, Body};
+
+/// The body served: liens as stored.
+type LiensBody = Body<'static, Lien>;
 
 pub fn fragment() -> Value {
-    let lien = object_with_optional(
-        &[
-            ("instrumentNumber", describe(string(), "The clerk's instrument number of the lien.")),
-            ("lienType", describe(string_enum(&LIEN_TYPES), "mechanic's, tax or judgment.")),
-            ("claimant", describe(string(), "The lien holder: contractor, taxing authority or judgment creditor.")),
-            (
-                "releaseInstrument",
-                describe(string(), "Instrument number of the recorded release; empty string while not released."),
-            ),
-            ("county", describe(string(), "County slug.")),
-            ("filedDate", date()),
-            (
-                "amount",
-                describe(nullable(number()), "Amount claimed in USD; null when the clerk's index records none."),
-            ),
-            (
-                "released",
-                describe(
-                    boolean(),
-                    "True once a release has been recorded in the same county. For ingested clerk records (ACRIS), \
-                     releases are not yet linked to the liens they release: false.",
-                ),
-            ),
-        ],
-        &[
-            ("debtor", describe(string(), "The owner the lien is filed against.")),
-            ("releaseDate", describe(nullable(date()), "Recording date of the release; null while not released.")),
-            ("propertyAddress", describe(string(), "Situs address of the encumbered property.")),
-            ("sourceUrl", describe(string(), "The lien's page in the clerk's search.")),
-        ],
-    );
-    let body = object_with_optional(
-        &[
-            ("county", describe(string(), "The county slug searched (lowercased).")),
-            ("query", describe(string(), "The query as given (trimmed).")),
-            ("count", describe(integer(), "Number of liens returned.")),
-            (
-                "liens",
-                describe(
-                    array(reference("Lien")),
-                    "Matching liens, newest filing first (equal dates by instrument number).",
-                ),
-            ),
-            ("next", datahost_plugin_api::paging::next_schema()),
-        ],
-        &[
-            ("total", describe(integer(), clerk::TOTAL_DESCRIPTION)),
-            ("totalIsLowerBound", describe(boolean(), clerk::TOTAL_IS_LOWER_BOUND_DESCRIPTION)),
-            (
-                "countyOnboarded",
-                describe(boolean(), "False when the county is not yet onboarded (the result is then empty)."),
-            ),
-        ],
-    );
     let route = route_spec();
     let op = Operation {
         route: &route,
@@ -74,11 +22,11 @@ pub fn fragment() -> Value {
             naming the missing one); a malformed county slug is a 400; a well-formed county that is not yet onboarded answers 200 with no liens and \
             `countyOnboarded: false`. DEMO DATA: fictional parties; demo instrument numbers (`DEMO-...`) and \
             source URLs (`https://demo.invalid/...`) are not county records.",
-        response: reference("LiensResponse"),
+        response: LiensBody::schema(),
         example: Some(example()),
         extra_statuses: &[],
     };
-    build_fragment(vec![(crate::ROUTE, op.path_item())], vec![("Lien", lien), ("LiensResponse", body)])
+    fragment_with(vec![(crate::ROUTE, op.path_item())], components_of::<LiensBody>())
 }
 
 fn example() -> Value {

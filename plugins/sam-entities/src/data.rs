@@ -1,6 +1,7 @@
 //! The dataset's records as stored in the records engine (`{meta, entities}`), and the name index built from
 //! them once in `init`: entities in name order with a normalised match key, plus the ranking of name matches.
 
+use datahost_plugin_api::ApiSchema;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -14,20 +15,40 @@ pub struct Meta {
     pub generated_at: String,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+/// One SAM.gov entity registration.
+#[derive(Debug, Clone, Serialize, Deserialize, ApiSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(name = "SamEntity")]
 pub struct Entity {
+    /// Legal business name.
     pub name: String,
+    /// SAM.gov Unique Entity ID (12 characters).
+    #[schema(pattern = "^[A-Z0-9]{12}$")]
     pub uei: String,
+    /// Commercial and Government Entity code (5 characters).
+    #[schema(pattern = "^[A-Z0-9]{5}$")]
     pub cage_code: String,
-    /// `Active` or `Inactive`.
+    /// Registration status: Active until expirationDate, Inactive after it (registrations are renewed yearly).
+    #[schema(with = status_schema)]
     pub status: String,
+    /// City of the physical address.
     pub city: String,
+    /// State or province code of the physical address.
     pub state: String,
+    /// Country code of the physical address (ISO 3166-1 alpha-3).
     pub country: String,
+    /// Date the current registration was activated.
+    #[schema(format = "date")]
     pub registration_date: String,
+    /// Date the registration expires (or expired, for Inactive ones).
+    #[schema(format = "date")]
     pub expiration_date: String,
+    /// Business types and socio-economic certifications, for example Small Business, 8(a) Program Participant.
     pub business_types: Vec<String>,
+}
+
+fn status_schema() -> serde_json::Value {
+    datahost_plugin_api::openapi::schema::string_enum(&["Active", "Inactive"])
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -4,7 +4,7 @@
 
 use datahost_plugin_api::paging::{self, PageRequest};
 use datahost_plugin_api::params::clip;
-use datahost_plugin_api::{ApiError, ParamSpec, RequestEnvelope, Response, RouteSpec};
+use datahost_plugin_api::{ApiError, ApiSchema, ParamSpec, RequestEnvelope, Response, RouteSpec};
 use serde::Serialize;
 
 use crate::data::{normalize_name, rank, Entity, Index, MatchRank};
@@ -42,14 +42,22 @@ pub fn route_spec() -> RouteSpec {
     )
 }
 
-#[derive(Serialize)]
+/// Matching registrations, a page at a time.
+#[derive(Serialize, ApiSchema)]
 #[serde(rename_all = "camelCase")]
-struct Body<'a> {
+#[schema(name = "SamEntitiesResponse")]
+pub struct Body<'a> {
+    /// The `q` given, else the `uei` given, else an empty string.
     query: &'a str,
+    /// Date the statuses refer to: a registration is Active until its expirationDate.
+    #[schema(format = "date", optional)]
     as_of: &'a str,
+    /// Number of registrations matching (all of them, not only the returned ones).
     total: usize,
+    /// Number of entities returned (at most `limit`).
     count: usize,
     entities: Vec<&'a Entity>,
+    #[schema(with = paging::next_schema)]
     next: Option<&'a str>,
 }
 

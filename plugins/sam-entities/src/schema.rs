@@ -1,45 +1,11 @@
 //! The OpenAPI fragment of `/v1/sam-entities`: full response schema, parameters, example.
 
-use datahost_plugin_api::openapi::{fragment as build_fragment, schema::*, Operation};
+use datahost_plugin_api::openapi::{components_of, fragment_with, ApiSchema, Operation};
 use serde_json::{json, Value};
 
-use crate::routes::{route_spec, DEFAULT_LIMIT, MAX_LIMIT};
+use crate::routes::{route_spec, Body, DEFAULT_LIMIT, MAX_LIMIT};
 
 pub fn fragment() -> Value {
-    let entity = object(&[
-        ("name", describe(string(), "Legal business name.")),
-        ("uei", describe(with(string(), "pattern", json!("^[A-Z0-9]{12}$")), "SAM.gov Unique Entity ID (12 characters).")),
-        ("cageCode", describe(with(string(), "pattern", json!("^[A-Z0-9]{5}$")), "Commercial and Government Entity code (5 characters).")),
-        (
-            "status",
-            describe(
-                string_enum(&["Active", "Inactive"]),
-                "Registration status: Active until expirationDate, Inactive after it (registrations are renewed yearly).",
-            ),
-        ),
-        ("city", describe(string(), "City of the physical address.")),
-        ("state", describe(string(), "State or province code of the physical address.")),
-        ("country", describe(string(), "Country code of the physical address (ISO 3166-1 alpha-3).")),
-        ("registrationDate", describe(date(), "Date the current registration was activated.")),
-        ("expirationDate", describe(date(), "Date the registration expires (or expired, for Inactive ones).")),
-        (
-            "businessTypes",
-            describe(array(string()), "Business types and socio-economic certifications, for example Small Business, 8(a) Program Participant."),
-        ),
-    ]);
-    let body = object_with_optional(
-        &[
-            ("query", describe(string(), "The `q` given, else the `uei` given, else an empty string.")),
-            (
-                "total",
-                describe(integer(), "Number of registrations matching (all of them, not only the returned ones)."),
-            ),
-            ("count", describe(integer(), "Number of entities returned (at most `limit`).")),
-            ("entities", array(reference("SamEntity"))),
-            ("next", datahost_plugin_api::paging::next_schema()),
-        ],
-        &[("asOf", describe(date(), "Date the statuses refer to: a registration is Active until its expirationDate."))],
-    );
     let route = route_spec();
     let description = format!(
         "Federal contractor registrations (SAM.gov entity registrations), Active and Inactive. `q` searches the \
@@ -54,11 +20,11 @@ pub fn fragment() -> Value {
         route: &route,
         summary: "Federal contractor registrations",
         description: &description,
-        response: reference("SamEntitiesResponse"),
+        response: Body::schema(),
         example: Some(example()),
         extra_statuses: &[],
     };
-    build_fragment(vec![(crate::ROUTE, op.path_item())], vec![("SamEntity", entity), ("SamEntitiesResponse", body)])
+    fragment_with(vec![(crate::ROUTE, op.path_item())], components_of::<Body>())
 }
 
 fn example() -> Value {
