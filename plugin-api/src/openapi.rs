@@ -51,6 +51,13 @@ pub mod schema {
     pub fn string_enum(values: &[&str]) -> Value {
         json!({"type": "string", "enum": values})
     }
+    /// A string enum of the names serde writes for `values` (unit variants of one enum), for an enum documented
+    /// inline rather than as a component; a value serde does not write as a string is left out.
+    pub fn serde_enum<T: serde::Serialize>(values: &[T]) -> Value {
+        let names: Vec<String> =
+            values.iter().filter_map(|v| serde_json::to_value(v).ok()?.as_str().map(str::to_string)).collect();
+        string_enum(&names.iter().map(String::as_str).collect::<Vec<_>>())
+    }
     /// `{"$ref": "#/components/schemas/<name>"}`.
     pub fn reference(name: &str) -> Value {
         json!({ "$ref": format!("#/components/schemas/{name}") })

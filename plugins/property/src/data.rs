@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 
 use datahost_plugin_api::ingest::{ingested_info, IngestedInfo};
 use datahost_plugin_api::query::RecordsQuery;
-use datahost_plugin_api::{Host, Migration};
+use datahost_plugin_api::{ApiSchema, Host, Migration};
 use datahost_plugin_kit::address::{canonical_tokens, normalize_address, TokenSet};
 use datahost_plugin_kit::county::{self, state_name, CountyCoverage};
 use datahost_plugin_kit::snapshot::SnapshotMeta;
@@ -17,38 +17,59 @@ use crate::ingest::{COUNTY_FIELD, PARCELS, STREET_KEY_FIELD};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-/// The assessor record as SPEC's `record` object lists it. A field the county's source does not publish
-/// (PLUTO has no bedrooms, no sale date, no market value...) is null, never a made-up zero; the demo seed
-/// fills every field.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// The assessor record of one parcel, as SPEC's `record` object lists it.
+// A field the county's source does not publish (PLUTO has no bedrooms, no sale date, no market value...) is null,
+// never a made-up zero; the demo seed fills every field.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ApiSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(name = "PropertyRecord")]
 pub struct PropertyRecord {
+    /// Year the main building was built; null when the county's source does not publish it.
     pub year_built: Option<u32>,
+    /// Bedrooms; null when the county's source does not publish it.
     pub bedrooms: Option<u32>,
+    /// Full baths count 1, half baths 0.5; null when the county's source does not publish it.
     pub bathrooms: Option<f64>,
+    /// Building area in square feet (living area where the source gives it); null when the county's source does not publish it.
     pub square_footage: Option<u32>,
-    /// Acres.
+    /// Lot area in acres; 0 for condominium units; null when the county's source does not publish it.
     pub lot_size: Option<f64>,
+    /// The assessor's parcel number or property ID in its own format.
     pub assessor_id: String,
+    /// Legal description; null when the county's source does not publish it.
     pub legal_description: Option<String>,
+    /// Subdivision or plat; null when the county's source does not publish it.
     pub subdivision: Option<String>,
+    /// Zoning district; null when the county's source does not publish it.
     pub zoning: Option<String>,
+    /// Architectural style; null when the county's source does not publish it.
     pub architecture_type: Option<String>,
+    /// Exterior wall material; null when the county's source does not publish it.
     pub exterior_type: Option<String>,
-    /// County slug, as in the request.
+    /// County slug, for example travis-tx.
     pub county: String,
+    /// Property or building class in the source's own codes; null when the county's source does not publish it.
     pub property_type: Option<String>,
+    /// Owner of record on the assessor roll.
     pub owner_name: String,
+    /// Source system and record key, for example TCAD:284611 or NYC-PLUTO:2054800111.
     pub source_id: String,
+    /// The record's public page (the assessor's or the county's lot viewer).
     pub source_url: String,
+    /// Date of the last recorded sale; null when the county's source does not publish it.
+    #[schema(format = "date")]
     pub last_sale_date: Option<String>,
-    /// Monthly HOA dues in USD; null when the parcel has no association (or the source does not say).
+    /// Monthly HOA dues in USD; null when there is no association or the source does not say.
     pub hoa_fee: Option<f64>,
+    /// Assessed land value in USD; null when the county's source does not publish it.
     pub land_value: Option<f64>,
+    /// Assessed improvement value in USD; null when the county's source does not publish it.
     pub improvement_value: Option<f64>,
+    /// Market value in USD (land plus improvements); null when the county's source does not publish it.
     pub market_value: Option<f64>,
-    /// When the record was read from its source: for ingested records, the dataset's last ingest.
+    /// When the record was read from its source (for ingested records, the dataset's last ingest).
     #[serde(default)]
+    #[schema(format = "date-time")]
     pub fetched_at: String,
 }
 

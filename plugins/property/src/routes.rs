@@ -3,7 +3,8 @@
 //! In engine mode one indexed query fetches the parcels whose street line opens the address; the same
 //! matching rule as in memory then checks the rest.
 
-use datahost_plugin_api::{ApiError, Host, ParamSpec, RequestEnvelope, Response, RouteSpec, Tier};
+use datahost_plugin_api::openapi::schema;
+use datahost_plugin_api::{ApiError, ApiSchema, Host, ParamSpec, RequestEnvelope, Response, RouteSpec, Tier};
 use datahost_plugin_kit::address::{canonical_tokens, has_alphanumeric};
 use datahost_plugin_kit::county::{county_param, county_param_spec};
 use datahost_plugin_kit::sql::{self, Store};
@@ -43,15 +44,37 @@ pub enum Status {
     CountyNotOnboarded,
 }
 
-#[derive(Serialize)]
+impl Status {
+    /// Documented inline, in the names serde writes.
+    fn schema() -> Value {
+        schema::serde_enum(&[Status::Matched, Status::NoMatch, Status::CountyNotOnboarded])
+    }
+}
+
+/// The assessor record of one address, and how it was matched.
+#[derive(Serialize, ApiSchema)]
 #[serde(rename_all = "camelCase")]
-struct Body<'a> {
+#[schema(name = "PropertyResponse")]
+pub struct Body<'a> {
+    /// The address as given (trimmed).
     address: &'a str,
+    /// County slug: the `county` parameter (lowercased) when given, else the county of the matched parcel, else an
+    /// empty string.
     county: &'a str,
+    /// The assessor record, or null when the county is not yet onboarded or no parcel matches.
     record: Option<&'a PropertyRecord>,
+    /// The canonical match key of the address (upper case, USPS abbreviations, UNIT).
+    #[schema(optional)]
     normalized_address: String,
+    /// Why `record` is what it is.
+    #[schema(optional, with = Status::schema)]
     status: Status,
+    /// Parcels the address matched; above 1 only without `county` when the same street address exists in several
+    /// counties (the first county in slug order is returned).
+    #[schema(optional)]
     match_count: usize,
+    /// The matched parcel's situs address, or null.
+    #[schema(optional)]
     matched_address: Option<String>,
 }
 

@@ -1,7 +1,8 @@
 //! `GET /v1/vin`: validates and decodes the VIN, then joins the vehicle data: pattern decode, plant, open
 //! recalls and complaints by make/model/year, and the theft flag.
 
-use datahost_plugin_api::{ApiError, ParamSpec, RequestEnvelope, Response, RouteSpec};
+use datahost_plugin_api::openapi::schema;
+use datahost_plugin_api::{ApiError, ApiSchema, ParamSpec, RequestEnvelope, Response, RouteSpec};
 use serde::Serialize;
 use serde_json::json;
 
@@ -34,28 +35,56 @@ pub enum DecodeLevel {
     Manufacturer,
 }
 
-#[derive(Serialize)]
+impl DecodeLevel {
+    /// Documented inline, in the names serde writes.
+    fn schema() -> serde_json::Value {
+        schema::serde_enum(&[DecodeLevel::Vehicle, DecodeLevel::Manufacturer])
+    }
+}
+
+/// What the VIN decodes to.
+#[derive(Serialize, ApiSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(name = "VinDecode")]
 struct Decode<'a> {
+    /// Brand, upper case as NHTSA writes it (for example HONDA).
     make: &'a str,
+    /// Model name; empty when only the manufacturer could be decoded.
     model: &'a str,
+    /// Trim or series; empty when unknown.
     trim: &'a str,
+    /// vPIC body class, for example Sedan/Saloon or Pickup; empty when unknown.
     body_class: &'a str,
+    /// Engine summary (displacement, layout, fuel, power); empty when unknown.
     engine: &'a str,
+    /// Assembly plant from VIN position 11 (city, region, country); empty when unknown.
     plant: &'a str,
+    /// Model year from VIN position 10. The 30-year cycle is chosen by position 7: a letter means 2010-2039, a
+    /// digit 1980-2009.
     year: i32,
+    /// Gross vehicle weight rating class; null when not recorded.
     gvwr: Option<&'a str>,
 }
 
-#[derive(Serialize)]
+/// One open recall campaign covering the vehicle.
+#[derive(Serialize, ApiSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(name = "VinRecall")]
 struct RecallOut<'a> {
+    /// NHTSA recall campaign number, for example 02V288000 (demo rows: DEMO-...).
     campaign_number: &'a str,
+    /// Affected component in NHTSA's component taxonomy.
     component: &'a str,
     summary: &'a str,
     remedy: &'a str,
+    /// Date NHTSA received the defect report (FLAT_RCL RCDATE).
+    #[schema(format = "date")]
     report_date: &'a str,
+    /// The safety risk the defect creates.
+    #[schema(optional)]
     consequence: &'a str,
+    /// NHTSA's page of the campaign; null for demo rows.
+    #[schema(optional, format = "uri")]
     source_url: Option<&'a str>,
 }
 
@@ -74,30 +103,66 @@ impl<'a> From<&'a Recall> for RecallOut<'a> {
 }
 
 /// The official sources of this answer (all null for the demo seed).
-#[derive(Serialize)]
+#[derive(Serialize, ApiSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(name = "VinSources")]
 struct SourcesOut<'a> {
+    /// The vPIC DecodeVin call whose ingested answer gave `decode`; null otherwise.
+    #[schema(format = "uri")]
     decode: Option<&'a str>,
+    /// NHTSA's recall flat file, when recalls were ingested.
+    #[schema(format = "uri")]
     recalls: Option<&'a str>,
+    /// NHTSA's complaint flat file, when complaints were ingested.
+    #[schema(format = "uri")]
     complaints: Option<&'a str>,
 }
 
-#[derive(Serialize)]
+/// The vehicle one VIN identifies: its decode, open recalls, complaints and theft flag.
+#[derive(Serialize, ApiSchema)]
 #[serde(rename_all = "camelCase")]
-struct Body<'a> {
+#[schema(name = "VinResponse")]
+pub struct Body<'a> {
+    /// The VIN, upper-cased (17 characters).
     vin: &'a str,
     decode: Decode<'a>,
+    /// Recall campaigns covering the vehicle's make, model and model year, newest first, one row per campaign
+    /// (matched as NHTSA does, not per VIN; vehicle recalls only, case-insensitive). Empty when the model could
+    /// not be decoded.
     open_recalls: Vec<RecallOut<'a>>,
+    /// Distinct consumer complaints (ODI numbers) about this vehicle: those whose VIN prefix (NHTSA publishes 11
+    /// characters) starts this VIN, plus those without a VIN that name the same make, model and model year.
     complaints_count: u64,
+    /// True when this exact VIN is in the theft reports; false when it is not or when no theft reports are held
+    /// (`theftChecked`).
     theft_flag: bool,
+    /// Title brand (salvage, flood...); not covered yet, always null.
     title_brand: Option<&'a str>,
+    /// World manufacturer identifier, VIN positions 1-3.
+    #[schema(optional)]
     wmi: &'a str,
+    /// Manufacturer the WMI is assigned to.
+    #[schema(optional)]
     manufacturer: &'a str,
+    /// Country the WMI is assigned to.
+    #[schema(optional)]
     country: &'a str,
+    /// ISO 3780 region of the first character.
+    #[schema(optional)]
     region: &'a str,
+    /// Whether position 9 holds the ISO 3779 / 49 CFR 565 check digit. Always true for North American VINs (a
+    /// wrong one is a 400); false is possible for other regions, where the check digit is not mandatory.
+    #[schema(optional)]
     check_digit_valid: bool,
+    /// `vehicle` when an ingested vPIC decode of this VIN or a (demo) vehicle pattern matched; `manufacturer` when
+    /// only the WMI is known (make filled, the other decode strings empty, gvwr null, no recalls; complaints only
+    /// by VIN prefix).
+    #[schema(optional, with = DecodeLevel::schema)]
     decode_level: DecodeLevel,
+    /// Whether theft reports are held at all (the demo seed has some; none ingested).
+    #[schema(optional)]
     theft_checked: bool,
+    #[schema(optional)]
     sources: SourcesOut<'a>,
 }
 
