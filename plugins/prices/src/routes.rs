@@ -3,10 +3,12 @@
 //! paged by `cursor` (tickers in ticker order, closes in date order).
 
 use chrono::NaiveDate;
+use datahost_plugin_api::openapi::schema;
 use datahost_plugin_api::paging::{self, PageRequest};
 use datahost_plugin_api::params::DEFAULT_MAX_LIMIT;
-use datahost_plugin_api::{ApiError, ParamSpec, RequestEnvelope, Response, RouteSpec};
+use datahost_plugin_api::{ApiError, ApiSchema, ParamSpec, RequestEnvelope, Response, RouteSpec};
 use serde::Serialize;
+use serde_json::Value;
 
 use crate::data::{Asset, Index};
 
@@ -39,13 +41,22 @@ pub fn route_spec() -> RouteSpec {
 }
 
 /// Where an ingested series comes from; absent for the demo seed.
-#[derive(Serialize)]
+#[derive(Serialize, ApiSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(name = "PricesProvenance")]
 struct ProvenanceOut<'a> {
+    /// The price source the series is read from.
+    #[schema(with = source_schema)]
     source: &'static str,
+    /// The source's own symbol, for example `SPY.US` at Stooq.
     symbol: &'a str,
+    /// The source's history page for the symbol.
+    #[schema(format = "uri")]
     source_url: &'a str,
+    /// Which close is served: Yahoo `Close` (split-adjusted only; `adjClose` is the dividend-adjusted one) or Stooq
+    /// `Close` (split- and dividend-adjusted).
     close_basis: &'static str,
+    /// SEC CIK of the ticker when the host's company list knows it.
     cik: Option<&'a str>,
 }
 
@@ -61,49 +72,109 @@ impl<'a> ProvenanceOut<'a> {
     }
 }
 
-#[derive(Serialize)]
+/// One covered ticker: what it is and which closes are held.
+#[derive(Serialize, ApiSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(name = "PricesUniverseEntry")]
 struct UniverseEntry<'a> {
+    /// Canonical ticker, for example `BRK.B` or `BTC-USD`.
     ticker: &'a str,
+    #[schema(with = name_schema)]
     name: Option<&'a str>,
+    #[schema(with = kind_schema)]
     kind: Option<&'a str>,
+    /// `daily` (demo crypto) has a close every calendar day; `weekdays` (demo) one Monday to Friday;
+    /// `trading-days` (ingested) the days the source lists.
+    #[schema(with = calendar_schema)]
     calendar: &'static str,
+    /// Date of the first close; null when the asset has none.
     first_date: Option<NaiveDate>,
+    /// Date of the last close; null when the asset has none.
     last_date: Option<NaiveDate>,
+    /// Number of closes held.
     count: usize,
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     provenance: Option<ProvenanceOut<'a>>,
 }
 
-#[derive(Serialize)]
-struct ListBody<'a> {
+/// The covered tickers (without `ticker`).
+#[derive(Serialize, ApiSchema)]
+#[schema(name = "PricesTickerList")]
+pub struct ListBody<'a> {
+    /// Every covered ticker (one page of them with `limit`), sorted alphabetically.
     tickers: Vec<&'a str>,
+    /// What the data is (demo data) and how to ask for a series.
     note: &'a str,
+    /// Number of tickers returned (every covered ticker without `limit`).
+    #[schema(optional)]
     count: usize,
+    /// Per-ticker details, same order.
+    #[schema(optional)]
     universe: Vec<UniverseEntry<'a>>,
+    #[schema(with = paging::next_schema)]
     next: Option<&'a str>,
 }
 
-#[derive(Serialize)]
+/// One daily close.
+#[derive(Serialize, ApiSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(name = "PricesPoint")]
 struct Point {
+    /// Trading day.
     date: NaiveDate,
+    /// Close in USD (the demo rounds to cents; ingested closes are as published).
     close: f64,
+    /// Yahoo's `Adj Close` (splits and dividends); Yahoo series only.
     #[serde(skip_serializing_if = "Option::is_none")]
     adj_close: Option<f64>,
 }
 
-#[derive(Serialize)]
-struct SeriesBody<'a> {
+/// One ticker's closes (with `ticker`).
+#[derive(Serialize, ApiSchema)]
+#[schema(name = "PricesSeries")]
+pub struct SeriesBody<'a> {
+    /// The canonical ticker, whatever case or separator was asked for.
     ticker: &'a str,
+    #[schema(optional, with = name_schema)]
     name: Option<&'a str>,
+    #[schema(optional, with = kind_schema)]
     kind: Option<&'a str>,
+    /// Number of closes returned.
     count: usize,
+    /// Daily closes sorted by date ascending.
     series: Vec<Point>,
+    #[schema(with = paging::next_schema)]
     next: Option<&'a str>,
+    /// What the data is.
+    #[schema(optional)]
     note: &'a str,
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     provenance: Option<ProvenanceOut<'a>>,
+}
+
+/// The asset classes of the demo universe (`PricesAssetKind`).
+pub const KINDS: &[&str] = &["equity", "sector-fund", "major", "crypto"];
+
+fn source_schema() -> Value {
+    schema::string_enum(&["yahoo", "stooq"])
+}
+
+fn calendar_schema() -> Value {
+    schema::string_enum(&["weekdays", "daily", "trading-days"])
+}
+
+fn name_schema() -> Value {
+    schema::describe(
+        schema::nullable(schema::string()),
+        "Name: the seed's, or the SEC's for an ingested ticker (null when unknown).",
+    )
+}
+
+fn kind_schema() -> Value {
+    schema::describe(
+        schema::nullable(schema::reference("PricesAssetKind")),
+        "Asset class; null for ingested series (the price files do not say).",
+    )
 }
 
 pub fn handle(index: &Index, request: &RequestEnvelope) -> Result<Response, ApiError> {

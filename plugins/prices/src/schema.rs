@@ -1,95 +1,11 @@
 //! The OpenAPI fragment of `/v1/prices`: the two response shapes (ticker list, series), parameters, example.
 
-use datahost_plugin_api::openapi::{fragment as build_fragment, schema::*, Operation};
+use datahost_plugin_api::openapi::{components_of, fragment_with, schema::*, Operation};
 use serde_json::{json, Value};
 
-use crate::routes::route_spec;
-
-const KINDS: &[&str] = &["equity", "sector-fund", "major", "crypto"];
-
-/// Where an ingested series comes from: present only for ingested data, absent for the demo seed.
-fn provenance() -> Vec<(&'static str, Value)> {
-    vec![
-        ("source", describe(string_enum(&["yahoo", "stooq"]), "The price source the series is read from.")),
-        ("symbol", describe(string(), "The source's own symbol, for example `SPY.US` at Stooq.")),
-        ("sourceUrl", describe(uri(), "The source's history page for the symbol.")),
-        (
-            "closeBasis",
-            describe(
-                string(),
-                "Which close is served: Yahoo `Close` (split-adjusted only; `adjClose` is the dividend-adjusted \
-                 one) or Stooq `Close` (split- and dividend-adjusted).",
-            ),
-        ),
-        ("cik", describe(nullable(string()), "SEC CIK of the ticker when the host's company list knows it.")),
-    ]
-}
-
-fn name() -> Value {
-    describe(nullable(string()), "Name: the seed's, or the SEC's for an ingested ticker (null when unknown).")
-}
-
-fn kind() -> Value {
-    describe(
-        nullable(reference("PricesAssetKind")),
-        "Asset class; null for ingested series (the price files do not say).",
-    )
-}
+use crate::routes::{route_spec, ListBody, SeriesBody, KINDS};
 
 pub fn fragment() -> Value {
-    let entry = object_with_optional(
-        &[
-            ("ticker", describe(string(), "Canonical ticker, for example `BRK.B` or `BTC-USD`.")),
-            ("name", name()),
-            ("kind", kind()),
-            (
-                "calendar",
-                describe(
-                    string_enum(&["weekdays", "daily", "trading-days"]),
-                    "`daily` (demo crypto) has a close every calendar day; `weekdays` (demo) one Monday to Friday; \
-                     `trading-days` (ingested) the days the source lists.",
-                ),
-            ),
-            ("firstDate", describe(nullable(date()), "Date of the first close; null when the asset has none.")),
-            ("lastDate", describe(nullable(date()), "Date of the last close; null when the asset has none.")),
-            ("count", describe(integer(), "Number of closes held.")),
-        ],
-        &provenance(),
-    );
-    let list = object_with_optional(
-        &[
-            (
-                "tickers",
-                describe(
-                    array(string()),
-                    "Every covered ticker (one page of them with `limit`), sorted alphabetically.",
-                ),
-            ),
-            ("note", describe(string(), "What the data is (demo data) and how to ask for a series.")),
-            ("next", datahost_plugin_api::paging::next_schema()),
-        ],
-        &[
-            ("count", describe(integer(), "Number of tickers returned (every covered ticker without `limit`).")),
-            ("universe", describe(array(reference("PricesUniverseEntry")), "Per-ticker details, same order.")),
-        ],
-    );
-    let point = object_with_optional(
-        &[
-            ("date", describe(date(), "Trading day.")),
-            ("close", describe(number(), "Close in USD (the demo rounds to cents; ingested closes are as published).")),
-        ],
-        &[("adjClose", describe(number(), "Yahoo's `Adj Close` (splits and dividends); Yahoo series only."))],
-    );
-    let series = object_with_optional(
-        &[
-            ("ticker", describe(string(), "The canonical ticker, whatever case or separator was asked for.")),
-            ("count", describe(integer(), "Number of closes returned.")),
-            ("series", describe(array(reference("PricesPoint")), "Daily closes sorted by date ascending.")),
-            ("next", datahost_plugin_api::paging::next_schema()),
-        ],
-        &[&[("name", name()), ("kind", kind()), ("note", describe(string(), "What the data is."))][..], &provenance()]
-            .concat(),
-    );
     let body = json!({
         "description": "The ticker list when `ticker` is omitted, the close series when it is given.",
         "anyOf": [reference("PricesTickerList"), reference("PricesSeries")],
@@ -112,17 +28,11 @@ pub fn fragment() -> Value {
         example: Some(example()),
         extra_statuses: &[(404, "The ticker is not covered.")],
     };
-    build_fragment(
-        vec![(crate::ROUTE, op.path_item())],
-        vec![
-            ("PricesAssetKind", string_enum(KINDS)),
-            ("PricesUniverseEntry", entry),
-            ("PricesTickerList", list),
-            ("PricesPoint", point),
-            ("PricesSeries", series),
-            ("PricesResponse", body),
-        ],
-    )
+    let mut components = components_of::<ListBody>();
+    components.extend(components_of::<SeriesBody>());
+    components.insert("PricesAssetKind".into(), string_enum(KINDS));
+    components.insert("PricesResponse".into(), body);
+    fragment_with(vec![(crate::ROUTE, op.path_item())], components)
 }
 
 fn example() -> Value {
