@@ -7,7 +7,7 @@ use std::cmp::Reverse;
 use chrono::NaiveDate;
 use datahost_plugin_api::paging::{self, PageRequest};
 use datahost_plugin_api::params::DEFAULT_MAX_LIMIT;
-use datahost_plugin_api::{ApiError, ParamSpec, RequestEnvelope, Response, RouteSpec};
+use datahost_plugin_api::{ApiError, ApiSchema, ParamSpec, RequestEnvelope, Response, RouteSpec};
 use serde::Serialize;
 
 use crate::backtest::{Backtest, Row, Score};
@@ -36,21 +36,37 @@ fn round4(x: f64) -> f64 {
     (x * 10_000.0).round() / 10_000.0
 }
 
-#[derive(Serialize)]
+/// One window of the backtest: the asset chosen at its start and how it did.
+#[derive(Serialize, ApiSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(name = "PredictionRow")]
 struct RowOut<'a> {
+    /// First day of the window; the entry is its close.
     window_start: NaiveDate,
+    /// Last day of the window (projected when the window is open).
     window_end: NaiveDate,
+    /// When the prediction was first logged: windowStart when live, liveSince when backfilled.
     first_logged_at: NaiveDate,
+    /// Ticker of the chosen asset.
     chosen_id: &'a str,
+    /// Name of the chosen asset.
     chosen_label: &'a str,
+    /// The pool the asset was chosen from; `trend-preferred`.
     pool: &'a str,
+    /// Trailing return of the chosen asset over the lookback, in percent.
     trailing_score: f64,
+    /// Chosen asset's return over the window (to dataEnd when open), in percent.
     realized_return_pct: f64,
+    /// Benchmark (SPY) return over the same dates, in percent.
     spy_return_pct: f64,
+    /// True when trailingScore > 0.
     predicted_long: bool,
+    /// True when the window ends after the data's last date.
     open: bool,
+    /// True when the window started before liveSince and was logged by the backfill.
     backfilled: bool,
+    /// Date the realized returns run to: windowEnd, or dataEnd when open.
+    #[schema(optional)]
     realized_through: NaiveDate,
 }
 
@@ -74,16 +90,26 @@ impl<'a> From<&'a Row> for RowOut<'a> {
     }
 }
 
-#[derive(Serialize)]
+/// The aggregate score over every window.
+#[derive(Serialize, ApiSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(name = "PredictionScore")]
 struct ScoreOut {
+    /// Every window of the backtest.
     total_windows: usize,
+    /// Closed windows logged live.
     live_closed: usize,
+    /// Open windows logged live.
     live_open: usize,
+    /// Windows logged by the backfill.
     backfilled: usize,
+    /// Share of closed live windows whose direction call was right; null without closed live windows.
     hit_rate: Option<f64>,
+    /// Share of closed live windows that beat SPY; null without closed live windows.
     beat_spy_rate: Option<f64>,
+    /// Compounded realized return of the closed live windows, in percent; null without them.
     cumulative_return_pct: Option<f64>,
+    /// Compounded SPY return over the same windows, in percent; null without them.
     cumulative_spy_pct: Option<f64>,
 }
 
@@ -102,27 +128,44 @@ impl From<&Score> for ScoreOut {
     }
 }
 
-#[derive(Serialize)]
+/// The strategy's parameters in use.
+#[derive(Serialize, ApiSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(name = "PredictionStrategy")]
 struct StrategyOut<'a> {
     pool: &'a str,
+    /// Tickers in the pool.
     members: &'a [String],
     benchmark: &'a str,
+    /// Trading days of trailing return used to rank the pool.
     lookback_days: usize,
+    /// Trading days per window.
     window_days: usize,
+    /// First day of live logging; earlier windows were backfilled on this day.
     live_since: NaiveDate,
 }
 
-#[derive(Serialize)]
+/// Backtest rows, newest window first, and the aggregate score.
+#[derive(Serialize, ApiSchema)]
 #[serde(rename_all = "camelCase")]
-struct Body<'a> {
+#[schema(name = "PredictionsResponse")]
+pub struct Body<'a> {
+    /// Date of the data the backtest ran on (equals dataEnd).
     as_of: NaiveDate,
+    /// Last SPY close date in the prices data.
     data_end: NaiveDate,
+    /// Number of rows returned.
+    #[schema(optional)]
     count: usize,
+    /// Windows, newest first, after `open` and `limit`.
     rows: Vec<RowOut<'a>>,
+    #[schema(with = paging::next_schema)]
     next: Option<&'a str>,
     score: ScoreOut,
+    #[schema(optional)]
     strategy: StrategyOut<'a>,
+    /// What the numbers are computed from (demo data in the demo deployment).
+    #[schema(optional)]
     note: &'a str,
 }
 

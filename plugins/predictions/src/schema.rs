@@ -1,10 +1,10 @@
 //! The OpenAPI fragment of `/v1/predictions`: the full response schema and the exact strategy description.
 
-use datahost_plugin_api::openapi::{fragment as build_fragment, schema::*, Operation};
+use datahost_plugin_api::openapi::{components_of, fragment_with, ApiSchema, Operation};
 use serde_json::{json, Value};
 
 use crate::data::{BENCHMARK, DEFAULT_LIVE_SINCE, DEFAULT_LOOKBACK_DAYS, DEFAULT_WINDOW_DAYS, POOL};
-use crate::routes::route_spec;
+use crate::routes::{route_spec, Body};
 
 /// The strategy, stated exactly as `backtest.rs` computes it.
 pub fn description() -> String {
@@ -46,93 +46,17 @@ pub fn description() -> String {
 }
 
 pub fn fragment() -> Value {
-    let row = object_with_optional(
-        &[
-            ("windowStart", describe(date(), "First day of the window; the entry is its close.")),
-            ("windowEnd", describe(date(), "Last day of the window (projected when the window is open).")),
-            (
-                "firstLoggedAt",
-                describe(
-                    date(),
-                    "When the prediction was first logged: windowStart when live, liveSince when backfilled.",
-                ),
-            ),
-            ("chosenId", describe(string(), "Ticker of the chosen asset.")),
-            ("chosenLabel", describe(string(), "Name of the chosen asset.")),
-            ("pool", describe(string(), "The pool the asset was chosen from; `trend-preferred`.")),
-            ("trailingScore", describe(number(), "Trailing return of the chosen asset over the lookback, in percent.")),
-            (
-                "realizedReturnPct",
-                describe(number(), "Chosen asset's return over the window (to dataEnd when open), in percent."),
-            ),
-            ("spyReturnPct", describe(number(), "Benchmark (SPY) return over the same dates, in percent.")),
-            ("predictedLong", describe(boolean(), "True when trailingScore > 0.")),
-            ("open", describe(boolean(), "True when the window ends after the data's last date.")),
-            (
-                "backfilled",
-                describe(boolean(), "True when the window started before liveSince and was logged by the backfill."),
-            ),
-        ],
-        &[("realizedThrough", describe(date(), "Date the realized returns run to: windowEnd, or dataEnd when open."))],
-    );
-    let rate = |text: &str| describe(nullable(number()), text);
-    let score = object(&[
-        ("totalWindows", describe(integer(), "Every window of the backtest.")),
-        ("liveClosed", describe(integer(), "Closed windows logged live.")),
-        ("liveOpen", describe(integer(), "Open windows logged live.")),
-        ("backfilled", describe(integer(), "Windows logged by the backfill.")),
-        (
-            "hitRate",
-            rate("Share of closed live windows whose direction call was right; null without closed live windows."),
-        ),
-        ("beatSpyRate", rate("Share of closed live windows that beat SPY; null without closed live windows.")),
-        (
-            "cumulativeReturnPct",
-            rate("Compounded realized return of the closed live windows, in percent; null without them."),
-        ),
-        ("cumulativeSpyPct", rate("Compounded SPY return over the same windows, in percent; null without them.")),
-    ]);
-    let strategy = object(&[
-        ("pool", string()),
-        ("members", describe(array(string()), "Tickers in the pool.")),
-        ("benchmark", string()),
-        ("lookbackDays", describe(integer(), "Trading days of trailing return used to rank the pool.")),
-        ("windowDays", describe(integer(), "Trading days per window.")),
-        ("liveSince", describe(date(), "First day of live logging; earlier windows were backfilled on this day.")),
-    ]);
-    let body = object_with_optional(
-        &[
-            ("asOf", describe(date(), "Date of the data the backtest ran on (equals dataEnd).")),
-            ("dataEnd", describe(date(), "Last SPY close date in the prices data.")),
-            ("rows", describe(array(reference("PredictionRow")), "Windows, newest first, after `open` and `limit`.")),
-            ("score", reference("PredictionScore")),
-            ("next", datahost_plugin_api::paging::next_schema()),
-        ],
-        &[
-            ("count", describe(integer(), "Number of rows returned.")),
-            ("strategy", reference("PredictionStrategy")),
-            ("note", describe(string(), "What the numbers are computed from (demo data in the demo deployment).")),
-        ],
-    );
     let route = route_spec();
     let text = description();
     let op = Operation {
         route: &route,
         summary: "Strategy backtest rows and score",
         description: &text,
-        response: reference("PredictionsResponse"),
+        response: Body::schema(),
         example: Some(example()),
         extra_statuses: &[],
     };
-    build_fragment(
-        vec![(crate::ROUTE, op.path_item())],
-        vec![
-            ("PredictionRow", row),
-            ("PredictionScore", score),
-            ("PredictionStrategy", strategy),
-            ("PredictionsResponse", body),
-        ],
-    )
+    fragment_with(vec![(crate::ROUTE, op.path_item())], components_of::<Body>())
 }
 
 fn example() -> Value {
