@@ -13,12 +13,25 @@ pub const DEFAULT_MAX_LIMIT: usize = 1000;
 #[derive(Debug, Clone, Copy)]
 pub struct Query<'a> {
     pairs: &'a [(String, String)],
+    /// The request the pairs belong to, when the view was taken from one ([`crate::RequestEnvelope::params`]):
+    /// what a page parameter needs beyond the pairs (the route its cursor is bound to).
+    request: Option<&'a crate::RequestEnvelope>,
 }
 
 impl<'a> Query<'a> {
     /// A view over the request's `(name, value)` pairs in query-string order (usually `&request.query`).
     pub fn new(pairs: &'a [(String, String)]) -> Self {
-        Self { pairs }
+        Self { pairs, request: None }
+    }
+
+    /// A view over a whole request's parameters (what [`crate::RequestEnvelope::params`] gives).
+    pub fn of_request(request: &'a crate::RequestEnvelope) -> Self {
+        Self { pairs: &request.query, request: Some(request) }
+    }
+
+    /// The request this view was taken from, if it was.
+    pub fn request(&self) -> Option<&'a crate::RequestEnvelope> {
+        self.request
     }
 
     /// The raw value of the first occurrence of `name`, untrimmed.
@@ -254,9 +267,14 @@ pub fn clip(v: &str) -> String {
 /// Each field is one parameter, named after the field (`#[param(name = "..")]` to differ) and described by its
 /// doc comment (required: an undocumented parameter does not compile). Its type decides the rule, through
 /// [`ParamValue`]: `String` a required string, `Option<String>` an optional one, `Option<u64>` / `u64` a
-/// positive integer, `Option<bool>` a strict boolean, `Option<NaiveDate>` a `YYYY-MM-DD` date. Attributes:
-/// `example = <literal>`, `max_chars = N` (longer is a 400, documented as `maxLength`), and on a `usize` field
-/// named `limit`, `limit(default = N, max = N, of = "things")` (SPEC's limit: clamped to `max`).
+/// positive integer, `Option<bool>` a strict boolean, `Option<NaiveDate>` a `YYYY-MM-DD` date, and `T`
+/// (required) or `Option<T>` for a type of yours implementing [`ParamText`] (its own rule and documentation).
+/// Attributes:
+/// `example = <literal>`, `max_chars = N` (longer is a 400, documented as `maxLength`; N, like the numbers
+/// below, a literal or a constant), on a `usize` field
+/// named `limit`, `limit(default = N, max = N, of = "things")` (SPEC's limit: clamped to `max`), and on a
+/// [`crate::paging::PageRequest`] field, `page(default = N, max = N, of = "things")`: a list's `limit` and
+/// `cursor`, read from the request (`Params::parse(request.params())`).
 ///
 /// A parameter without a description is refused at compile time:
 ///
@@ -281,54 +299,129 @@ pub trait ParamValue: Sized {
     const REQUIRED: bool;
     /// Reads parameter `name` (a string longer than `max_chars` characters is a 400).
     fn read(query: &Query<'_>, name: &str, max_chars: Option<usize>) -> Result<Self, ApiError>;
+    /// Adds to the parameter's documentation what the type itself states (a pattern, an enum, an example).
+    fn document(_spec: &mut crate::ParamSpec) {}
 }
 
-impl ParamValue for Option<String> {
-    const KIND: crate::ParamKind = crate::ParamKind::String;
+/// A value read from the text of one query parameter: implement it on a type of your own (a newtype with its own
+/// rule, an enum of accepted words) to make `Option<YourType>` a [`Params`] field. Its 400 names the parameter
+/// and the rule, like SPEC's.
+///
+/// ```
+/// use datahost_plugin_api::params::{ParamText, Query};
+/// use datahost_plugin_api::{ApiError, ParamKind, ParamSpec, Params};
+///
+/// /// A SAM.gov Unique Entity ID.
+/// struct Uei(String);
+///
+/// impl ParamText for Uei {
+///     const KIND: ParamKind = ParamKind::String;
+///     fn parse(name: &str, raw: &str) -> Result<Self, ApiError> {
+///         let text = raw.trim();
+///         if text.len() == 12 && text.bytes().all(|b| b.is_ascii_alphanumeric()) {
+///             Ok(Uei(text.to_ascii_uppercase()))
+///         } else {
+///             Err(ApiError::bad_request(format!("{name} must be exactly 12 letters or digits")))
+///         }
+///     }
+///     fn document(spec: &mut ParamSpec) {
+///         spec.schema = Some(serde_json::json!({"pattern": "^[A-Za-z0-9]{12}$"}));
+///     }
+/// }
+///
+/// #[derive(Params)]
+/// struct Lookup {
+///     /// Unique Entity ID.
+///     uei: Option<Uei>,
+/// }
+///
+/// let query = [("uei".to_string(), "demoaw1yz6g9".to_string())];
+/// assert_eq!(Lookup::parse(Query::new(&query)).unwrap().uei.unwrap().0, "DEMOAW1YZ6G9");
+/// let bad = [("uei".to_string(), "x".to_string())];
+/// assert_eq!(Lookup::parse(Query::new(&bad)).err().unwrap().message, "uei must be exactly 12 letters or digits");
+/// assert_eq!(Lookup::specs()[0].schema, Some(serde_json::json!({"pattern": "^[A-Za-z0-9]{12}$"})));
+/// ```
+pub trait ParamText: Sized {
+    /// The kind documented in OpenAPI.
+    const KIND: crate::ParamKind;
+    /// Reads the value of parameter `name` from `raw`, its text as sent (untrimmed; never blank: a blank
+    /// parameter counts as absent).
+    fn parse(name: &str, raw: &str) -> Result<Self, ApiError>;
+    /// Adds to the parameter's documentation what the type states (a pattern, an enum, an example).
+    fn document(_spec: &mut crate::ParamSpec) {}
+}
+
+impl<T: ParamText> ParamValue for Option<T> {
+    const KIND: crate::ParamKind = T::KIND;
     const REQUIRED: bool = false;
     fn read(query: &Query<'_>, name: &str, max_chars: Option<usize>) -> Result<Self, ApiError> {
-        Ok(query.str_max(name, max_chars.unwrap_or(usize::MAX))?.map(str::to_string))
+        let Some(raw) = query.raw(name).filter(|v| !v.trim().is_empty()) else { return Ok(None) };
+        if let Some(max) = max_chars.filter(|_| matches!(T::KIND, crate::ParamKind::String)) {
+            query.str_max(name, max)?;
+        }
+        T::parse(name, raw).map(Some)
+    }
+    fn document(spec: &mut crate::ParamSpec) {
+        T::document(spec)
     }
 }
 
-impl ParamValue for String {
+/// Text, trimmed.
+impl ParamText for String {
     const KIND: crate::ParamKind = crate::ParamKind::String;
-    const REQUIRED: bool = true;
-    fn read(query: &Query<'_>, name: &str, max_chars: Option<usize>) -> Result<Self, ApiError> {
-        Option::<String>::read(query, name, max_chars)?.ok_or_else(|| ApiError::missing(name))
+    fn parse(_name: &str, raw: &str) -> Result<Self, ApiError> {
+        Ok(raw.trim().to_string())
     }
 }
 
-impl ParamValue for Option<u64> {
+/// A positive integer, digits only (see [`Query::positive_int`]).
+impl ParamText for u64 {
     const KIND: crate::ParamKind = crate::ParamKind::Integer;
-    const REQUIRED: bool = false;
-    fn read(query: &Query<'_>, name: &str, _max_chars: Option<usize>) -> Result<Self, ApiError> {
-        query.positive_int(name)
+    fn parse(name: &str, raw: &str) -> Result<Self, ApiError> {
+        let pair = [(name.to_string(), raw.to_string())];
+        Ok(Query::new(&pair).positive_int(name)?.expect("a non-blank value"))
     }
 }
 
-impl ParamValue for u64 {
-    const KIND: crate::ParamKind = crate::ParamKind::Integer;
-    const REQUIRED: bool = true;
-    fn read(query: &Query<'_>, name: &str, _max_chars: Option<usize>) -> Result<Self, ApiError> {
-        query.positive_int(name)?.ok_or_else(|| ApiError::missing(name))
-    }
-}
-
-impl ParamValue for Option<bool> {
+/// `true` or `false`, case-insensitive (see [`Query::bool`]).
+impl ParamText for bool {
     const KIND: crate::ParamKind = crate::ParamKind::Boolean;
-    const REQUIRED: bool = false;
-    fn read(query: &Query<'_>, name: &str, _max_chars: Option<usize>) -> Result<Self, ApiError> {
-        query.bool(name)
+    fn parse(name: &str, raw: &str) -> Result<Self, ApiError> {
+        let pair = [(name.to_string(), raw.to_string())];
+        Ok(Query::new(&pair).bool(name)?.expect("a non-blank value"))
     }
 }
 
-impl ParamValue for Option<NaiveDate> {
+/// A `YYYY-MM-DD` date (see [`Query::date`]).
+impl ParamText for NaiveDate {
     const KIND: crate::ParamKind = crate::ParamKind::Date;
-    const REQUIRED: bool = false;
-    fn read(query: &Query<'_>, name: &str, _max_chars: Option<usize>) -> Result<Self, ApiError> {
-        query.date(name)
+    fn parse(name: &str, raw: &str) -> Result<Self, ApiError> {
+        let pair = [(name.to_string(), raw.to_string())];
+        Ok(Query::new(&pair).date(name)?.expect("a non-blank value"))
     }
+}
+
+/// A required parameter: missing or blank is SPEC's "the `<name>` query parameter is required".
+impl<T: ParamText> ParamValue for T {
+    const KIND: crate::ParamKind = T::KIND;
+    const REQUIRED: bool = true;
+    fn read(query: &Query<'_>, name: &str, max_chars: Option<usize>) -> Result<Self, ApiError> {
+        Option::<T>::read(query, name, max_chars)?.ok_or_else(|| ApiError::missing(name))
+    }
+    fn document(spec: &mut crate::ParamSpec) {
+        T::document(spec)
+    }
+}
+
+/// The page of a list route: its `limit` and `cursor` parameters (`#[param(page(default = N, max = N, of =
+/// ".."))]` on a `PageRequest` field documents both). Read from the whole request, whose route the cursor is
+/// bound to, so only a [`Query`] taken from a request ([`crate::RequestEnvelope::params`]) can give it.
+#[doc(hidden)]
+pub fn __page(query: &Query<'_>, default: usize, max: usize) -> Result<crate::paging::PageRequest, ApiError> {
+    let request = query
+        .request()
+        .ok_or_else(|| ApiError::internal("a page parameter is read from a request's params(), not a bare Query"))?;
+    crate::paging::PageRequest::parse(request, default, max)
 }
 
 /// The spec of one derived parameter (called by `#[derive(Params)]`, not by hand).
@@ -346,10 +439,15 @@ pub fn __spec<T: ParamValue>(
         crate::ParamKind::Date => crate::ParamSpec::date(name, description),
     };
     spec.required = T::REQUIRED;
-    spec.example = example;
+    T::document(&mut spec);
+    if example.is_some() {
+        spec.example = example;
+    }
     // Only text has a length (`read` applies `max_chars` to strings alone).
     if let (Some(n), crate::ParamKind::String) = (max_chars, T::KIND) {
-        spec.schema = Some(serde_json::json!({ "maxLength": n }));
+        let mut schema = spec.schema.take().unwrap_or_else(|| serde_json::json!({}));
+        schema["maxLength"] = n.into();
+        spec.schema = Some(schema);
     }
     spec
 }
@@ -516,5 +614,85 @@ mod tests {
         );
         let clamped = <Every as Params>::parse(Query::new(&q(&[("make", "f"), ("pages", "1"), ("limit", "900")])));
         assert_eq!(clamped.unwrap().limit, 50);
+    }
+
+    /// A list's parameters: a filter and its page.
+    #[derive(crate::Params)]
+    struct Listing {
+        /// Make filter.
+        #[param(max_chars = MAKE_CHARS)]
+        make: Option<String>,
+        #[param(page(default = PAGE, max = 40, of = "recalls"))]
+        page: crate::paging::PageRequest,
+    }
+
+    const MAKE_CHARS: usize = 8;
+    const PAGE: usize = 20;
+
+    #[test]
+    fn a_page_field_is_the_limit_and_cursor_of_the_request() {
+        let specs = <Listing as Params>::specs();
+        assert_eq!(specs[1..], [crate::ParamSpec::limit(20, 40, "recalls"), crate::paging::cursor_param()]);
+        assert_eq!(specs[0].schema, Some(serde_json::json!({"maxLength": 8})));
+        let request = |pairs: &[(&str, &str)]| crate::RequestEnvelope::new("/v1/recalls", pairs);
+        let first = request(&[("make", "ford")]);
+        let parsed = <Listing as Params>::parse(first.params()).unwrap();
+        assert_eq!((parsed.make.as_deref(), parsed.page.limit), (Some("ford"), 20));
+        let clamped = request(&[("limit", "500")]);
+        assert_eq!(<Listing as Params>::parse(clamped.params()).unwrap().page.limit, 40);
+        // A cursor is bound to the route and the other parameters: a forged one is the cursor's 400.
+        let forged = request(&[("cursor", "bm90IGEgY3Vyc29y")]);
+        let error = <Listing as Params>::parse(forged.params()).err().expect("a forged cursor is refused");
+        assert_eq!(error.status, 400);
+        assert!(error.message.contains("cursor"), "{}", error.message);
+        // A bare Query has no route to bind a cursor to: the handler's mistake, not the client's.
+        let pairs = q(&[]);
+        let bare = <Listing as Params>::parse(Query::new(&pairs)).err().expect("a bare Query cannot page");
+        assert_eq!(bare.status, 500);
+    }
+
+    /// A value of the plugin's own type.
+    struct Shouted(String);
+
+    impl ParamText for Shouted {
+        const KIND: crate::ParamKind = crate::ParamKind::String;
+        fn parse(name: &str, raw: &str) -> Result<Self, ApiError> {
+            let text = raw.trim();
+            if text.chars().all(|c| c.is_ascii_uppercase()) {
+                Ok(Shouted(text.into()))
+            } else {
+                Err(ApiError::bad_request(format!("{name} must be upper case")))
+            }
+        }
+        fn document(spec: &mut crate::ParamSpec) {
+            spec.schema = Some(serde_json::json!({"pattern": "^[A-Z]+$"}));
+            spec.example = Some("FORD".into());
+        }
+    }
+
+    /// Parameters with a type of the plugin's own.
+    #[derive(crate::Params)]
+    struct Own {
+        /// Make, upper case.
+        #[param(max_chars = 4)]
+        make: Option<Shouted>,
+        /// Model, upper case.
+        #[param(example = "F")]
+        model: Option<Shouted>,
+    }
+
+    #[test]
+    fn a_type_of_the_plugin_s_own_brings_its_rule_and_documentation() {
+        let specs = <Own as Params>::specs();
+        // Its documentation, then the field's attributes over it.
+        assert_eq!(specs[0].schema, Some(serde_json::json!({"pattern": "^[A-Z]+$", "maxLength": 4})));
+        assert_eq!((specs[0].example.clone(), specs[1].example.clone()), (Some("FORD".into()), Some("F".into())));
+        let parse = |pairs: &[(&str, &str)]| <Own as Params>::parse(Query::new(&q(pairs)));
+        assert_eq!(parse(&[("make", " FORD ")]).ok().and_then(|o| o.make).map(|m| m.0).as_deref(), Some("FORD"));
+        assert_eq!(parse(&[("make", "ford")]).err().unwrap().message, "make must be upper case");
+        // The length rule comes first, as for any text.
+        assert_eq!(parse(&[("make", "FORDS")]).err().unwrap().message, "make must be at most 4 characters");
+        // Blank counts as absent, as for every parameter.
+        assert!(parse(&[("make", "  ")]).unwrap().make.is_none());
     }
 }

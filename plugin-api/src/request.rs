@@ -38,7 +38,7 @@ impl RequestEnvelope {
 
     /// Typed access to the query parameters with SPEC's rules.
     pub fn params(&self) -> Query<'_> {
-        Query::new(&self.query)
+        Query::of_request(self)
     }
 }
 

@@ -54,8 +54,10 @@ fn doc_text(attrs: &[Attribute]) -> String {
 struct ParamAttrs {
     name: Option<String>,
     example: Option<Lit>,
-    max_chars: Option<usize>,
-    limit: Option<(usize, usize, String)>,
+    max_chars: Option<Expr>,
+    limit: Option<(Expr, Expr, String)>,
+    /// `page(default, max, of)`: the `limit` and `cursor` parameters of a list, read into a `PageRequest`.
+    page: Option<(Expr, Expr, String)>,
 }
 
 fn param_attrs(attrs: &[Attribute]) -> syn::Result<ParamAttrs> {
@@ -67,27 +69,29 @@ fn param_attrs(attrs: &[Attribute]) -> syn::Result<ParamAttrs> {
             } else if meta.path.is_ident("example") {
                 out.example = Some(meta.value()?.parse::<Lit>()?);
             } else if meta.path.is_ident("max_chars") {
-                out.max_chars = Some(meta.value()?.parse::<syn::LitInt>()?.base10_parse()?);
-            } else if meta.path.is_ident("limit") {
+                out.max_chars = Some(meta.value()?.parse::<Expr>()?);
+            } else if meta.path.is_ident("limit") || meta.path.is_ident("page") {
+                let is_page = meta.path.is_ident("page");
                 let (mut default, mut max, mut of) = (None, None, None);
                 meta.parse_nested_meta(|inner| {
                     if inner.path.is_ident("default") {
-                        default = Some(inner.value()?.parse::<syn::LitInt>()?.base10_parse()?);
+                        default = Some(inner.value()?.parse::<Expr>()?);
                     } else if inner.path.is_ident("max") {
-                        max = Some(inner.value()?.parse::<syn::LitInt>()?.base10_parse()?);
+                        max = Some(inner.value()?.parse::<Expr>()?);
                     } else if inner.path.is_ident("of") {
                         of = Some(inner.value()?.parse::<LitStr>()?.value());
                     } else {
-                        return Err(inner.error("expected `default`, `max` or `of` in `limit(..)`"));
+                        return Err(inner.error("expected `default`, `max` or `of` in `limit(..)` or `page(..)`"));
                     }
                     Ok(())
                 })?;
                 match (default, max, of) {
+                    (Some(d), Some(m), Some(o)) if is_page => out.page = Some((d, m, o)),
                     (Some(d), Some(m), Some(o)) => out.limit = Some((d, m, o)),
-                    _ => return Err(meta.error("`limit` needs `default = N, max = N, of = \"what\"`")),
+                    _ => return Err(meta.error("`limit` and `page` need `default = N, max = N, of = \"what\"`")),
                 }
             } else {
-                return Err(meta.error("expected `name`, `example`, `max_chars` or `limit(..)`"));
+                return Err(meta.error("expected `name`, `example`, `max_chars`, `limit(..)` or `page(..)`"));
             }
             Ok(())
         })?;
@@ -117,11 +121,20 @@ fn params(input: &DeriveInput) -> syn::Result<Tokens> {
             reads.push(quote!(#ident: query.limit(#default, #max)?));
             continue;
         }
+        if let Some((default, max, of)) = &attrs.page {
+            if attrs.example.is_some() || attrs.max_chars.is_some() || attrs.name.is_some() {
+                return Err(syn::Error::new_spanned(ident, "`page(..)` is the `limit` and `cursor` parameters alone"));
+            }
+            specs.push(quote!(#api::ParamSpec::limit(#default, #max, #of)));
+            specs.push(quote!(#api::paging::cursor_param()));
+            reads.push(quote!(#ident: #api::params::__page(&query, #default, #max)?));
+            continue;
+        }
         let description = doc_text(&field.attrs);
         if description.is_empty() {
             return Err(syn::Error::new_spanned(ident, "document the parameter: its doc comment is its description"));
         }
-        let max_chars = match attrs.max_chars {
+        let max_chars = match &attrs.max_chars {
             Some(n) => quote!(::core::option::Option::Some(#n)),
             None => quote!(::core::option::Option::None),
         };

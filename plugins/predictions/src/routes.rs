@@ -7,7 +7,7 @@ use std::cmp::Reverse;
 use chrono::NaiveDate;
 use datahost_plugin_api::paging::{self, PageRequest};
 use datahost_plugin_api::params::DEFAULT_MAX_LIMIT;
-use datahost_plugin_api::{ApiError, ApiSchema, ParamSpec, RequestEnvelope, Response, RouteSpec};
+use datahost_plugin_api::{ApiError, ApiSchema, Params, RequestEnvelope, Response, RouteSpec};
 use serde::Serialize;
 
 use crate::backtest::{Backtest, Row, Score};
@@ -15,20 +15,19 @@ use crate::data::{Strategy, BENCHMARK, POOL};
 
 pub const DEFAULT_LIMIT: usize = 100;
 
+/// Query parameters of `GET /v1/predictions`.
+#[derive(Params)]
+struct Selection {
+    /// `true` returns only open windows (ending after the data's last date); `false` only closed windows. When
+    /// omitted, both.
+    #[param(example = false)]
+    open: Option<bool>,
+    #[param(page(default = DEFAULT_LIMIT, max = DEFAULT_MAX_LIMIT, of = "rows (newest window first)"))]
+    page: PageRequest,
+}
+
 pub fn route_spec() -> RouteSpec {
-    RouteSpec::new(
-        crate::ROUTE,
-        vec![
-            ParamSpec::boolean(
-                "open",
-                "`true` returns only open windows (ending after the data's last date); `false` only closed \
-                 windows. When omitted, both.",
-            )
-            .example(false),
-            ParamSpec::limit(DEFAULT_LIMIT, DEFAULT_MAX_LIMIT, "rows (newest window first)"),
-            paging::cursor_param(),
-        ],
-    )
+    RouteSpec::new(crate::ROUTE, Selection::specs())
 }
 
 /// Percentages and rates are shown to 4 decimal places; aggregates are computed before rounding.
@@ -175,9 +174,7 @@ pub fn handle(
     note: &str,
     request: &RequestEnvelope,
 ) -> Result<Response, ApiError> {
-    let q = request.params();
-    let open = q.bool("open")?;
-    let page = PageRequest::parse(request, DEFAULT_LIMIT, DEFAULT_MAX_LIMIT)?;
+    let Selection { open, page } = Selection::parse(request.params())?;
     // Newest window first; the chosen asset breaks a tie (none in a well-formed backtest) so the order is total.
     let mut selected: Vec<&Row> = backtest.rows.iter().filter(|r| open.is_none_or(|want| r.open == want)).collect();
     let key = |r: &&Row| (Reverse(r.window_start), Reverse(r.window_end), r.chosen_id.clone());

@@ -3,8 +3,8 @@
 //! a page, `cursor` continuing after the last one served in that order (rank, name, UEI).
 
 use datahost_plugin_api::paging::{self, PageRequest};
-use datahost_plugin_api::params::clip;
-use datahost_plugin_api::{ApiError, ApiSchema, ParamSpec, RequestEnvelope, Response, RouteSpec};
+use datahost_plugin_api::params::{clip, ParamText};
+use datahost_plugin_api::{ApiError, ApiSchema, ParamKind, ParamSpec, Params, RequestEnvelope, Response, RouteSpec};
 use serde::Serialize;
 
 use crate::data::{normalize_name, rank, Entity, Index, MatchRank};
@@ -15,31 +15,63 @@ pub const MAX_LIMIT: usize = 50;
 pub const MAX_QUERY_CHARS: usize = 200;
 pub const UEI_LEN: usize = 12;
 
+/// Query parameters of `GET /v1/sam-entities`.
+#[derive(Params)]
+struct Search {
+    /// Legal business name or part of it, case-insensitive (punctuation is ignored). Ranked: exact name, then names
+    /// starting with q, then names with a word starting with q, then names containing q inside a word; ties in name
+    /// order.
+    #[param(example = "acme", max_chars = MAX_QUERY_CHARS)]
+    q: Option<String>,
+    /// SAM.gov Unique Entity ID: exactly 12 letters or digits, case-insensitive.
+    #[param(example = "DEMOAW1YZ6G9")]
+    uei: Option<Uei>,
+    /// Only registrations with this status: `Active` or `Inactive`, the form entities carry (matched
+    /// case-insensitively, so `active` works too).
+    status: Option<Status>,
+    #[param(page(default = DEFAULT_LIMIT, max = MAX_LIMIT, of = "entities"))]
+    page: PageRequest,
+}
+
+/// A Unique Entity ID as given (matched case-insensitively).
+struct Uei(String);
+
+impl ParamText for Uei {
+    const KIND: ParamKind = ParamKind::String;
+    fn parse(name: &str, raw: &str) -> Result<Self, ApiError> {
+        let u = raw.trim();
+        if u.len() != UEI_LEN || !u.bytes().all(|b| b.is_ascii_alphanumeric()) {
+            return Err(ApiError::bad_request(format!(
+                "{name} must be exactly {UEI_LEN} letters or digits (a SAM.gov Unique Entity ID), got `{}`",
+                clip(u)
+            )));
+        }
+        Ok(Uei(u.to_string()))
+    }
+    fn document(spec: &mut ParamSpec) {
+        spec.schema = Some(serde_json::json!({"pattern": "^[A-Za-z0-9]{12}$"}));
+    }
+}
+
+/// A registration status filter: `true` for Active.
+struct Status(bool);
+
+impl ParamText for Status {
+    const KIND: ParamKind = ParamKind::String;
+    fn parse(name: &str, raw: &str) -> Result<Self, ApiError> {
+        match raw.trim().to_ascii_lowercase().as_str() {
+            "active" => Ok(Status(true)),
+            "inactive" => Ok(Status(false)),
+            _ => Err(ApiError::bad_request(format!("{name} must be active or inactive"))),
+        }
+    }
+    fn document(spec: &mut ParamSpec) {
+        spec.schema = Some(serde_json::json!({"enum": ["Active", "Inactive"]}));
+    }
+}
+
 pub fn route_spec() -> RouteSpec {
-    RouteSpec::new(
-        crate::ROUTE,
-        vec![
-            ParamSpec::string(
-                "q",
-                "Legal business name or part of it, case-insensitive (punctuation is ignored). Ranked: exact name, \
-                 then names starting with q, then names with a word starting with q, then names containing q inside \
-                 a word; ties in name order.",
-            )
-            .example("acme")
-            .schema(serde_json::json!({"maxLength": MAX_QUERY_CHARS})),
-            ParamSpec::string("uei", "SAM.gov Unique Entity ID: exactly 12 letters or digits, case-insensitive.")
-                .example("DEMOAW1YZ6G9")
-                .schema(serde_json::json!({"pattern": "^[A-Za-z0-9]{12}$"})),
-            ParamSpec::string(
-                "status",
-                "Only registrations with this status: `Active` or `Inactive`, the form entities carry (matched \
-                 case-insensitively, so `active` works too).",
-            )
-            .schema(serde_json::json!({"enum": ["Active", "Inactive"]})),
-            ParamSpec::limit(DEFAULT_LIMIT, MAX_LIMIT, "entities"),
-            paging::cursor_param(),
-        ],
-    )
+    RouteSpec::new(crate::ROUTE, Search::specs())
 }
 
 /// Matching registrations, a page at a time.
@@ -71,35 +103,20 @@ fn entity_key(rank: Option<MatchRank>, e: &Entity) -> EntityKey {
 }
 
 pub fn handle(index: &Index, request: &RequestEnvelope) -> Result<Response, ApiError> {
-    let params = request.params();
-    let q = params.str_max("q", MAX_QUERY_CHARS)?;
-    let uei = params.str("uei");
-    if let Some(u) = uei {
-        if u.len() != UEI_LEN || !u.bytes().all(|b| b.is_ascii_alphanumeric()) {
-            return Err(ApiError::bad_request(format!(
-                "uei must be exactly {UEI_LEN} letters or digits (a SAM.gov Unique Entity ID), got `{}`",
-                clip(u)
-            )));
-        }
-    }
-    let q_key = q.map(normalize_name);
+    let Search { q, uei, status, page } = Search::parse(request.params())?;
+    let q_key = q.as_deref().map(normalize_name);
     if q_key.as_deref() == Some("") {
         return Err(ApiError::bad_request("q must contain at least one letter or digit"));
     }
-    let status = match params.str("status").map(str::to_ascii_lowercase).as_deref() {
-        None => None,
-        Some("active") => Some(true),
-        Some("inactive") => Some(false),
-        Some(_) => return Err(ApiError::bad_request("status must be active or inactive")),
-    };
-    let page = PageRequest::parse(request, DEFAULT_LIMIT, MAX_LIMIT)?;
+    let status = status.map(|s| s.0);
+    let uei = uei.map(|u| u.0);
 
     // With `q`, by rank, ties in name order; without, in name order.
     let mut matches: Vec<(EntityKey, &Entity)> = index
         .entities
         .iter()
         .filter(|e| status.is_none_or(|want| e.active == want))
-        .filter(|e| uei.is_none_or(|u| e.entity.uei.eq_ignore_ascii_case(u)))
+        .filter(|e| uei.as_deref().is_none_or(|u| e.entity.uei.eq_ignore_ascii_case(u)))
         .filter_map(|e| match &q_key {
             None => Some((entity_key(None, &e.entity), &e.entity)),
             Some(key) => rank(&e.name_key, key).map(|r| (entity_key(Some(r), &e.entity), &e.entity)),
@@ -111,7 +128,7 @@ pub fn handle(index: &Index, request: &RequestEnvelope) -> Result<Response, ApiE
     let page = page.page(matches, |(k, _)| k.clone())?;
     let entities: Vec<&Entity> = page.items.into_iter().map(|(_, e)| e).collect();
     let body = Body {
-        query: q.or(uei).unwrap_or(""),
+        query: q.as_deref().or(uei.as_deref()).unwrap_or(""),
         as_of: &index.meta.as_of,
         total,
         count: entities.len(),

@@ -2,7 +2,8 @@
 //! recalls and complaints by make/model/year, and the theft flag.
 
 use datahost_plugin_api::openapi::schema;
-use datahost_plugin_api::{ApiError, ApiSchema, ParamSpec, RequestEnvelope, Response, RouteSpec};
+use datahost_plugin_api::params::ParamText;
+use datahost_plugin_api::{ApiError, ApiSchema, ParamKind, ParamSpec, Params, RequestEnvelope, Response, RouteSpec};
 use serde::Serialize;
 use serde_json::json;
 
@@ -11,18 +12,28 @@ use crate::decode::{self, ParsedVin};
 use crate::ingest::DecodeRow;
 use crate::wmi;
 
+/// Query parameters of `GET /v1/vin`.
+#[derive(Params)]
+struct Lookup {
+    /// 17-character vehicle identification number, case-insensitive: digits and the letters A-Z except I, O and Q.
+    /// North American VINs (first character 1-5) must carry a valid check digit in position 9.
+    #[param(example = "1HGCV1F17KADEM006")]
+    vin: ParsedVin,
+}
+
+/// The `vin` parameter is read and checked by the decoder (characters, length, check digit).
+impl ParamText for ParsedVin {
+    const KIND: ParamKind = ParamKind::String;
+    fn parse(_name: &str, raw: &str) -> Result<Self, ApiError> {
+        decode::parse(raw.trim())
+    }
+    fn document(spec: &mut ParamSpec) {
+        spec.schema = Some(json!({"minLength": 17, "maxLength": 17}));
+    }
+}
+
 pub fn route_spec() -> RouteSpec {
-    RouteSpec::new(
-        crate::ROUTE,
-        vec![ParamSpec::string(
-            "vin",
-            "17-character vehicle identification number, case-insensitive: digits and the letters A-Z except I, O \
-             and Q. North American VINs (first character 1-5) must carry a valid check digit in position 9.",
-        )
-        .required()
-        .example("1HGCV1F17KADEM006")
-        .schema(json!({"minLength": 17, "maxLength": 17}))],
-    )
+    RouteSpec::new(crate::ROUTE, Lookup::specs())
 }
 
 /// How much of the VIN the vehicle data could decode.
@@ -172,8 +183,7 @@ fn unavailable(e: String) -> ApiError {
 }
 
 pub fn handle(vehicles: &Vehicles, request: &RequestEnvelope) -> Result<Response, ApiError> {
-    let raw = request.params().required("vin")?;
-    let vin = decode::parse(raw)?;
+    let Lookup { vin } = Lookup::parse(request.params())?;
     let maker = wmi::lookup(vin.wmi());
     let decoded = vehicles.decode(&vin.vin).map_err(unavailable)?;
     if maker.is_none() && decoded.is_none() {
