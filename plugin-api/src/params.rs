@@ -693,6 +693,8 @@ mod tests {
         // The length rule comes first, as for any text.
         assert_eq!(parse(&[("make", "FORDS")]).err().unwrap().message, "make must be at most 4 characters");
         // Blank counts as absent, as for every parameter.
-        assert!(parse(&[("make", "  ")]).unwrap().make.is_none());
+        let blank = parse(&[("make", "  "), ("model", "F")]).unwrap();
+        assert!(blank.make.is_none());
+        assert_eq!(blank.model.map(|m| m.0).as_deref(), Some("F"));
     }
 }
