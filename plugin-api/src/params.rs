@@ -104,14 +104,7 @@ impl<'a> Query<'a> {
 
     /// The inclusive `from`/`to` pair; `from` after `to` is a 400.
     pub fn date_range(&self) -> Result<DateRange, ApiError> {
-        let from = self.date("from")?;
-        let to = self.date("to")?;
-        if let (Some(f), Some(t)) = (from, to) {
-            if f > t {
-                return Err(ApiError::bad_request(format!("from ({f}) must not be after to ({t})")));
-            }
-        }
-        Ok(DateRange { from, to })
+        DateRange::new(self.date("from")?, self.date("to")?)
     }
 
     /// A numeric identifier of 1 to `width` digits with leading zeros optional (such as an SEC CIK),
@@ -167,6 +160,17 @@ pub struct DateRange {
 }
 
 impl DateRange {
+    /// The bounds `from` and `to` (the parameters of those names, read by [`Params`] or [`Query::date`]); `from`
+    /// after `to` is a 400.
+    pub fn new(from: Option<NaiveDate>, to: Option<NaiveDate>) -> Result<Self, ApiError> {
+        if let (Some(f), Some(t)) = (from, to) {
+            if f > t {
+                return Err(ApiError::bad_request(format!("from ({f}) must not be after to ({t})")));
+            }
+        }
+        Ok(DateRange { from, to })
+    }
+
     /// Whether `date` lies within the bounds, both ends inclusive.
     pub fn contains(&self, date: NaiveDate) -> bool {
         self.from.is_none_or(|f| date >= f) && self.to.is_none_or(|t| date <= t)

@@ -87,6 +87,21 @@ pub fn parse_county_slug(param: &str, text: &str) -> Result<String, ApiError> {
     Ok(slug)
 }
 
+/// A county parameter as a [`datahost_plugin_api::Params`] field: a checked, lowercased slug (see
+/// [`parse_county_slug`]). Its description is the route's (what a county not yet onboarded gives differs).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CountySlug(pub String);
+
+impl datahost_plugin_api::params::ParamText for CountySlug {
+    const KIND: datahost_plugin_api::ParamKind = datahost_plugin_api::ParamKind::String;
+    fn parse(name: &str, raw: &str) -> Result<Self, ApiError> {
+        parse_county_slug(name, raw.trim()).map(CountySlug)
+    }
+    fn document(spec: &mut ParamSpec) {
+        spec.example = Some("travis-tx".into());
+    }
+}
+
 /// The `name` county parameter: `None` when absent, else a checked, lowercased slug.
 pub fn county_param(q: &Query<'_>, name: &str) -> Result<Option<String>, ApiError> {
     q.str(name).map(|v| parse_county_slug(name, v)).transpose()

@@ -2,10 +2,11 @@
 //! make a page and `cursor` continues after the last hit served; since relevance scores move whenever the set
 //! of filings does, a walk is pinned to the index it began on (a cursor of an earlier index is a 400).
 
+use chrono::NaiveDate;
 use datahost_plugin_api::openapi::schema;
 use datahost_plugin_api::paging::{self, PageRequest};
-use datahost_plugin_api::params::Query;
-use datahost_plugin_api::{ApiError, ApiSchema, ParamSpec, RequestEnvelope, Response, RouteSpec, Tier};
+use datahost_plugin_api::params::{DateRange, ParamText};
+use datahost_plugin_api::{ApiError, ApiSchema, ParamKind, Params, RequestEnvelope, Response, RouteSpec, Tier};
 use serde::Serialize;
 
 use crate::index::{normalize_form, HitKey, SearchError, SearchIndex, SearchRequest, TOTAL_CAP};
@@ -19,28 +20,69 @@ pub const MAX_QUERY_CHARS: usize = 500;
 pub const MAX_FORMS: usize = 25;
 const MAX_FORM_CHARS: usize = 20;
 
-pub fn route_spec() -> RouteSpec {
-    RouteSpec {
-        path: crate::ROUTE.into(),
-        min_tier: Tier::Free,
-        params: vec![
-            ParamSpec::string(
-                "q",
-                "Full-text query (at most 500 characters). Every word must match (stemmed, case-insensitive); \
-                 `\"supply chain\"` matches the exact phrase; `OR`, `-word` and `entity:`/`text:`/`form:`/`cik:` \
-                 field prefixes are supported.",
-            )
-            .required()
-            .example("\"supply chain\" tariffs")
-            .schema(serde_json::json!({"maxLength": MAX_QUERY_CHARS})),
-            ParamSpec::string("forms", "Comma-separated form types, case-insensitive (for example `10-K,8-K`).")
-                .example("10-K,10-Q"),
-            ParamSpec::date("from", "Inclusive lower bound on filedDate, YYYY-MM-DD.").example("2024-01-01"),
-            ParamSpec::date("to", "Inclusive upper bound on filedDate, YYYY-MM-DD.").example("2025-12-31"),
-            ParamSpec::limit(DEFAULT_LIMIT, MAX_LIMIT, "hits"),
-            paging::cursor_param(),
-        ],
+/// Query parameters of `GET /v1/edgar-search`.
+#[derive(Params)]
+struct Search {
+    /// Full-text query (at most 500 characters). Every word must match (stemmed, case-insensitive); `"supply
+    /// chain"` matches the exact phrase; `OR`, `-word` and `entity:`/`text:`/`form:`/`cik:` field prefixes are
+    /// supported.
+    #[param(example = "\"supply chain\" tariffs", max_chars = MAX_QUERY_CHARS)]
+    q: String,
+    /// Comma-separated form types, case-insensitive (for example `10-K,8-K`).
+    #[param(example = "10-K,10-Q", max_chars = MAX_FORMS_CHARS)]
+    forms: Option<Forms>,
+    /// Inclusive lower bound on filedDate, YYYY-MM-DD.
+    #[param(example = "2024-01-01")]
+    from: Option<NaiveDate>,
+    /// Inclusive upper bound on filedDate, YYYY-MM-DD.
+    #[param(example = "2025-12-31")]
+    to: Option<NaiveDate>,
+    #[param(page(default = DEFAULT_LIMIT, max = MAX_LIMIT, of = "hits"))]
+    page: PageRequest,
+}
+
+/// Longest accepted `forms` list.
+const MAX_FORMS_CHARS: usize = 400;
+
+/// The form types of `forms`, normalised and each once.
+struct Forms(Vec<String>);
+
+impl ParamText for Forms {
+    const KIND: ParamKind = ParamKind::String;
+    fn parse(name: &str, raw: &str) -> Result<Self, ApiError> {
+        let mut forms: Vec<String> = Vec::new();
+        for part in raw.trim().split(',') {
+            let form = normalize_form(part);
+            if form.is_empty() {
+                continue;
+            }
+            let well_formed = form.chars().count() <= MAX_FORM_CHARS
+                && form.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, ' ' | '-' | '/' | '.'));
+            if !well_formed {
+                return Err(ApiError::bad_request(format!(
+                    "{name} must be a comma-separated list of form types (letters, digits, spaces, '-', '/' or '.', \
+                     at most {MAX_FORM_CHARS} characters each, for example 10-K,8-K); got `{}`",
+                    clip(part.trim(), 40)
+                )));
+            }
+            if !forms.contains(&form) {
+                forms.push(form);
+            }
+        }
+        if forms.is_empty() {
+            return Err(ApiError::bad_request(format!(
+                "{name} must name at least one form type, for example 10-K,8-K"
+            )));
+        }
+        if forms.len() > MAX_FORMS {
+            return Err(ApiError::bad_request(format!("{name} may name at most {MAX_FORMS} form types")));
+        }
+        Ok(Forms(forms))
     }
+}
+
+pub fn route_spec() -> RouteSpec {
+    RouteSpec { path: crate::ROUTE.into(), min_tier: Tier::Free, params: Search::specs() }
 }
 
 /// One matching filing.
@@ -113,14 +155,13 @@ fn total_is_lower_bound_schema() -> serde_json::Value {
 
 /// Answers a search over `index`, which holds the data generation `generation` (what a cursor is pinned to).
 pub fn handle(index: &SearchIndex, generation: &str, request: &RequestEnvelope) -> Result<Response, ApiError> {
-    let q = request.params();
-    let text = q.str_max("q", MAX_QUERY_CHARS)?.ok_or_else(|| ApiError::missing("q"))?;
-    let forms = parse_forms(&q)?;
-    let range = q.date_range()?;
-    let page = PageRequest::parse(request, DEFAULT_LIMIT, MAX_LIMIT)?.pinned_to(generation)?.keyed::<HitKey>()?;
+    let Search { q: text, forms, from, to, page } = Search::parse(request.params())?;
+    let forms = forms.map(|f| f.0).unwrap_or_default();
+    let range = DateRange::new(from, to)?;
+    let page = page.pinned_to(generation)?.keyed::<HitKey>()?;
 
     let req = SearchRequest {
-        query: text.to_string(),
+        query: text.clone(),
         forms,
         from: range.from,
         to: range.to,
@@ -147,7 +188,7 @@ pub fn handle(index: &SearchIndex, generation: &str, request: &RequestEnvelope) 
         .collect();
     let next = served.next.as_deref();
     let body = Body {
-        query: text,
+        query: &text,
         total: result.total,
         total_is_lower_bound: !result.total_exact,
         count: hits.len(),
@@ -169,36 +210,6 @@ fn search_error(e: SearchError) -> ApiError {
 }
 
 /// The `forms` filter: comma-separated, case- and space-insensitive, duplicates and empty items ignored.
-fn parse_forms(q: &Query) -> Result<Vec<String>, ApiError> {
-    let Some(raw) = q.str_max("forms", 400)? else { return Ok(Vec::new()) };
-    let mut forms: Vec<String> = Vec::new();
-    for part in raw.split(',') {
-        let form = normalize_form(part);
-        if form.is_empty() {
-            continue;
-        }
-        let well_formed = form.chars().count() <= MAX_FORM_CHARS
-            && form.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, ' ' | '-' | '/' | '.'));
-        if !well_formed {
-            return Err(ApiError::bad_request(format!(
-                "forms must be a comma-separated list of form types (letters, digits, spaces, '-', '/' or '.', at \
-                 most {MAX_FORM_CHARS} characters each, for example 10-K,8-K); got `{}`",
-                clip(part.trim(), 40)
-            )));
-        }
-        if !forms.contains(&form) {
-            forms.push(form);
-        }
-    }
-    if forms.is_empty() {
-        return Err(ApiError::bad_request("forms must name at least one form type, for example 10-K,8-K"));
-    }
-    if forms.len() > MAX_FORMS {
-        return Err(ApiError::bad_request(format!("forms may name at most {MAX_FORMS} form types")));
-    }
-    Ok(forms)
-}
-
 /// Keeps echoed user input short in error messages.
 fn clip(v: &str, max: usize) -> String {
     if v.chars().count() <= max {

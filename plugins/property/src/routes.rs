@@ -4,9 +4,9 @@
 //! matching rule as in memory then checks the rest.
 
 use datahost_plugin_api::openapi::schema;
-use datahost_plugin_api::{ApiError, ApiSchema, Host, ParamSpec, RequestEnvelope, Response, RouteSpec, Tier};
+use datahost_plugin_api::{ApiError, ApiSchema, Host, Params, RequestEnvelope, Response, RouteSpec, Tier};
 use datahost_plugin_kit::address::{canonical_tokens, has_alphanumeric};
-use datahost_plugin_kit::county::{county_param, county_param_spec};
+use datahost_plugin_kit::county::CountySlug;
 use datahost_plugin_kit::sql::{self, Store};
 use serde::Serialize;
 use serde_json::Value;
@@ -16,23 +16,21 @@ use crate::data::{address_matches, street_key_candidates, AddressKey, Parcel, Pa
 /// Longest accepted address.
 pub const MAX_ADDRESS_CHARS: usize = 300;
 
+/// Query parameters of `GET /v1/property`.
+#[derive(Params)]
+struct Lookup {
+    /// Street address: number, street and any unit (`Apt 4B`, `Unit 4B`, `#4B` are the same), optionally followed
+    /// by city, state and ZIP. Case, punctuation and common abbreviations (St/Street, Ave/Avenue, N/North...) do
+    /// not matter.
+    #[param(example = "1204 Cedar Bend Lane, Austin, TX 78704", max_chars = MAX_ADDRESS_CHARS)]
+    address: String,
+    /// County slug (county name in lowercase words joined by '-', then the state code), for example `travis-tx`.
+    /// Scopes the lookup; a county not yet onboarded gives `record: null`.
+    county: Option<CountySlug>,
+}
+
 pub fn route_spec() -> RouteSpec {
-    RouteSpec {
-        path: crate::ROUTE.into(),
-        min_tier: Tier::Free,
-        params: vec![
-            ParamSpec::string(
-                "address",
-                "Street address: number, street and any unit (`Apt 4B`, `Unit 4B`, `#4B` are the same), optionally \
-                 followed by city, state and ZIP. Case, punctuation and common abbreviations (St/Street, \
-                 Ave/Avenue, N/North...) do not matter.",
-            )
-            .required()
-            .example("1204 Cedar Bend Lane, Austin, TX 78704")
-            .schema(serde_json::json!({"maxLength": MAX_ADDRESS_CHARS})),
-            county_param_spec("Scopes the lookup; a county not yet onboarded gives `record: null`."),
-        ],
-    }
+    RouteSpec { path: crate::ROUTE.into(), min_tier: Tier::Free, params: Lookup::specs() }
 }
 
 /// Why `record` is what it is.
@@ -79,13 +77,13 @@ pub struct Body<'a> {
 }
 
 pub fn handle(parcels: &Parcels, request: &RequestEnvelope) -> Result<Response, ApiError> {
-    let q = request.params();
-    let address = q.str_max("address", MAX_ADDRESS_CHARS)?.ok_or_else(|| ApiError::missing("address"))?;
+    let Lookup { address, county } = Lookup::parse(request.params())?;
+    let address = address.as_str();
     if !has_alphanumeric(address) {
         return Err(ApiError::bad_request("address must contain at least one letter or digit"));
     }
     let tokens = canonical_tokens(address);
-    let county = county_param(&q, "county")?;
+    let county = county.map(|c| c.0);
     let normalized_address = tokens.join(" ");
 
     let engine_matches;
