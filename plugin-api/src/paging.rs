@@ -48,6 +48,20 @@ pub fn cursor_param() -> ParamSpec {
     .schema(serde_json::json!({ "maxLength": MAX_CURSOR_CHARS }))
 }
 
+/// The `limit` of a list served whole when `limit` is omitted (SPEC's company datasets and price lists): a page
+/// size of `of` (for example "companies") up to `max`; `whole` says what an omitted limit returns (for example
+/// "every covered company is returned").
+pub fn limit_or_all_param(of: &str, whole: &str, max: usize) -> ParamSpec {
+    ParamSpec::integer(
+        "limit",
+        &format!(
+            "Page size: caps the number of {of} returned, the rest following through `next`. When omitted, {whole}; \
+             values above {max} are clamped to {max}."
+        ),
+    )
+    .schema(serde_json::json!({ "maximum": max }))
+}
+
 /// The schema of the `next` response field, for a list response's required fields.
 pub fn next_schema() -> Value {
     schema::describe(

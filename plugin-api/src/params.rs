@@ -122,12 +122,17 @@ impl<'a> Query<'a> {
 
     /// The optional `ticker` filter.
     pub fn ticker(&self) -> Result<TickerFilter, ApiError> {
-        match self.str_max("ticker", 16)? {
+        self.ticker_named("ticker")
+    }
+
+    /// An optional ticker filter read from parameter `name`.
+    pub fn ticker_named(&self, name: &str) -> Result<TickerFilter, ApiError> {
+        match self.str_max(name, 16)? {
             None => Ok(TickerFilter(None)),
             Some(t) => {
                 if !t.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '/' | '^' | '=')) {
                     return Err(ApiError::bad_request(format!(
-                        "ticker must be letters, digits, '.', '-', '/', '^' or '=', got `{}`",
+                        "{name} must be letters, digits, '.', '-', '/', '^' or '=', got `{}`",
                         clip(t)
                     )));
                 }
@@ -417,6 +422,27 @@ impl<T: ParamText> ParamValue for T {
     }
 }
 
+/// A ticker filter is optional by nature: absent, it matches every ticker.
+impl ParamValue for TickerFilter {
+    const KIND: crate::ParamKind = crate::ParamKind::String;
+    const REQUIRED: bool = false;
+    fn read(query: &Query<'_>, name: &str, _max_chars: Option<usize>) -> Result<Self, ApiError> {
+        query.ticker_named(name)
+    }
+    fn document(spec: &mut crate::ParamSpec) {
+        spec.example = crate::ParamSpec::ticker().example;
+    }
+}
+
+/// The page of a list that is served whole without `limit` (`#[param(page_or_all(max, of, whole))]`).
+#[doc(hidden)]
+pub fn __page_or_all(query: &Query<'_>, max: usize) -> Result<crate::paging::PageRequest, ApiError> {
+    let request = query
+        .request()
+        .ok_or_else(|| ApiError::internal("a page parameter is read from a request's params(), not a bare Query"))?;
+    crate::paging::PageRequest::parse_or_all(request, max)
+}
+
 /// The page of a list route: its `limit` and `cursor` parameters (`#[param(page(default = N, max = N, of =
 /// ".."))]` on a `PageRequest` field documents both). Read from the whole request, whose route the cursor is
 /// bound to, so only a [`Query`] taken from a request ([`crate::RequestEnvelope::params`]) can give it.
@@ -700,5 +726,38 @@ mod tests {
         let blank = parse(&[("make", "  "), ("model", "F")]).unwrap();
         assert!(blank.make.is_none());
         assert_eq!(blank.model.map(|m| m.0).as_deref(), Some("F"));
+    }
+
+    /// A list served whole without `limit`, filtered by ticker.
+    #[derive(crate::Params)]
+    struct Whole {
+        /// Ticker.
+        ticker: TickerFilter,
+        #[param(page_or_all(max = 40, of = "tickers", whole = "every ticker is returned"))]
+        page: crate::paging::PageRequest,
+    }
+
+    #[test]
+    fn a_ticker_and_a_whole_list_page() {
+        let specs = <Whole as Params>::specs();
+        assert_eq!(specs[0], crate::ParamSpec::string("ticker", "Ticker.").example("NVDA"));
+        assert_eq!(
+            specs[1..],
+            [
+                crate::paging::limit_or_all_param("tickers", "every ticker is returned", 40),
+                crate::paging::cursor_param()
+            ]
+        );
+        let parse = |pairs: &[(&str, &str)]| {
+            <Whole as Params>::parse(crate::RequestEnvelope::new("/v1/tickers", pairs).params())
+        };
+        let all = parse(&[]).unwrap();
+        assert_eq!((all.ticker, all.page.limit), (TickerFilter(None), usize::MAX));
+        let one = parse(&[("ticker", "brk-b"), ("limit", "500")]).unwrap();
+        assert_eq!((one.ticker, one.page.limit), (TickerFilter(Some("BRK.B".into())), 40));
+        assert_eq!(
+            parse(&[("ticker", "a b")]).err().unwrap().message,
+            "ticker must be letters, digits, '.', '-', '/', '^' or '=', got `a b`"
+        );
     }
 }

@@ -58,6 +58,8 @@ struct ParamAttrs {
     limit: Option<(Expr, Expr, String)>,
     /// `page(default, max, of)`: the `limit` and `cursor` parameters of a list, read into a `PageRequest`.
     page: Option<(Expr, Expr, String)>,
+    /// `page_or_all(max, of, whole)`: `limit` and `cursor` of a list served whole without `limit`.
+    page_or_all: Option<(Expr, String, String)>,
 }
 
 fn param_attrs(attrs: &[Attribute]) -> syn::Result<ParamAttrs> {
@@ -70,6 +72,24 @@ fn param_attrs(attrs: &[Attribute]) -> syn::Result<ParamAttrs> {
                 out.example = Some(meta.value()?.parse::<Lit>()?);
             } else if meta.path.is_ident("max_chars") {
                 out.max_chars = Some(meta.value()?.parse::<Expr>()?);
+            } else if meta.path.is_ident("page_or_all") {
+                let (mut max, mut of, mut whole) = (None, None, None);
+                meta.parse_nested_meta(|inner| {
+                    if inner.path.is_ident("max") {
+                        max = Some(inner.value()?.parse::<Expr>()?);
+                    } else if inner.path.is_ident("of") {
+                        of = Some(inner.value()?.parse::<LitStr>()?.value());
+                    } else if inner.path.is_ident("whole") {
+                        whole = Some(inner.value()?.parse::<LitStr>()?.value());
+                    } else {
+                        return Err(inner.error("expected `max`, `of` or `whole` in `page_or_all(..)`"));
+                    }
+                    Ok(())
+                })?;
+                match (max, of, whole) {
+                    (Some(m), Some(o), Some(w)) => out.page_or_all = Some((m, o, w)),
+                    _ => return Err(meta.error("`page_or_all` needs `max = N, of = \"what\", whole = \"..\"`")),
+                }
             } else if meta.path.is_ident("limit") || meta.path.is_ident("page") {
                 let is_page = meta.path.is_ident("page");
                 let (mut default, mut max, mut of) = (None, None, None);
@@ -91,7 +111,9 @@ fn param_attrs(attrs: &[Attribute]) -> syn::Result<ParamAttrs> {
                     _ => return Err(meta.error("`limit` and `page` need `default = N, max = N, of = \"what\"`")),
                 }
             } else {
-                return Err(meta.error("expected `name`, `example`, `max_chars`, `limit(..)` or `page(..)`"));
+                return Err(
+                    meta.error("expected `name`, `example`, `max_chars`, `limit(..)`, `page(..)` or `page_or_all(..)`")
+                );
             }
             Ok(())
         })?;
@@ -119,6 +141,18 @@ fn params(input: &DeriveInput) -> syn::Result<Tokens> {
             }
             specs.push(quote!(#api::ParamSpec::limit(#default, #max, #of)));
             reads.push(quote!(#ident: query.limit(#default, #max)?));
+            continue;
+        }
+        if let Some((max, of, whole)) = &attrs.page_or_all {
+            if attrs.example.is_some() || attrs.max_chars.is_some() || attrs.name.is_some() {
+                return Err(syn::Error::new_spanned(
+                    ident,
+                    "`page_or_all(..)` is the `limit` and `cursor` parameters alone",
+                ));
+            }
+            specs.push(quote!(#api::paging::limit_or_all_param(#of, #whole, #max)));
+            specs.push(quote!(#api::paging::cursor_param()));
+            reads.push(quote!(#ident: #api::params::__page_or_all(&query, #max)?));
             continue;
         }
         if let Some((default, max, of)) = &attrs.page {

@@ -159,14 +159,7 @@ pub fn respond<'a, T, M: Serialize, C: Serialize>(
 /// The `limit` of a company dataset: SPEC returns every covered company when it is omitted, so here it is only
 /// a page size (see [`datahost_plugin_api::paging`]).
 pub fn limit_param() -> ParamSpec {
-    ParamSpec::integer(
-        "limit",
-        &format!(
-            "Page size: caps the number of companies returned, the rest following through `next`. When omitted, \
-             every covered company is returned; values above {DEFAULT_MAX_LIMIT} are clamped to {DEFAULT_MAX_LIMIT}."
-        ),
-    )
-    .schema(serde_json::json!({ "maximum": DEFAULT_MAX_LIMIT }))
+    paging::limit_or_all_param("companies", "every covered company is returned", DEFAULT_MAX_LIMIT)
 }
 
 /// The route of a company dataset: SPEC's optional `ticker`, and the page parameters `limit` and `cursor`.

@@ -5,39 +5,36 @@
 use chrono::NaiveDate;
 use datahost_plugin_api::openapi::schema;
 use datahost_plugin_api::paging::{self, PageRequest};
-use datahost_plugin_api::params::DEFAULT_MAX_LIMIT;
-use datahost_plugin_api::{ApiError, ApiSchema, ParamSpec, RequestEnvelope, Response, RouteSpec};
+use datahost_plugin_api::params::{DateRange, DEFAULT_MAX_LIMIT};
+use datahost_plugin_api::{ApiError, ApiSchema, Params, RequestEnvelope, Response, RouteSpec, TickerFilter};
 use serde::Serialize;
 use serde_json::Value;
 
 use crate::data::{Asset, Index};
 
+/// Query parameters of `GET /v1/prices`.
+#[derive(Params)]
+struct Selection {
+    /// Ticker, case-insensitive (for example `SPY`, `xlk`, `BRK.B` or `btc-usd`). When omitted, the list of
+    /// covered tickers is returned.
+    #[param(example = "SPY")]
+    ticker: TickerFilter,
+    /// Inclusive lower bound on the close date, `YYYY-MM-DD`. Only used with `ticker`.
+    #[param(example = "2026-01-02")]
+    from: Option<NaiveDate>,
+    /// Inclusive upper bound on the close date, `YYYY-MM-DD`. Only used with `ticker`.
+    #[param(example = "2026-03-31")]
+    to: Option<NaiveDate>,
+    #[param(page_or_all(
+        max = DEFAULT_MAX_LIMIT,
+        of = "tickers (without `ticker`) or closes (with it)",
+        whole = "the whole list or series is returned"
+    ))]
+    page: PageRequest,
+}
+
 pub fn route_spec() -> RouteSpec {
-    RouteSpec::new(
-        crate::ROUTE,
-        vec![
-            ParamSpec::string(
-                "ticker",
-                "Ticker, case-insensitive (for example `SPY`, `xlk`, `BRK.B` or `btc-usd`). When omitted, the \
-                 list of covered tickers is returned.",
-            )
-            .example("SPY"),
-            ParamSpec::date("from", "Inclusive lower bound on the close date, `YYYY-MM-DD`. Only used with `ticker`.")
-                .example("2026-01-02"),
-            ParamSpec::date("to", "Inclusive upper bound on the close date, `YYYY-MM-DD`. Only used with `ticker`.")
-                .example("2026-03-31"),
-            ParamSpec::integer(
-                "limit",
-                &format!(
-                    "Page size: caps the number of tickers (without `ticker`) or closes (with it) returned, the \
-                     rest following through `next`. When omitted, the whole list or series is returned; values \
-                     above {DEFAULT_MAX_LIMIT} are clamped to {DEFAULT_MAX_LIMIT}."
-                ),
-            )
-            .schema(serde_json::json!({ "maximum": DEFAULT_MAX_LIMIT })),
-            paging::cursor_param(),
-        ],
-    )
+    RouteSpec::new(crate::ROUTE, Selection::specs())
 }
 
 /// Where an ingested series comes from; absent for the demo seed.
@@ -178,11 +175,9 @@ fn kind_schema() -> Value {
 }
 
 pub fn handle(index: &Index, request: &RequestEnvelope) -> Result<Response, ApiError> {
-    let q = request.params();
-    let ticker = q.ticker()?;
+    let Selection { ticker, from, to, page } = Selection::parse(request.params())?;
     // Validated even without a ticker, so a malformed bound is never silently ignored.
-    let range = q.date_range()?;
-    let page = PageRequest::parse_or_all(request, DEFAULT_MAX_LIMIT)?;
+    let range = DateRange::new(from, to)?;
     let Some(key) = ticker.value() else {
         // `assets` is sorted by ticker, each once.
         let assets = page.page(&index.assets, |a| a.ticker.clone())?;
@@ -198,7 +193,7 @@ pub fn handle(index: &Index, request: &RequestEnvelope) -> Result<Response, ApiE
     let asset = index.get(key).ok_or_else(|| {
         ApiError::not_found(format!(
             "unknown ticker `{}`: GET /v1/prices without ticker lists the covered tickers",
-            q.str("ticker").unwrap_or(key)
+            request.params().str("ticker").unwrap_or(key)
         ))
     })?;
     // One close per date, in date order.
