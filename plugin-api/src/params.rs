@@ -293,6 +293,16 @@ pub fn clip(v: &str) -> String {
 ///     make: Option<String>,
 /// }
 /// ```
+///
+/// and so is a page without its default:
+///
+/// ```compile_fail
+/// #[derive(datahost_plugin_api::Params)]
+/// struct Paged {
+///     #[param(page(max = 50, of = "rows"))]
+///     page: datahost_plugin_api::paging::PageRequest,
+/// }
+/// ```
 pub trait Params: Sized {
     /// The route's parameters, in field order, for its [`crate::RouteSpec`].
     fn specs() -> Vec<crate::ParamSpec>;

@@ -62,6 +62,34 @@ struct ParamAttrs {
     page_or_all: Option<(Expr, String, String)>,
 }
 
+/// The arguments of `limit(..)`, `page(..)` and `page_or_all(..)`; each attribute checks which it needs.
+#[derive(Default)]
+struct ListArgs {
+    default: Option<Expr>,
+    max: Option<Expr>,
+    of: Option<String>,
+    whole: Option<String>,
+}
+
+fn list_args(meta: &syn::meta::ParseNestedMeta) -> syn::Result<ListArgs> {
+    let mut args = ListArgs::default();
+    meta.parse_nested_meta(|inner| {
+        if inner.path.is_ident("default") {
+            args.default = Some(inner.value()?.parse::<Expr>()?);
+        } else if inner.path.is_ident("max") {
+            args.max = Some(inner.value()?.parse::<Expr>()?);
+        } else if inner.path.is_ident("of") {
+            args.of = Some(inner.value()?.parse::<LitStr>()?.value());
+        } else if inner.path.is_ident("whole") {
+            args.whole = Some(inner.value()?.parse::<LitStr>()?.value());
+        } else {
+            return Err(inner.error("expected `default`, `max`, `of` or `whole`"));
+        }
+        Ok(())
+    })?;
+    Ok(args)
+}
+
 fn param_attrs(attrs: &[Attribute]) -> syn::Result<ParamAttrs> {
     let mut out = ParamAttrs::default();
     for attr in attrs.iter().filter(|a| a.path().is_ident("param")) {
@@ -72,43 +100,23 @@ fn param_attrs(attrs: &[Attribute]) -> syn::Result<ParamAttrs> {
                 out.example = Some(meta.value()?.parse::<Lit>()?);
             } else if meta.path.is_ident("max_chars") {
                 out.max_chars = Some(meta.value()?.parse::<Expr>()?);
-            } else if meta.path.is_ident("page_or_all") {
-                let (mut max, mut of, mut whole) = (None, None, None);
-                meta.parse_nested_meta(|inner| {
-                    if inner.path.is_ident("max") {
-                        max = Some(inner.value()?.parse::<Expr>()?);
-                    } else if inner.path.is_ident("of") {
-                        of = Some(inner.value()?.parse::<LitStr>()?.value());
-                    } else if inner.path.is_ident("whole") {
-                        whole = Some(inner.value()?.parse::<LitStr>()?.value());
-                    } else {
-                        return Err(inner.error("expected `max`, `of` or `whole` in `page_or_all(..)`"));
+            } else if meta.path.is_ident("limit") || meta.path.is_ident("page") || meta.path.is_ident("page_or_all") {
+                let which = meta.path.get_ident().map(ToString::to_string).unwrap_or_default();
+                let args = list_args(&meta)?;
+                match (which.as_str(), args) {
+                    ("page_or_all", ListArgs { default: None, max: Some(m), of: Some(o), whole: Some(w) }) => {
+                        out.page_or_all = Some((m, o, w))
                     }
-                    Ok(())
-                })?;
-                match (max, of, whole) {
-                    (Some(m), Some(o), Some(w)) => out.page_or_all = Some((m, o, w)),
-                    _ => return Err(meta.error("`page_or_all` needs `max = N, of = \"what\", whole = \"..\"`")),
-                }
-            } else if meta.path.is_ident("limit") || meta.path.is_ident("page") {
-                let is_page = meta.path.is_ident("page");
-                let (mut default, mut max, mut of) = (None, None, None);
-                meta.parse_nested_meta(|inner| {
-                    if inner.path.is_ident("default") {
-                        default = Some(inner.value()?.parse::<Expr>()?);
-                    } else if inner.path.is_ident("max") {
-                        max = Some(inner.value()?.parse::<Expr>()?);
-                    } else if inner.path.is_ident("of") {
-                        of = Some(inner.value()?.parse::<LitStr>()?.value());
-                    } else {
-                        return Err(inner.error("expected `default`, `max` or `of` in `limit(..)` or `page(..)`"));
+                    ("page", ListArgs { default: Some(d), max: Some(m), of: Some(o), whole: None }) => {
+                        out.page = Some((d, m, o))
                     }
-                    Ok(())
-                })?;
-                match (default, max, of) {
-                    (Some(d), Some(m), Some(o)) if is_page => out.page = Some((d, m, o)),
-                    (Some(d), Some(m), Some(o)) => out.limit = Some((d, m, o)),
-                    _ => return Err(meta.error("`limit` and `page` need `default = N, max = N, of = \"what\"`")),
+                    ("limit", ListArgs { default: Some(d), max: Some(m), of: Some(o), whole: None }) => {
+                        out.limit = Some((d, m, o))
+                    }
+                    ("page_or_all", _) => {
+                        return Err(meta.error("`page_or_all` takes `max = N, of = \"what\", whole = \"..\"`"))
+                    }
+                    _ => return Err(meta.error(format!("`{which}` takes `default = N, max = N, of = \"what\"`"))),
                 }
             } else {
                 return Err(
