@@ -9,7 +9,7 @@ use serde_json::Value;
 use datahost_plugin_api::openapi::{schema, ApiSchema, Operation};
 use datahost_plugin_api::paging::{self, Page, PageRequest};
 use datahost_plugin_api::params::{normalize_ticker, TickerFilter, DEFAULT_MAX_LIMIT};
-use datahost_plugin_api::{ApiError, ParamSpec, RequestEnvelope, Response, RouteSpec};
+use datahost_plugin_api::{ApiError, ParamSpec, Params, RequestEnvelope, Response, RouteSpec};
 
 /// The `meta` fields SPEC gives every company dataset. `source` is additive: it names where the snapshot
 /// came from (and says so when it is demo data). Plugins with more meta fields `#[serde(flatten)]` this.
@@ -97,8 +97,8 @@ impl<T> Companies<T> {
     /// The companies a request's `ticker` parameter selects (all of them when it is omitted), one page of
     /// them: `limit` is only a page size here (SPEC serves every covered company when it is omitted).
     pub fn select(&self, request: &RequestEnvelope) -> Result<Page<&T>, ApiError> {
-        let filter = request.params().ticker()?;
-        self.page(&filter, &PageRequest::parse_or_all(request, DEFAULT_MAX_LIMIT)?)
+        let CompanyParams { ticker, page } = CompanyParams::parse(request.params())?;
+        self.page(&ticker, &page)
     }
 
     /// The page of the companies `filter` selects, in ticker order. The sort key is the normalised ticker and,
@@ -156,24 +156,28 @@ pub fn respond<'a, T, M: Serialize, C: Serialize>(
     Envelope::new(meta, page.items.into_iter().map(render).collect(), page.next).respond()
 }
 
-/// The `limit` of a company dataset: SPEC returns every covered company when it is omitted, so here it is only
-/// a page size (see [`datahost_plugin_api::paging`]).
-pub fn limit_param() -> ParamSpec {
-    paging::limit_or_all_param("companies", "every covered company is returned", DEFAULT_MAX_LIMIT)
+/// The query parameters of a company dataset: SPEC's optional `ticker`, and the page (`limit`, `cursor`). SPEC
+/// returns every covered company when `limit` is omitted, so `limit` is only a page size here (see
+/// [`datahost_plugin_api::paging`]).
+#[derive(Params)]
+pub struct CompanyParams {
+    /// Stock ticker, case-insensitive (for example `AAPL` or `aapl`). When omitted, all covered companies are
+    /// returned.
+    pub ticker: TickerFilter,
+    /// The page: `limit` and `cursor` (their descriptions are the SDK's).
+    #[param(page_or_all(max = DEFAULT_MAX_LIMIT, of = "companies", whole = "every covered company is returned"))]
+    pub page: PageRequest,
 }
 
-/// The route of a company dataset: SPEC's optional `ticker`, and the page parameters `limit` and `cursor`.
+/// The route of a company dataset (its parameters: [`CompanyParams`]).
 pub fn route_spec(path: &str) -> RouteSpec {
-    paged_route_spec(path, limit_param())
+    RouteSpec::new(path, CompanyParams::specs())
 }
 
 /// [`route_spec`] with a `limit` of the dataset's own (execs: SPEC gives it a default).
 pub fn paged_route_spec(path: &str, limit: ParamSpec) -> RouteSpec {
-    let mut ticker = ParamSpec::ticker();
-    ticker.description = "Stock ticker, case-insensitive (for example `AAPL` or `aapl`). When omitted, all covered \
-                          companies are returned."
-        .into();
-    RouteSpec::new(path, vec![ticker, limit, paging::cursor_param()])
+    let params = CompanyParams::specs().into_iter().map(|p| if p.name == "limit" { limit.clone() } else { p });
+    RouteSpec::new(path, params.collect())
 }
 
 /// The schema of one company whose first fields are `name` and `ticker`, followed by `fields`; all required.
