@@ -295,6 +295,95 @@ impl Server {
         resp
     }
 
+    /// Panics unless `body`, a 200 answer to `path_and_query`, holds to that route's 200 schema in the server's
+    /// `/openapi.json`.
+    pub fn assert_answer_documented(&self, path_and_query: &str, body: &Value) {
+        let (status, doc) = self.get_with("/openapi.json", &[]);
+        assert_eq!(status, 200, "{doc}");
+        let path = path_and_query.split('?').next().unwrap_or(path_and_query);
+        let schema = &doc["paths"][path]["get"]["responses"]["200"]["content"]["application/json"]["schema"];
+        assert!(schema.is_object(), "{path}: no 200 schema");
+        let problems = schema::violations(&doc, schema, body);
+        assert!(problems.is_empty(), "{path_and_query} breaks its documented schema:\n{}", problems.join("\n"));
+    }
+
+    /// Holds what the server serves to what its `/openapi.json` documents: every route's documented example and
+    /// its 200 answers to the parameters' own examples (the required ones, then each optional one added in turn),
+    /// and the 200 answers to `also` (requests a test knows reach its data, such as ingested records), each to its
+    /// route's 200 schema ([`schema::violations`]). Every route must answer one of its example requests, or one of
+    /// `also`. Returns
+    /// how many answers were checked; panics listing every violation.
+    pub fn assert_documented(&self, also: &[&str]) -> usize {
+        let (status, doc) = self.get_with("/openapi.json", &[]);
+        assert_eq!(status, 200, "{doc}");
+        let schema_of = |path: &str| {
+            let ok = &doc["paths"][path]["get"]["responses"]["200"]["content"]["application/json"];
+            assert!(ok["schema"].is_object(), "{path}: no 200 schema");
+            ok.clone()
+        };
+        let (mut problems, mut checked) = (Vec::<String>::new(), 0);
+        let check = |target: &str, schema: &Value, body: &Value| -> Vec<String> {
+            schema::violations(&doc, schema, body).into_iter().map(|v| format!("{target}: {v}")).collect()
+        };
+        // The requests the test names first: what they answer counts for their route.
+        let mut answered: Vec<&str> = Vec::new();
+        for target in also {
+            let path = target.split('?').next().unwrap_or(target);
+            match self.get(target) {
+                (200, body) => {
+                    checked += 1;
+                    answered.push(path);
+                    problems.extend(check(target, &schema_of(path)["schema"], &body));
+                }
+                (status, body) => problems.push(format!("{target}: {status} {body}")),
+            }
+        }
+        for (path, item) in doc["paths"].as_object().expect("paths") {
+            let ok = schema_of(path);
+            problems.extend(check(&format!("{path} (documented example)"), &ok["schema"], &ok["example"]));
+            let params = item["get"]["parameters"].as_array().cloned().unwrap_or_default();
+            let example_of = |p: &Value| match &p["example"] {
+                Value::String(s) => Some(s.clone()),
+                Value::Null => None,
+                other => Some(other.to_string()),
+            };
+            let name = |p: &Value| p["name"].as_str().expect("a parameter name").to_string();
+            let required: Vec<(String, String)> = params
+                .iter()
+                .filter(|p| p["required"] == true)
+                .map(|p| (name(p), example_of(p).expect("a required parameter's example")))
+                .collect();
+            let mut queries = vec![required.clone()];
+            for p in params.iter().filter(|p| p["required"] != true) {
+                if let Some(example) = example_of(p) {
+                    queries.push(required.iter().cloned().chain([(name(p), example)]).collect());
+                }
+            }
+            let mut refusals = Vec::new();
+            for query in &queries {
+                let mut url = reqwest::Url::parse("http://localhost").unwrap().join(path).unwrap();
+                if !query.is_empty() {
+                    url.query_pairs_mut().extend_pairs(query);
+                }
+                let target = format!("{}{}", url.path(), url.query().map(|q| format!("?{q}")).unwrap_or_default());
+                match self.get(&target) {
+                    (200, body) => {
+                        checked += 1;
+                        problems.extend(check(&target, &ok["schema"], &body));
+                    }
+                    // An example may match nothing, or need another parameter beside it.
+                    (status, body) => refusals.push(format!("{target}: {status} {body}")),
+                }
+            }
+            // Examples of the demo seed may match no ingested record: then a request the test named must have been.
+            if refusals.len() == queries.len() && !answered.contains(&path.as_str()) {
+                problems.push(format!("{path}: no example request was answered: {refusals:?}"));
+            }
+        }
+        assert!(problems.is_empty(), "served or documented bodies that break their schema:\n{}", problems.join("\n"));
+        checked
+    }
+
     /// Fails the test when `text` (a response produced for `context`) contains a key issued for this server.
     pub fn assert_no_issued_key(&self, text: &str, context: &str) {
         for key in self.issued_keys.lock().unwrap().iter() {

@@ -203,6 +203,18 @@ fn ingest_and_check(server: &Server) {
     assert!(report["files"][0]["file"].as_str().unwrap().ends_with("itpas2.txt"));
     let (_, again) = server.get("/v1/donors?ticker=HON");
     assert_eq!(again["companies"][0]["totalContributionsUsd"], 90000.0);
+
+    // Ingested records are served in the shapes /openapi.json documents, their additive fields included.
+    server.assert_documented(&[
+        "/v1/congress-trades?ticker=GOOGL&limit=1000",
+        "/v1/senate-trades?member=wyden&ticker=AMAT&limit=1000",
+        "/v1/donors?ticker=HON",
+        "/v1/prices",
+        "/v1/prices?ticker=SPY&from=2026-07-02",
+        "/v1/contracts",
+        "/v1/lobbying?ticker=MSFT",
+        "/v1/edgar-search?q=tesla&forms=10-K&limit=100",
+    ]);
 }
 
 /// The search index of the ingested filings under `<data_dir>/plugins/edgar-search`: one complete `index-*`

@@ -134,7 +134,8 @@ fn cut_copy(dir: &Path, source: &Path, name: &str, edits: &[(&str, &str)], drop_
     path
 }
 
-/// GET with the owner key: 200, `dataStatus: "ingested"` in the body and in `X-Data-Status`.
+/// GET with the owner key: 200, `dataStatus: "ingested"` in the body and in `X-Data-Status`, and the body in the
+/// shape `/openapi.json` documents for the route.
 fn served(server: &Server, path: &str) -> Value {
     let resp = server.request(path, &[("X-API-Key", &server.owner_key)]);
     let status = resp.status().as_u16();
@@ -143,6 +144,7 @@ fn served(server: &Server, path: &str) -> Value {
     assert_eq!(status, 200, "{path}: {body}");
     assert_eq!(header.as_deref(), Some("ingested"), "{path}");
     assert_eq!(body["dataStatus"], "ingested", "{path}: {body}");
+    server.assert_answer_documented(path, &body);
     body
 }
 

@@ -123,6 +123,15 @@ fn ingest_and_check(server: &Server) {
     // The two bare Form 4 XMLs (no EDGAR header, so no filed date) are not searchable; the three others are.
     let (_, body) = server.get("/v1/edgar-search?q=*&forms=4&limit=100");
     assert_eq!(body["total"], 3, "{body}");
+    // Ingested records are served in the shapes /openapi.json documents, their additive fields included (the
+    // demo seed's shapes are held to it in host_surface).
+    server.assert_documented(&[
+        "/v1/insiders?ticker=AAPL",
+        "/v1/insiders?ticker=NVDA",
+        "/v1/execs?ticker=AAPL",
+        "/v1/institutional-holdings?cik=0001099219",
+        "/v1/edgar-search?q=acorn%20creek&forms=13F-HR",
+    ]);
 }
 
 #[test]

@@ -65,7 +65,8 @@ impl Owner {
 
 /// A footnote a transaction row refers to. `text` is null when the filing refers to a footnote it does not
 /// contain.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, datahost_plugin_api::ApiSchema)]
+#[schema(name = "InsidersFootnote")]
 pub struct Footnote {
     pub id: String,
     pub text: Option<String>,

@@ -1,131 +1,15 @@
 //! The OpenAPI fragment of `/v1/insiders`: full response schema, parameters, example.
 
 use datahost_plugin_api::openapi::schema::*;
-use datahost_plugin_kit::companies::CompaniesDoc;
+use datahost_plugin_kit::companies::{derived_company, CompaniesDoc};
 use serde_json::{json, Value};
 
-use crate::form4::FORM4_CODES;
-use crate::routes::route_spec;
+use crate::routes::{route_spec, CompanyOut, DIRECT_OR_INDIRECT, TRADING_PLAN_EVIDENCE};
 
 pub fn fragment() -> Value {
-    let filing = object_with_optional(
-        &[
-            ("owner", describe(string(), "Reporting owner's name.")),
-            (
-                "title",
-                describe(
-                    string(),
-                    "Reporting owner's relationship to the issuer as filed; several titles are comma-separated \
-                     (for example `Chief Executive Officer, Director`).",
-                ),
-            ),
-            (
-                "code",
-                describe(
-                    string_enum(FORM4_CODES),
-                    "Form 4 transaction code: P open-market purchase, S open-market sale, A grant or award, \
-                     M option exercise, F shares withheld for tax, G gift, D disposition to the issuer, and so on.",
-                ),
-            ),
-            ("acquiredDisposed", describe(string_enum(&["A", "D"]), "A acquired, D disposed.")),
-            (
-                "accessionNumber",
-                describe(
-                    nullable(string()),
-                    "SEC accession number of the Form 4, `0001234567-25-000123`; null for a filing ingested as \
-                     bare XML whose accession number is unknown (see `accessionKnown`, `filingId`).",
-                ),
-            ),
-            (
-                "sourceUrl",
-                describe(
-                    nullable(uri()),
-                    "The filing in the SEC EDGAR archives (`.../Archives/edgar/data/<cik>/<accession>/...`); null \
-                     when the accession number is unknown.",
-                ),
-            ),
-            ("date", describe(date(), "Transaction date.")),
-            ("shares", describe(number(), "Number of shares (or underlying units) in the transaction.")),
-            (
-                "price",
-                describe(
-                    nullable(number()),
-                    "Price per share in USD as filed (0 for grants and gifts); null when the filing gives the \
-                     price only in a footnote.",
-                ),
-            ),
-            ("value", describe(nullable(number()), "shares × price in USD, rounded to cents; null when price is.")),
-        ],
-        &[
-            (
-                "filedDate",
-                describe(
-                    nullable(date()),
-                    "Date the Form 4 was filed with the SEC (EDGAR header); null for bare XML, which has none.",
-                ),
-            ),
-            (
-                "tradingPlan",
-                describe(
-                    boolean(),
-                    "True when the filer checked the Rule 10b5-1(c) trading-plan box or (ingested filings) a \
-                     footnote of the row says the trade was made under a 10b5-1 plan.",
-                ),
-            ),
-            ("filingId", describe(string(), "Ingested: the accession number, or `xml-sha256-<hex>` of the content.")),
-            ("accessionKnown", describe(boolean(), "Ingested: false when the accession number is unknown.")),
-            ("documentType", describe(string_enum(&["4", "4/A"]), "Ingested: `4/A` for an amendment.")),
-            ("amendment", boolean()),
-            ("periodOfReport", date()),
-            ("table", describe(string_enum(&["non-derivative", "derivative"]), "Ingested: the Form 4 table.")),
-            ("securityTitle", nullable(string())),
-            ("ownerCik", describe(string(), "The reporting owner's CIK, 10 digits.")),
-            ("isDirector", boolean()),
-            ("isOfficer", boolean()),
-            ("isTenPercentOwner", boolean()),
-            ("isOther", boolean()),
-            ("officerTitle", nullable(string())),
-            (
-                "jointOwners",
-                describe(array(reference("InsidersJointOwner")), "The other reporting owners of a joint filing."),
-            ),
-            (
-                "aff10b5One",
-                describe(
-                    nullable(boolean()),
-                    "The Rule 10b5-1 checkbox as filed; null on forms that predate it (2023).",
-                ),
-            ),
-            (
-                "tradingPlanEvidence",
-                describe(nullable(reference("InsidersTradingPlanEvidence")), "What made `tradingPlan` true."),
-            ),
-            (
-                "footnotes",
-                describe(array(reference("InsidersFootnote")), "The footnotes the row refers to, with their text."),
-            ),
-            ("sharesOwnedFollowing", nullable(number())),
-            (
-                "directOrIndirect",
-                describe(
-                    nullable(reference("InsidersDirectOrIndirect")),
-                    "Ownership form: direct (D) or indirect (I).",
-                ),
-            ),
-            ("exercisePrice", describe(nullable(number()), "Derivative rows: exercise or conversion price.")),
-            ("underlyingSecurity", nullable(string())),
-            ("underlyingShares", nullable(number())),
-        ],
-    );
-    let company = object_with_optional(
-        &[
-            ("ticker", string()),
-            ("company", describe(string(), "Issuer name.")),
-            ("ceo", describe(string(), "The issuer's chief executive officer among its reporting owners.")),
-            ("filings", describe(array(reference("InsidersFiling")), "Transactions, newest first.")),
-        ],
-        &[("cik", describe(string(), "The issuer's SEC CIK, 10 digits."))],
-    );
+    let (company, mut extra_schemas) = derived_company::<CompanyOut>("Insiders");
+    extra_schemas.push(("InsidersTradingPlanEvidence".into(), string_enum(&TRADING_PLAN_EVIDENCE)));
+    extra_schemas.push(("InsidersDirectOrIndirect".into(), string_enum(&DIRECT_OR_INDIRECT)));
     let route = route_spec();
     CompaniesDoc {
         route: &route,
@@ -139,13 +23,7 @@ pub fn fragment() -> Value {
             withholding or diversification, not a bearish view.",
         extra_meta: vec![("method", describe(string(), "How the records were read from the source."))],
         company,
-        extra_schemas: vec![
-            ("InsidersFiling".into(), filing),
-            ("InsidersTradingPlanEvidence".into(), string_enum(&["checkbox", "footnote"])),
-            ("InsidersDirectOrIndirect".into(), string_enum(&["D", "I"])),
-            ("InsidersJointOwner".into(), object(&[("name", string()), ("cik", string()), ("title", string())])),
-            ("InsidersFootnote".into(), object(&[("id", string()), ("text", nullable(string()))])),
-        ],
+        extra_schemas,
         example: example(),
     }
     .fragment()
