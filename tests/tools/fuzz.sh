@@ -12,6 +12,7 @@
 # The corpus outlives the machine through fuzz/kept/<target>.tar.xz: unpacked into fuzz/corpus/<target> before the
 # run, and with FUZZ_KEEP=1 rewritten after it from the run's corpus minimised by libFuzzer's merge (the seeds,
 # copies of ../shared/corpus, left out). A plateau takes hours on these machines; sessions add to one corpus.
+# tests/tools/fuzz-coverage.sh tells which source regions a run added (libFuzzer's cov also counts dependencies).
 # Runs under `nice -n 10` (FUZZ_NICE=0 for a quiet machine): the machines are shared. FUZZ_NO_BUILD=1 skips the
 # build and runs the targets as last built.
 set -euo pipefail
