@@ -226,12 +226,16 @@ pub fn components_of<T: ApiSchema + ?Sized>() -> Map<String, Value> {
 /// so prefix them with your dataset's name) whose description is the type's doc comment and whose properties
 /// are its fields, named as serde names them (`rename`, `rename_all`), each described by its doc comment. A
 /// field with `skip_serializing_if` is optional, every other one required; `Option<T>` admits null (but with
-/// `skip_serializing_if = "Option::is_none"` it is an optional `T`: left out, never null), `Vec<T>` is an array,
-/// a field of another derived type is a `$ref` to its component. Field attributes: `format = "date"`,
-/// `pattern = "<regex>"`, `max_items = N` (an array's bound, a literal or a constant), `example = <literal>`, `with = path::to::fn` (a
-/// `fn() -> Value` giving the field's schema by hand; the components it references are then not collected), and
-/// `optional` (documented as not required although always written: an addition beyond a published contract) and
-/// `description = <&str expression>` (a shared constant, instead of the doc comment).
+/// `skip_serializing_if = "Option::is_none"` it is an optional `T`: left out, never null), `Vec<T>`, slices and
+/// arrays are arrays, a field of another derived type is a `$ref` to its component.
+///
+/// Field attributes:
+/// - `format = "date"`, `pattern = "<regex>"`, `max_items = N` (an array's bound, a literal or a constant) and
+///   `example = <literal>` add that keyword;
+/// - `with = path::to::fn`: a `fn() -> Value` gives the field's schema by hand (the components it references are
+///   then not collected);
+/// - `optional`: documented as not required although always written (an addition beyond a published contract);
+/// - `description = <&str expression>`: a shared constant describes the field instead of a doc comment.
 ///
 /// ```
 /// use datahost_plugin_api::ApiSchema;

@@ -276,14 +276,18 @@ pub fn clip(v: &str) -> String {
 /// Each field is one parameter, named after the field (`#[param(name = "..")]` to differ) and described by its
 /// doc comment (required: an undocumented parameter does not compile). Its type decides the rule, through
 /// [`ParamValue`]: `String` a required string, `Option<String>` an optional one, `Option<u64>` / `u64` a
-/// positive integer, `Option<bool>` a strict boolean, `Option<NaiveDate>` a `YYYY-MM-DD` date, and `T`
-/// (required) or `Option<T>` for a type of yours implementing [`ParamText`] (its own rule and documentation).
-/// Attributes:
-/// `example = <literal>`, `max_chars = N` (longer is a 400, documented as `maxLength`; N, like the numbers
-/// below, a literal or a constant), on a `usize` field
-/// named `limit`, `limit(default = N, max = N, of = "things")` (SPEC's limit: clamped to `max`), and on a
-/// [`crate::paging::PageRequest`] field, `page(default = N, max = N, of = "things")`: a list's `limit` and
-/// `cursor`, read from the request (`Params::parse(request.params())`).
+/// positive integer, `Option<bool>` a strict boolean, `Option<NaiveDate>` a `YYYY-MM-DD` date,
+/// [`TickerFilter`] SPEC's ticker filter, and `T` (required) or `Option<T>` for a type of yours implementing
+/// [`ParamText`] (its own rule and documentation).
+///
+/// Attributes (a number may be a literal or a constant):
+/// - `example = <literal>`;
+/// - `max_chars = N`: longer is a 400, documented as `maxLength`;
+/// - on a `usize` field named `limit`, `limit(default = N, max = N, of = "things")`: SPEC's limit, clamped to `max`;
+/// - on a [`crate::paging::PageRequest`] field, `page(default = N, max = N, of = "things")`, a list's `limit` and
+///   `cursor`, or `page_or_all(max = N, of = "things", whole = "what an omitted limit returns")` for a list served
+///   whole without `limit`. A page is read from the request, whose route its cursor is bound to:
+///   `Params::parse(request.params())`.
 ///
 /// A parameter without a description is refused at compile time:
 ///
