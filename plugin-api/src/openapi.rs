@@ -235,6 +235,8 @@ pub fn components_of<T: ApiSchema + ?Sized>() -> Map<String, Value> {
 /// - `with = path::to::fn`: a `fn() -> Value` gives the field's schema by hand (the components it references are
 ///   then not collected);
 /// - `optional`: documented as not required although always written (an addition beyond a published contract);
+///   `required`: documented as required although serde may leave it out (present on every public answer);
+/// - `inline`: a field of a derived struct type documented in place instead of as a `$ref`;
 /// - `description = <&str expression>`: a shared constant describes the field instead of a doc comment.
 ///
 /// ```
@@ -284,6 +286,17 @@ pub trait ApiSchema {
     }
     /// The components the fields of [`Self::flattened`] use (not the type's own: a flattened type is inlined).
     fn flattened_components(_out: &mut Map<String, Value>) {}
+    /// The type's schema in place, for a field documented `#[schema(inline)]`: a derived struct's object schema
+    /// (nullable in an `Option`); `None` for a type that has no object schema.
+    fn inline() -> Option<Value> {
+        Self::flattened()
+    }
+}
+
+/// The in-place schema of an `#[schema(inline)]` field (called by `#[derive(ApiSchema)]`, not by hand).
+#[doc(hidden)]
+pub fn __inline(schema: Option<Value>, field: &str) -> Value {
+    schema.unwrap_or_else(|| panic!("`{field}` is #[schema(inline)]: its type must derive ApiSchema on a struct"))
 }
 
 /// Merges a flattened struct's properties into `object` (called by `#[derive(ApiSchema)]`, not by hand): its
@@ -339,6 +352,9 @@ impl<T: ApiSchema + ?Sized> ApiSchema for &T {
     fn flattened_components(out: &mut Map<String, Value>) {
         T::flattened_components(out)
     }
+    fn inline() -> Option<Value> {
+        T::inline()
+    }
 }
 
 impl<T: ApiSchema + ?Sized> ApiSchema for Box<T> {
@@ -354,6 +370,9 @@ impl<T: ApiSchema + ?Sized> ApiSchema for Box<T> {
     fn flattened_components(out: &mut Map<String, Value>) {
         T::flattened_components(out)
     }
+    fn inline() -> Option<Value> {
+        T::inline()
+    }
 }
 
 impl<T: ApiSchema> ApiSchema for Option<T> {
@@ -362,6 +381,9 @@ impl<T: ApiSchema> ApiSchema for Option<T> {
     }
     fn components(out: &mut Map<String, Value>) {
         T::components(out)
+    }
+    fn inline() -> Option<Value> {
+        T::inline().map(schema::nullable)
     }
     fn flattened() -> Option<Value> {
         T::flattened()
@@ -813,6 +835,57 @@ mod tests {
         let required: Vec<&str> = expected["required"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
         assert_eq!(bare.as_object().unwrap().keys().map(String::as_str).collect::<Vec<_>>().len(), required.len());
         assert!(required.iter().all(|r| bare.get(r).is_some()), "{bare}");
+    }
+
+    /// Votes, documented in place.
+    #[derive(serde::Serialize, crate::ApiSchema)]
+    #[schema(name = "TestVotes")]
+    struct Votes {
+        sole: u64,
+        /// Shared.
+        shared: u64,
+    }
+
+    /// A holding with in-place parts.
+    #[derive(serde::Serialize, crate::ApiSchema)]
+    #[serde(rename_all = "camelCase")]
+    #[schema(name = "TestHolding")]
+    struct Holding<'a> {
+        /// Voting authority.
+        #[schema(inline)]
+        votes: Votes,
+        /// Maybe votes.
+        #[schema(inline)]
+        maybe_votes: Option<&'a Votes>,
+        /// Present on every public answer.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[schema(required)]
+        meta: Option<&'a str>,
+        /// Left out when absent.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[schema(inline)]
+        extra_votes: Option<Votes>,
+    }
+
+    #[test]
+    fn inline_and_required_fields() {
+        let components = components_of::<Holding>();
+        // In place: no component of their own.
+        assert_eq!(components.keys().collect::<Vec<_>>(), ["TestHolding"]);
+        let votes =
+            schema::object(&[("sole", schema::integer()), ("shared", schema::describe(schema::integer(), "Shared."))]);
+        let expected = schema::describe(
+            schema::object_with_optional(
+                &[
+                    ("votes", schema::describe(votes.clone(), "Voting authority.")),
+                    ("maybeVotes", schema::describe(schema::nullable(votes.clone()), "Maybe votes.")),
+                    ("meta", schema::describe(schema::string(), "Present on every public answer.")),
+                ],
+                &[("extraVotes", schema::describe(votes, "Left out when absent."))],
+            ),
+            "A holding with in-place parts.",
+        );
+        assert_eq!(components["TestHolding"], expected);
     }
 
     /// For each of serde's `rename_all` rules, a struct and an enum deriving both `Serialize` and `ApiSchema`.

@@ -320,6 +320,10 @@ struct SchemaAttrs {
     optional: bool,
     /// A `&str` expression (a shared constant) describing the field instead of its doc comment.
     description: Option<Expr>,
+    /// Documented as required although serde may leave it out (a field present on every public answer).
+    required: bool,
+    /// The field's type documented in place (its object schema) instead of as a `$ref` to its component.
+    inline: bool,
 }
 
 fn schema_attrs(attrs: &[Attribute]) -> syn::Result<SchemaAttrs> {
@@ -340,11 +344,16 @@ fn schema_attrs(attrs: &[Attribute]) -> syn::Result<SchemaAttrs> {
                 out.with = Some(meta.value()?.parse::<syn::Path>()?);
             } else if meta.path.is_ident("optional") {
                 out.optional = true;
+            } else if meta.path.is_ident("required") {
+                out.required = true;
+            } else if meta.path.is_ident("inline") {
+                out.inline = true;
             } else if meta.path.is_ident("description") {
                 out.description = Some(meta.value()?.parse::<Expr>()?);
             } else {
                 return Err(meta.error(
-                    "expected `name`, `format`, `pattern`, `max_items`, `example`, `with`, `optional` or `description`",
+                    "expected `name`, `format`, `pattern`, `max_items`, `example`, `with`, `optional`, `required`, \
+                     `inline` or `description`",
                 ));
             }
             Ok(())
@@ -416,9 +425,23 @@ fn api_schema(input: &DeriveInput) -> syn::Result<Tokens> {
                     (true, Some(inner)) => inner,
                     _ => &field.ty,
                 };
-                let mut schema = match &attrs.with {
-                    Some(path) => quote!(#path()),
-                    None => {
+                if attrs.optional && attrs.required {
+                    return Err(syn::Error::new_spanned(ident, "a field is `optional` or `required`, not both"));
+                }
+                let name = ident.to_string();
+                let mut schema = match (&attrs.with, attrs.inline) {
+                    (Some(_), true) => {
+                        return Err(syn::Error::new_spanned(
+                            ident,
+                            "`with` gives the whole schema: no `inline` beside it",
+                        ))
+                    }
+                    (Some(path), false) => quote!(#path()),
+                    (None, true) => {
+                        nested.push(quote!(<#ty as #api::openapi::ApiSchema>::flattened_components(out);));
+                        quote!(#api::openapi::__inline(<#ty as #api::openapi::ApiSchema>::inline(), #name))
+                    }
+                    (None, false) => {
                         nested.push(quote!(<#ty as #api::openapi::ApiSchema>::components(out);));
                         quote!(<#ty as #api::openapi::ApiSchema>::schema())
                     }
@@ -449,7 +472,7 @@ fn api_schema(input: &DeriveInput) -> syn::Result<Tokens> {
                     (None, true) => {}
                 }
                 let entry = quote!((#key, #schema));
-                if serde.optional || attrs.optional {
+                if (serde.optional || attrs.optional) && !attrs.required {
                     optional.push(entry);
                 } else {
                     required.push(entry);

@@ -3,7 +3,9 @@
 //! all of them, and the lookups by CIK and by name.
 
 use datahost_plugin_api::ingest::IngestedInfo;
+use datahost_plugin_api::openapi::schema;
 use datahost_plugin_api::reference::CompanyRef;
+use datahost_plugin_api::ApiSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::records::VotingAuthority;
@@ -35,14 +37,22 @@ pub struct Holding {
 }
 
 /// A NEW HOLDINGS amendment whose rows are merged into the served filing.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ApiSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(name = "InstitutionalHoldingsAmendment")]
 pub struct AmendmentRef {
     pub accession: String,
     pub form: String,
+    #[schema(with = new_holdings_schema)]
     pub amendment_type: String,
+    #[schema(format = "date")]
     pub filed_date: String,
+    #[schema(format = "uri")]
     pub source_url: String,
+}
+
+fn new_holdings_schema() -> serde_json::Value {
+    schema::string_enum(&["NEW HOLDINGS"])
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -76,18 +86,33 @@ pub struct Filing {
     pub reported_total_usd: Option<u64>,
 }
 
-/// Where the served data comes from. `method` and `ingested` are present for ingested data only.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// Where the served data comes from.
+// `method` and `ingested` are present for ingested data only.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ApiSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(name = "InstitutionalHoldingsMeta")]
 pub struct Meta {
+    #[schema(format = "date-time")]
     pub generated_at: String,
+    /// Where the data comes from; says so when it is demo data.
     pub source: String,
+    #[schema(format = "uri")]
     pub source_url: String,
+    /// Ingested data: how the official files were read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub method: Option<String>,
     pub caveat: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(with = ingested_schema)]
     pub ingested: Option<IngestedInfo>,
+}
+
+fn ingested_schema() -> serde_json::Value {
+    use schema::{describe, integer, object, string};
+    describe(
+        object(&[("rows", integer()), ("files", integer()), ("lastIngestAt", string())]),
+        "Ingested data: what the records engine holds.",
+    )
 }
 
 /// The seed document: `{meta, filings}`.

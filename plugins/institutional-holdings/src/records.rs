@@ -76,7 +76,9 @@ impl FilingRecord {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// Shares over which the manager has sole, shared or no voting authority.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, datahost_plugin_api::ApiSchema)]
+#[schema(name = "InstitutionalHoldingVotingAuthority")]
 pub struct VotingAuthority {
     pub sole: u64,
     pub shared: u64,

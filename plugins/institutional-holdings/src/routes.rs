@@ -8,10 +8,11 @@
 
 use std::cmp::Reverse;
 
+use datahost_plugin_api::openapi::schema;
 use datahost_plugin_api::paging::{self, Page, PageRequest};
 use datahost_plugin_api::params::DEFAULT_MAX_LIMIT;
 use datahost_plugin_api::reference::CompanyRef;
-use datahost_plugin_api::{ApiError, ParamSpec, RequestEnvelope, Response, RouteSpec};
+use datahost_plugin_api::{ApiError, ApiSchema, ParamSpec, RequestEnvelope, Response, RouteSpec};
 use serde::Serialize;
 
 use crate::data::{AmendmentRef, Filing, Holding, Index, Meta, NameMatch};
@@ -54,60 +55,150 @@ pub fn internal_route_spec() -> RouteSpec {
     RouteSpec::internal(crate::SLUG, "latest-filings", Vec::new())
 }
 
-#[derive(Serialize)]
+/// One holding of the filing.
+#[derive(Serialize, ApiSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(name = "InstitutionalHolding")]
 struct HoldingOut<'a> {
+    /// Issuer name as reported on the 13F information table.
     name_of_issuer: &'a str,
+    /// CUSIP of the security.
+    #[schema(pattern = "^[0-9A-Z]{9}$")]
     cusip: &'a str,
+    /// Reported market value at quarter end, USD.
+    #[schema(with = schema::number)]
     value_usd: u64,
+    /// Shares or principal amount held (underlying shares for options).
+    #[schema(with = schema::number)]
     shares: u64,
+    /// `Put` or `Call` for an option position; null for the security itself.
+    #[schema(with = put_call_schema)]
     put_call: Option<&'a str>,
+    /// Title of the class of security, e.g. `COM`.
     title_of_class: &'a str,
     // Additive fields of ingested filings (absent for the demo seed).
+    /// Ingested data: `shares` counts shares (SH) or a principal amount (PRN).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(with = shares_type_schema)]
     shares_type: Option<&'a str>,
+    /// Ingested data: SOLE, DFND (shared-defined) or OTR (shared-other).
     #[serde(skip_serializing_if = "Option::is_none")]
     investment_discretion: Option<&'a str>,
+    /// Ingested data: shares over which the manager has sole, shared or no voting authority.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(inline)]
     voting_authority: Option<&'a VotingAuthority>,
+    /// Ingested data: the filing the row comes from (a NEW HOLDINGS amendment's rows carry the amendment's).
     #[serde(skip_serializing_if = "Option::is_none")]
     accession: Option<&'a str>,
+    /// Ingested data: the issuing company as the SEC's company list names it, when the issuer name matches there;
+    /// absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(with = issuer_schema)]
     issuer: Option<&'a CompanyRef>,
 }
 
-#[derive(Serialize)]
+/// The latest 13F filing of one filer, its holdings a page at a time.
+#[derive(Serialize, ApiSchema)]
 #[serde(rename_all = "camelCase")]
-struct Body<'a> {
+#[schema(name = "InstitutionalHoldingsResponse")]
+pub struct Body<'a> {
+    /// Filer CIK, 10 digits, zero-padded.
+    #[schema(pattern = "^[0-9]{10}$")]
     cik: &'a str,
+    /// Filer (investment manager) name.
     filer: &'a str,
+    /// Accession number of the filing.
     accession: &'a str,
+    /// Form type: `13F-HR`, or `13F-HR/A` when a restatement is the filing served.
     form: &'a str,
+    /// Date the filing was made.
+    #[schema(format = "date")]
     filed_date: &'a str,
+    /// Quarter end the holdings are reported for (the filer's latest).
+    #[schema(format = "date")]
     period_of_report: &'a str,
+    /// How the filer was found: by `cik`, or by `q` as the exact name, a name prefix or a substring.
+    #[schema(with = matched_by_schema)]
     matched_by: &'static str,
+    /// Number of holdings returned.
     count: usize,
+    /// Number of holdings in the filing.
     total_holdings: usize,
+    /// Sum of valueUsd over ALL holdings of the filing, also when the list is capped.
+    #[schema(with = schema::number)]
     total_value_usd: u64,
+    /// True when this response holds only part of the holdings (count < totalHoldings): a page of `limit`; `next`
+    /// continues it.
     truncated: bool,
+    /// Holdings, largest valueUsd first (then CUSIP), at most `limit`.
     holdings: Vec<HoldingOut<'a>>,
+    #[schema(with = paging::next_schema)]
     next: Option<String>,
     // Additive fields of ingested filings (absent for the demo seed).
+    /// Ingested data: the filing served is a 13F-HR/A restating the quarter (it replaces the original).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(with = restatement_schema)]
     amendment_type: Option<&'a str>,
+    /// Ingested data: the unit the filing reported its values in; valueUsd is always dollars (thousands are
+    /// multiplied by 1000).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(with = value_unit_schema)]
     value_unit: Option<&'a str>,
+    /// Ingested data: the evidence for valueUnit (implied share prices, filing date against the SEC's 2023-01-03
+    /// switch to dollars).
     #[serde(skip_serializing_if = "Option::is_none")]
     value_unit_reason: Option<&'a str>,
+    /// The filing: for ingested data the submission in the EDGAR archive; for the demo seed an address under the
+    /// reserved https://demo.invalid/ host.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(format = "uri")]
     source_url: Option<&'a str>,
+    /// Ingested data: NEW HOLDINGS amendments whose rows are included.
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     amendments: &'a [AmendmentRef],
+    /// Ingested data: information-table rows that could not be read at ingest; the holdings list lacks them.
     #[serde(skip_serializing_if = "Option::is_none")]
     unread_rows: Option<usize>,
-    /// Absent on the internal route, which gives it once for all filings.
+    // Absent on the internal route, which gives it once for all filings; on every public answer.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(required)]
     meta: Option<&'a Meta>,
+}
+
+/// The option kinds, documented as their own component (`InstitutionalHoldingPutCall`).
+pub const PUT_CALL: [&str; 2] = ["Put", "Call"];
+
+fn put_call_schema() -> serde_json::Value {
+    schema::nullable(schema::reference("InstitutionalHoldingPutCall"))
+}
+
+fn shares_type_schema() -> serde_json::Value {
+    schema::string_enum(&["SH", "PRN"])
+}
+
+fn issuer_schema() -> serde_json::Value {
+    use schema::{describe, object, string, with};
+    object(&[
+        ("cik", with(string(), "pattern", serde_json::json!("^[0-9]{10}$"))),
+        (
+            "ticker",
+            describe(string(), "The company's primary ticker (not necessarily this share class); may be empty."),
+        ),
+        ("name", describe(string(), "The SEC's conformed company name.")),
+    ])
+}
+
+fn matched_by_schema() -> serde_json::Value {
+    schema::string_enum(&["cik", "exact", "prefix", "contains"])
+}
+
+fn restatement_schema() -> serde_json::Value {
+    schema::string_enum(&["RESTATEMENT"])
+}
+
+fn value_unit_schema() -> serde_json::Value {
+    schema::string_enum(&["dollars", "thousands"])
 }
 
 /// The internal route's body: `{meta, filings: [<the public body of each filer, every holding>]}`.
