@@ -135,7 +135,9 @@ for t in "${targets[@]}"; do
   unpack_kept "$t"
   if $smoke; then run=(-runs=0); else run=(-max_total_time="$secs"); fi
   status=0
-  env ${seed_env[$t]:+"${seed_env[$t]}"} nice -n "$niceness" "$bin_dir/$t" "${run[@]}" -max_len=$max_len -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+  # A target's dictionary (fuzz/dicts/<target>.dict), where it has one: tokens of its input format.
+  dict=(); [ -f "$fuzz/dicts/$t.dict" ] && dict=(-dict="$fuzz/dicts/$t.dict")
+  env ${seed_env[$t]:+"${seed_env[$t]}"} nice -n "$niceness" "$bin_dir/$t" "${run[@]}" "${dict[@]}" -max_len=$max_len -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
     -artifact_prefix="$fuzz/artifacts/$t/" "$fuzz/corpus/$t" > "$log" 2>&1 || status=$?
   execs=$(awk '/stat::number_of_executed_units/ {print $2}' "$log" | tail -1)
   last=$(grep -E '^#[0-9]+' "$log" | tail -1)
