@@ -339,41 +339,29 @@ primitive_schema!(schema::number() => f32, f64);
 primitive_schema!(schema::date() => chrono::NaiveDate);
 primitive_schema!(json!({}) => Value);
 
-impl<T: ApiSchema + ?Sized> ApiSchema for &T {
-    fn schema() -> Value {
-        T::schema()
-    }
-    fn components(out: &mut Map<String, Value>) {
-        T::components(out)
-    }
-    fn flattened() -> Option<Value> {
-        T::flattened()
-    }
-    fn flattened_components(out: &mut Map<String, Value>) {
-        T::flattened_components(out)
-    }
-    fn inline() -> Option<Value> {
-        T::inline()
-    }
+/// A reference or a box is documented as what it points to.
+macro_rules! transparent_schema {
+    ($($wrapper:ty),+) => {
+        $(impl<T: ApiSchema + ?Sized> ApiSchema for $wrapper {
+            fn schema() -> Value {
+                T::schema()
+            }
+            fn components(out: &mut Map<String, Value>) {
+                T::components(out)
+            }
+            fn flattened() -> Option<Value> {
+                T::flattened()
+            }
+            fn flattened_components(out: &mut Map<String, Value>) {
+                T::flattened_components(out)
+            }
+            fn inline() -> Option<Value> {
+                T::inline()
+            }
+        })+
+    };
 }
-
-impl<T: ApiSchema + ?Sized> ApiSchema for Box<T> {
-    fn schema() -> Value {
-        T::schema()
-    }
-    fn components(out: &mut Map<String, Value>) {
-        T::components(out)
-    }
-    fn flattened() -> Option<Value> {
-        T::flattened()
-    }
-    fn flattened_components(out: &mut Map<String, Value>) {
-        T::flattened_components(out)
-    }
-    fn inline() -> Option<Value> {
-        T::inline()
-    }
-}
+transparent_schema!(&T, Box<T>);
 
 impl<T: ApiSchema> ApiSchema for Option<T> {
     fn schema() -> Value {
