@@ -13,6 +13,42 @@ use serde::Deserialize;
 
 pub const DEFAULT_TOML: &str = include_str!("../../config/default.toml");
 
+/// Why the configuration cannot be used. `Display` is the sentence the operator reads before the host exits; it
+/// names the file or the dotted key that is wrong.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// `--config FILE` or `DATAHOST_CONFIG` names a file that is not there.
+    #[error("config file {} does not exist", .0.display())]
+    MissingFile(PathBuf),
+    /// The layered sources do not deserialize (unknown keys, wrong types): every problem, with its key and the
+    /// source that set it.
+    #[error("{0}")]
+    Unreadable(String),
+    /// A value that deserializes but cannot be used. `key` is the dotted key (`engine.pool_size`,
+    /// `sync.schedule.prices`); `problem` finishes the sentence.
+    #[error("{key} {problem}")]
+    Invalid { key: String, problem: String },
+}
+
+impl ConfigError {
+    fn invalid(key: impl Into<String>, problem: impl Into<String>) -> Self {
+        Self::Invalid { key: key.into(), problem: problem.into() }
+    }
+
+    /// The dotted key a value error names (`None` for a missing or unreadable file).
+    pub fn key(&self) -> Option<&str> {
+        match self {
+            Self::Invalid { key, .. } => Some(key),
+            _ => None,
+        }
+    }
+}
+
+/// A single value that does not parse (an interval, an address range); the caller knows which key it came from.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct BadValue(String);
+
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Config {
@@ -303,7 +339,7 @@ source_config!(
 impl Config {
     /// Loads the layered configuration. `explicit` is `--config FILE`, which takes the place of
     /// `DATAHOST_CONFIG`.
-    pub fn load(explicit: Option<&Path>) -> Result<Config, String> {
+    pub fn load(explicit: Option<&Path>) -> Result<Config, ConfigError> {
         let mut figment = Figment::new().merge(Toml::string(DEFAULT_TOML));
         let local = Path::new("config/default.toml");
         if local.exists() {
@@ -312,7 +348,7 @@ impl Config {
         let file = explicit.map(Path::to_path_buf).or_else(|| std::env::var_os("DATAHOST_CONFIG").map(PathBuf::from));
         if let Some(file) = &file {
             if !file.exists() {
-                return Err(format!("config file {} does not exist", file.display()));
+                return Err(ConfigError::MissingFile(file.clone()));
             }
             figment = figment.merge(Toml::file(file));
         }
@@ -323,40 +359,46 @@ impl Config {
         Ok(config)
     }
 
-    fn validate(&self) -> Result<(), String> {
-        let base = url::Url::parse(&self.server.base_url)
-            .map_err(|e| format!("server.base_url `{}` is not a URL: {e}", self.server.base_url))?;
+    fn validate(&self) -> Result<(), ConfigError> {
+        let base_url = &self.server.base_url;
+        let base = url::Url::parse(base_url)
+            .map_err(|e| ConfigError::invalid("server.base_url", format!("`{base_url}` is not a URL: {e}")))?;
         if !matches!(base.scheme(), "http" | "https") {
-            return Err(format!("server.base_url `{}` must be http or https", self.server.base_url));
+            return Err(ConfigError::invalid("server.base_url", format!("`{base_url}` must be http or https")));
         }
         for proxy in &self.server.trusted_proxies {
-            IpRange::parse(proxy).map_err(|e| format!("server.trusted_proxies: {e}"))?;
+            IpRange::parse(proxy).map_err(|e| ConfigError::invalid("server.trusted_proxies", e.to_string()))?;
         }
         check_origins(&self.server.cors_allowed_origins)?;
         if self.engine.url != "embedded"
             && !self.engine.url.starts_with("postgres://")
             && !self.engine.url.starts_with("postgresql://")
         {
-            return Err(format!(
-                "engine.url must be \"embedded\" or a postgres:// URL, got `{}`",
-                redact_url(&self.engine.url)
+            let got = redact_url(&self.engine.url);
+            return Err(ConfigError::invalid(
+                "engine.url",
+                format!("must be \"embedded\" or a postgres:// URL, got `{got}`"),
             ));
         }
         let redis = &self.ratelimit.redis_url;
         if !redis.is_empty() && !redis.starts_with("redis://") && !redis.starts_with("rediss://") {
-            return Err(format!(
-                "ratelimit.redis_url must be a redis:// or rediss:// (TLS) URL, got `{}`",
-                redact_url(redis)
+            let got = redact_url(redis);
+            return Err(ConfigError::invalid(
+                "ratelimit.redis_url",
+                format!("must be a redis:// or rediss:// (TLS) URL, got `{got}`"),
             ));
         }
         if !self.ratelimit.redis_tls_ca_file.as_os_str().is_empty() && !redis.starts_with("rediss://") {
-            return Err("ratelimit.redis_tls_ca_file is set but ratelimit.redis_url is not a rediss:// URL".into());
+            return Err(ConfigError::invalid(
+                "ratelimit.redis_tls_ca_file",
+                "is set but ratelimit.redis_url is not a rediss:// URL",
+            ));
         }
         if self.engine.pool_size == 0 {
-            return Err("engine.pool_size must be at least 1".into());
+            return Err(ConfigError::invalid("engine.pool_size", "must be at least 1"));
         }
         if self.ratelimit.redis_timeout_ms == 0 {
-            return Err("ratelimit.redis_timeout_ms must be at least 1".into());
+            return Err(ConfigError::invalid("ratelimit.redis_timeout_ms", "must be at least 1"));
         }
         validate_sync(&self.sync)?;
         self.plugin_options()?;
@@ -369,26 +411,29 @@ impl Config {
             ("process_init_timeout_secs", p.process_init_timeout_secs),
         ] {
             if value == 0 {
-                return Err(format!("plugins.{key} must be at least 1"));
+                return Err(ConfigError::invalid(format!("plugins.{key}"), "must be at least 1"));
             }
         }
         Ok(())
     }
 
     /// The `[plugins.<slug>]` tables, each checked; an error names the key and what it accepts.
-    pub fn plugin_options(&self) -> Result<BTreeMap<String, PluginOptions>, String> {
+    pub fn plugin_options(&self) -> Result<BTreeMap<String, PluginOptions>, ConfigError> {
         self.plugins
             .per_plugin
             .iter()
             .map(|(slug, value)| {
                 let options: PluginOptions = serde_json::from_value(value.clone()).map_err(|e| {
-                    format!(
-                        "invalid configuration (key `plugins.{slug}`): {e}; a [plugins.<slug>] table takes isolation \
-                         (\"in-process\" or \"process\") and call_deadline_ms"
+                    ConfigError::invalid(
+                        format!("plugins.{slug}"),
+                        format!(
+                            "is not a plugin table: {e}; a [plugins.<slug>] table takes isolation \
+                             (\"in-process\" or \"process\") and call_deadline_ms"
+                        ),
                     )
                 })?;
                 if options.call_deadline_ms == Some(0) {
-                    return Err(format!("plugins.{slug}.call_deadline_ms must be at least 1"));
+                    return Err(ConfigError::invalid(format!("plugins.{slug}.call_deadline_ms"), "must be at least 1"));
                 }
                 Ok((slug.clone(), options))
             })
@@ -429,15 +474,17 @@ impl Config {
     }
 }
 
-fn describe_figment_error(err: figment::Error) -> String {
-    err.into_iter()
+fn describe_figment_error(err: figment::Error) -> ConfigError {
+    let described = err
+        .into_iter()
         .map(|e| {
             let key = if e.path.is_empty() { String::new() } else { format!(" (key `{}`)", e.path.join(".")) };
             let source = e.metadata.as_ref().map(|m| format!(" from {}", m.name)).unwrap_or_default();
             format!("invalid configuration{key}{source}: {}", e.kind)
         })
         .collect::<Vec<_>>()
-        .join("; ")
+        .join("; ");
+    ConfigError::Unreadable(described)
 }
 
 /// A URL with any user name and password removed, safe to log and to show in /health.
@@ -569,17 +616,19 @@ pub struct IpRange {
 }
 
 impl IpRange {
-    pub fn parse(text: &str) -> Result<Self, String> {
+    pub fn parse(text: &str) -> Result<Self, BadValue> {
         let (addr, prefix) = match text.trim().split_once('/') {
             Some((a, p)) => (a, Some(p)),
             None => (text.trim(), None),
         };
-        let addr: IpAddr = addr.parse().map_err(|_| format!("`{text}` is not an IP address or range"))?;
+        let addr: IpAddr = addr.parse().map_err(|_| BadValue(format!("`{text}` is not an IP address or range")))?;
         let max = if addr.is_ipv4() { 32 } else { 128 };
         let prefix = match prefix {
-            Some(p) => {
-                p.parse::<u8>().ok().filter(|p| *p <= max).ok_or_else(|| format!("`{text}`: bad prefix length"))?
-            }
+            Some(p) => p
+                .parse::<u8>()
+                .ok()
+                .filter(|p| *p <= max)
+                .ok_or_else(|| BadValue(format!("`{text}`: bad prefix length")))?,
             None => max,
         };
         Ok(Self { addr, prefix })
@@ -608,9 +657,13 @@ impl IpRange {
 
 /// Checks `server.cors_allowed_origins`: `["*"]` alone, or origins as browsers send them
 /// (`https://app.example.com`, `http://localhost:3000`: scheme, host and port, no path or trailing slash).
-pub fn check_origins(allowed: &[String]) -> Result<(), String> {
+pub fn check_origins(allowed: &[String]) -> Result<(), ConfigError> {
+    const KEY: &str = "server.cors_allowed_origins";
     if allowed.iter().any(|o| o == "*") && allowed.len() > 1 {
-        return Err("server.cors_allowed_origins: \"*\" allows every origin and cannot be listed with others".into());
+        return Err(ConfigError::invalid(
+            KEY,
+            "lists \"*\", which allows every origin and cannot be listed with others",
+        ));
     }
     for origin in allowed.iter().filter(|o| *o != "*") {
         let canonical = url::Url::parse(origin)
@@ -619,9 +672,12 @@ pub fn check_origins(allowed: &[String]) -> Result<(), String> {
             .map(|u| u.origin().ascii_serialization());
         if canonical.as_deref() != Some(origin.as_str()) {
             let hint = canonical.map(|c| format!(" (did you mean `{c}`?)")).unwrap_or_default();
-            return Err(format!(
-                "server.cors_allowed_origins: `{origin}` is not an origin: give scheme, host and optional port, \
-                 such as `https://app.example.com`, with no path or trailing slash{hint}"
+            return Err(ConfigError::invalid(
+                KEY,
+                format!(
+                    "lists `{origin}`, which is not an origin: give scheme, host and optional port, such as \
+                     `https://app.example.com`, with no path or trailing slash{hint}"
+                ),
             ));
         }
     }
@@ -643,20 +699,21 @@ pub const SYNC_SOURCES: &[(&str, &[&str])] = &[
 pub const FEC_FILE_KINDS: &[&str] = &["pas2", "cm", "cn", "ccl"];
 
 /// `"90s"`, `"15m"`, `"1h"`, `"1d"` (or plain seconds).
-pub fn parse_interval(text: &str) -> Result<Duration, String> {
+pub fn parse_interval(text: &str) -> Result<Duration, BadValue> {
     let t = text.trim();
     let (digits, unit) = t.split_at(t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len()));
-    let n: u64 =
-        digits.parse().map_err(|_| format!("`{text}` is not an interval such as \"90s\", \"15m\", \"1h\", \"1d\""))?;
+    let n: u64 = digits
+        .parse()
+        .map_err(|_| BadValue(format!("`{text}` is not an interval such as \"90s\", \"15m\", \"1h\", \"1d\"")))?;
     let secs = match unit {
         "" | "s" => n,
         "m" => n * 60,
         "h" => n * 3600,
         "d" => n * 86_400,
-        _ => return Err(format!("`{text}`: the unit must be s, m, h or d")),
+        _ => return Err(BadValue(format!("`{text}`: the unit must be s, m, h or d"))),
     };
     if secs == 0 {
-        return Err(format!("`{text}`: the interval must be positive"));
+        return Err(BadValue(format!("`{text}`: the interval must be positive")));
     }
     Ok(Duration::from_secs(secs))
 }
@@ -673,7 +730,7 @@ pub fn feedable(config: &SyncConfig) -> Vec<String> {
 }
 
 /// Checks `[sync]` when the configuration loads (names the key that is wrong).
-pub(crate) fn validate_sync(c: &SyncConfig) -> Result<(), String> {
+pub(crate) fn validate_sync(c: &SyncConfig) -> Result<(), ConfigError> {
     let s = &c.sources;
     let all: [(&str, &dyn SourceSettings); 7] = [
         ("sec", &s.sec),
@@ -688,42 +745,52 @@ pub(crate) fn validate_sync(c: &SyncConfig) -> Result<(), String> {
         let common = source.common();
         let key = |k: &str| format!("sync.sources.{name}.{k}");
         if !(common.requests_per_second > 0.0 && common.requests_per_second.is_finite()) {
-            return Err(format!("{} must be a positive number", key("requests_per_second")));
+            return Err(ConfigError::invalid(key("requests_per_second"), "must be a positive number"));
         }
         if common.timeout_secs == 0 {
-            return Err(format!("{} must be at least 1", key("timeout_secs")));
+            return Err(ConfigError::invalid(key("timeout_secs"), "must be at least 1"));
         }
         let local_folder = name == "directory" && !common.base_url.contains("://");
         let off = name == "directory" && common.base_url.is_empty();
         if !off && !local_folder {
-            let url = url::Url::parse(common.base_url)
-                .map_err(|e| format!("{} `{}` is not a URL: {e}", key("base_url"), redact_url(common.base_url)))?;
+            let url = url::Url::parse(common.base_url).map_err(|e| {
+                ConfigError::invalid(key("base_url"), format!("`{}` is not a URL: {e}", redact_url(common.base_url)))
+            })?;
             if !matches!(url.scheme(), "http" | "https" | "file") {
-                return Err(format!("{} must be http, https (or file for directory)", key("base_url")));
+                return Err(ConfigError::invalid(key("base_url"), "must be http, https (or file for directory)"));
             }
         }
     }
     if s.sec.requests_per_second > 10.0 {
-        return Err("sync.sources.sec.requests_per_second must be at most 10: the SEC's fair-access limit".into());
+        return Err(ConfigError::invalid(
+            "sync.sources.sec.requests_per_second",
+            "must be at most 10: the SEC's fair-access limit",
+        ));
     }
     if !s.sec.start_date.is_empty() && chrono::NaiveDate::parse_from_str(&s.sec.start_date, "%Y-%m-%d").is_err() {
-        return Err(format!("sync.sources.sec.start_date `{}` is not YYYY-MM-DD", s.sec.start_date));
+        return Err(ConfigError::invalid(
+            "sync.sources.sec.start_date",
+            format!("`{}` is not YYYY-MM-DD", s.sec.start_date),
+        ));
     }
     for kind in &s.fec.files {
         if !FEC_FILE_KINDS.contains(&kind.as_str()) {
-            return Err(format!(
-                "sync.sources.fec.files: unknown file kind `{kind}`; use {}",
-                FEC_FILE_KINDS.join(", ")
+            let known = FEC_FILE_KINDS.join(", ");
+            return Err(ConfigError::invalid(
+                "sync.sources.fec.files",
+                format!("lists an unknown file kind `{kind}`; use {known}"),
             ));
         }
     }
     let known = feedable(c);
     for (dataset, every) in &c.schedule {
-        parse_interval(every).map_err(|e| format!("sync.schedule.{dataset}: {e}"))?;
+        let key = || format!("sync.schedule.{dataset}");
+        parse_interval(every).map_err(|e| ConfigError::invalid(key(), format!("is not usable: {e}")))?;
         if !known.contains(dataset) {
-            return Err(format!(
-                "sync.schedule.{dataset}: no sync source feeds `{dataset}`; sources feed {}",
-                known.join(", ")
+            let fed = known.join(", ");
+            return Err(ConfigError::invalid(
+                key(),
+                format!("names a dataset no sync source feeds; sources feed {fed}"),
             ));
         }
     }
@@ -752,7 +819,7 @@ mod tests {
 
     #[test]
     fn plugin_tables_are_checked_and_name_their_key() {
-        let load = |extra: &str| -> Result<Config, String> {
+        let load = |extra: &str| -> Result<Config, ConfigError> {
             let c: Config = Figment::new()
                 .merge(Toml::string(DEFAULT_TOML))
                 .merge(Toml::string(extra))
@@ -769,13 +836,17 @@ mod tests {
         assert_eq!(policies.for_slug("vin").isolation, Isolation::InProcess);
         assert_eq!(c.plugins.settings["prices"]["x"], 1);
         let err = load("[plugins.prices]\nisolation = \"thread\"").unwrap_err();
-        assert!(err.contains("plugins.prices") && err.contains("unknown variant `thread`"), "{err}");
+        assert_eq!(err.key(), Some("plugins.prices"), "{err}");
+        assert!(err.to_string().contains("unknown variant `thread`"), "{err}");
         let err = load("[plugins.prices]\nisolaton = \"process\"").unwrap_err();
-        assert!(err.contains("plugins.prices") && err.contains("isolaton"), "{err}");
+        assert_eq!(err.key(), Some("plugins.prices"), "{err}");
+        assert!(err.to_string().contains("isolaton"), "{err}");
         let err = load("[plugins]\ncall_deadline = 5").unwrap_err();
-        assert!(err.contains("plugins.call_deadline"), "{err}");
+        assert_eq!(err.key(), Some("plugins.call_deadline"), "a misspelt key is read as a plugin's table: {err}");
+        assert!(err.to_string().contains("not a plugin table"), "{err}");
         let err = load("[plugins]\ncall_deadline_ms = 0").unwrap_err();
-        assert!(err.contains("plugins.call_deadline_ms"), "{err}");
+        assert_eq!(err.key(), Some("plugins.call_deadline_ms"), "{err}");
+        assert_eq!(err.to_string(), "plugins.call_deadline_ms must be at least 1");
     }
 
     #[test]
@@ -785,7 +856,8 @@ mod tests {
             .merge(Toml::string("[server]\nlisten_port = 3"))
             .extract::<Config>()
             .map_err(describe_figment_error)
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("listen_port"), "{err}");
         assert!(err.contains("server"), "{err}");
     }
@@ -796,8 +868,10 @@ mod tests {
         assert!(ok(&[]).is_ok());
         assert!(ok(&["*"]).is_ok());
         assert!(ok(&["https://app.example.com", "http://localhost:3000"]).is_ok());
-        assert!(ok(&["*", "https://app.example.com"]).unwrap_err().contains("\"*\""));
-        let e = ok(&["https://app.example.com/"]).unwrap_err();
+        let e = ok(&["*", "https://app.example.com"]).unwrap_err();
+        assert_eq!(e.key(), Some("server.cors_allowed_origins"));
+        assert!(e.to_string().contains("\"*\""), "{e}");
+        let e = ok(&["https://app.example.com/"]).unwrap_err().to_string();
         assert!(e.contains("did you mean `https://app.example.com`"), "{e}");
         assert!(ok(&["app.example.com"]).is_err());
         assert!(ok(&["ftp://files.example.com"]).is_err());

@@ -9,7 +9,43 @@ use clap::{Parser, Subcommand};
 use datahost::config::{Config, LogFormat};
 use datahost::engine::postgres::pool::PgEngine;
 use datahost::engine::Engine;
+use datahost::lifecycle::server::StartupError;
 use datahost_plugin_api::Tier;
+
+/// Why a command (other than `ingest` and `sync`, which report per file) failed: printed as `datahost: ...`
+/// with exit status 1.
+#[derive(Debug, thiserror::Error)]
+enum CliError {
+    /// A lower layer's error (configuration, plugins, engine, keys): `StartupError` already wraps each.
+    #[error(transparent)]
+    Layer(#[from] StartupError),
+    #[error("no plugin loaded from {}", .0.display())]
+    NoPlugins(PathBuf),
+    #[error("the records engine at {0} is unreachable")]
+    EngineUnreachable(String),
+    #[error("engine.url is \"embedded\": there is nothing to migrate or seed")]
+    NotPostgres,
+    #[error("no key with id {0}")]
+    NoSuchKey(String),
+    #[error("cannot print the OpenAPI document: {0}")]
+    Print(#[from] serde_json::Error),
+}
+
+/// Lifts a lower layer's result into the CLI's error through [`StartupError`] (one `From` hop is all `?` takes).
+trait Lift<T> {
+    fn lift(self) -> Result<T, CliError>;
+}
+
+impl<T, E: Into<StartupError>> Lift<T> for Result<T, E> {
+    fn lift(self) -> Result<T, CliError> {
+        self.map_err(|e| CliError::Layer(e.into()))
+    }
+}
+
+/// A `--tier` that is not one of the four.
+#[derive(Debug, thiserror::Error)]
+#[error("unknown tier `{0}`; use free, pro, rapidapi or owner")]
+struct UnknownTier(String);
 
 /// mimalloc for everything the host allocates (plugins keep their own allocator: every buffer that crosses the ABI
 /// carries its own deallocator). With glibc's, malloc and free took about 15% of the host's CPU while it answered
@@ -106,8 +142,8 @@ enum EngineCommand {
     LoadSeeds,
 }
 
-fn parse_tier(s: &str) -> Result<Tier, String> {
-    Tier::parse(s).ok_or_else(|| format!("unknown tier `{s}`; use free, pro, rapidapi or owner"))
+fn parse_tier(s: &str) -> Result<Tier, UnknownTier> {
+    Tier::parse(s).ok_or_else(|| UnknownTier(s.to_string()))
 }
 
 fn init_tracing(format: LogFormat) {
@@ -158,16 +194,16 @@ fn main() -> ExitCode {
     }
 }
 
-async fn run(command: Command, config: Config) -> Result<(), String> {
+async fn run(command: Command, config: Config) -> Result<(), CliError> {
     match command {
-        Command::Serve => datahost::lifecycle::server::serve(config).await,
+        Command::Serve => Ok(datahost::lifecycle::server::serve(config).await?),
         Command::Keys { command } => keys(command, config).await,
         Command::Plugins { command: PluginsCommand::List } => {
             let engine = Arc::new(Engine::embedded());
             let registry = datahost::lifecycle::server::load_plugins(&config, &engine).await?;
             print!("{}", datahost::plugins::describe(&registry));
             if registry.plugins.is_empty() {
-                return Err(format!("no plugin loaded from {}", config.plugins_dir().display()));
+                return Err(CliError::NoPlugins(config.plugins_dir()));
             }
             Ok(())
         }
@@ -175,15 +211,15 @@ async fn run(command: Command, config: Config) -> Result<(), String> {
             let engine = Arc::new(Engine::embedded());
             let registry = datahost::lifecycle::server::load_plugins(&config, &engine).await?;
             let doc = datahost::http::openapi::assemble(&registry, config.base_url());
-            println!("{}", serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?);
+            println!("{}", serde_json::to_string_pretty(&doc)?);
             Ok(())
         }
         Command::Ingest { .. } | Command::Sync { .. } | Command::PluginHost { .. } => {
             unreachable!("handled in main: it has exit statuses of its own")
         }
         Command::Engine { command } => {
-            let engine = Engine::from_config(&config).await?;
-            let pg = engine.pg().ok_or("engine.url is \"embedded\": there is nothing to migrate or seed")?;
+            let engine = Engine::from_config(&config).await.lift()?;
+            let pg = engine.pg().ok_or(CliError::NotPostgres)?;
             match command {
                 EngineCommand::Migrate => migrate_cli(pg, &config, &engine).await,
                 EngineCommand::LoadSeeds => load_seeds_cli(pg, &config, &engine).await,
@@ -192,26 +228,29 @@ async fn run(command: Command, config: Config) -> Result<(), String> {
     }
 }
 
-async fn keys(command: KeysCommand, config: Config) -> Result<(), String> {
-    let engine =
-        if config.engine_is_embedded() { Arc::new(Engine::embedded()) } else { Engine::from_config(&config).await? };
+async fn keys(command: KeysCommand, config: Config) -> Result<(), CliError> {
+    let engine = if config.engine_is_embedded() {
+        Arc::new(Engine::embedded())
+    } else {
+        Engine::from_config(&config).await.lift()?
+    };
     if let Some(pg) = engine.pg() {
         if engine.is_degraded() {
-            return Err(format!("the records engine at {} is unreachable", engine.address()));
+            return Err(CliError::EngineUnreachable(engine.address().to_string()));
         }
         // The key table is created by the host migrations; applying them is idempotent.
-        pg.migrate().await?;
+        pg.migrate().await.lift()?;
     }
     let source = datahost::keys::key_source(&config, &engine);
     match command {
         KeysCommand::Issue { tier, label } => {
             let (key, record) = datahost::keys::generate(tier, &label);
-            source.insert(record.clone()).await?;
+            source.insert(record.clone()).await.lift()?;
             eprintln!("issued {} ({} tier); store the key now: it is not shown again", record.id, tier.as_str());
             println!("{key}");
         }
         KeysCommand::List => {
-            for k in source.load().await? {
+            for k in source.load().await.lift()? {
                 let state = match &k.revoked_at {
                     Some(at) => format!("revoked {at}"),
                     None => "active".into(),
@@ -220,8 +259,8 @@ async fn keys(command: KeysCommand, config: Config) -> Result<(), String> {
             }
         }
         KeysCommand::Revoke { id } => {
-            if !source.revoke(&id).await? {
-                return Err(format!("no key with id {id}"));
+            if !source.revoke(&id).await.lift()? {
+                return Err(CliError::NoSuchKey(id));
             }
             eprintln!("revoked {id}");
         }
@@ -230,12 +269,12 @@ async fn keys(command: KeysCommand, config: Config) -> Result<(), String> {
 }
 
 /// `datahost engine migrate`: host migrations, then every plugin's.
-async fn migrate_cli(pg: &PgEngine, config: &Config, engine: &Arc<Engine>) -> Result<(), String> {
-    for line in pg.migrate().await? {
+async fn migrate_cli(pg: &PgEngine, config: &Config, engine: &Arc<Engine>) -> Result<(), CliError> {
+    for line in pg.migrate().await.lift()? {
         println!("applied {line}");
     }
-    let opened = datahost::plugins::open_plugins(config, engine).await?;
-    for line in pg.migrate_plugins(&opened.migrations()).await? {
+    let opened = datahost::plugins::open_plugins(config, engine).await.lift()?;
+    for line in pg.migrate_plugins(&opened.migrations()).await.lift()? {
         println!("applied {line}");
     }
     println!("migrations up to date");
@@ -244,13 +283,13 @@ async fn migrate_cli(pg: &PgEngine, config: &Config, engine: &Arc<Engine>) -> Re
 
 /// `datahost engine load-seeds`: copies every plugin's seed snapshots into the engine. Idempotent: an
 /// unchanged snapshot is not rewritten (and so wakes no replica).
-async fn load_seeds_cli(pg: &PgEngine, config: &Config, engine: &Arc<Engine>) -> Result<(), String> {
-    pg.migrate().await?;
-    let opened = datahost::plugins::open_plugins(config, engine).await?;
-    pg.migrate_plugins(&opened.migrations()).await?;
+async fn load_seeds_cli(pg: &PgEngine, config: &Config, engine: &Arc<Engine>) -> Result<(), CliError> {
+    pg.migrate().await.lift()?;
+    let opened = datahost::plugins::open_plugins(config, engine).await.lift()?;
+    pg.migrate_plugins(&opened.migrations()).await.lift()?;
     let mut changed = 0;
     for (name, snapshot) in engine.seeds() {
-        let did = pg.put_dataset(&name, &snapshot, "seed").await?;
+        let did = pg.put_dataset(&name, &snapshot, "seed").await.lift()?;
         changed += did as usize;
         println!("{name}: {}", if did { "loaded" } else { "unchanged" });
     }

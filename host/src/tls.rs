@@ -4,7 +4,7 @@
 //! disable/prefer/require, so the verify modes and `sslrootcert` are read here and turned into the rustls
 //! verifier. (Redis TLS is the redis crate's own: `rediss://` plus `ratelimit.redis_tls_ca_file`.)
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
@@ -14,6 +14,25 @@ use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
 use rustls::{ClientConfig, DigitallySignedStruct, RootCertStore, SignatureScheme};
 use tokio_postgres::config::SslMode;
 use tokio_postgres_rustls::MakeRustlsConnect;
+
+/// Why the PostgreSQL TLS settings cannot be used; the records engine reports it as a configuration error.
+#[derive(Debug, thiserror::Error)]
+pub enum TlsError {
+    #[error("not a URL: {0}")]
+    NotAUrl(#[from] url::ParseError),
+    #[error("sslmode `{0}` is not one of disable, prefer, require, verify-ca, verify-full")]
+    UnknownSslMode(String),
+    #[error("CA file {}: {source}", path.display())]
+    CaFile {
+        path: PathBuf,
+        #[source]
+        source: rustls::pki_types::pem::Error,
+    },
+    #[error("CA file {} holds no usable certificate", .0.display())]
+    NoCertificate(PathBuf),
+    #[error("certificate verifier: {0}")]
+    Verifier(#[from] rustls::client::VerifierBuilderError),
+}
 
 /// Makes rustls use ring (the provider reqwest already brings) whatever other crates enable.
 pub fn install_crypto_provider() {
@@ -41,8 +60,8 @@ pub struct PgTls {
 
 impl PgTls {
     /// Reads `sslmode` and `sslrootcert` from a `postgres://` URL. Errors name the parameter and the values.
-    pub fn from_url(raw: &str) -> Result<Self, String> {
-        let mut url = url::Url::parse(raw).map_err(|e| format!("not a URL: {e}"))?;
+    pub fn from_url(raw: &str) -> Result<Self, TlsError> {
+        let mut url = url::Url::parse(raw)?;
         let mut mode = PgSslMode::Prefer;
         let mut root_cert = None;
         let mut kept = Vec::new();
@@ -55,11 +74,7 @@ impl PgTls {
                         "require" => PgSslMode::Require,
                         "verify-ca" => PgSslMode::VerifyCa,
                         "verify-full" => PgSslMode::VerifyFull,
-                        other => {
-                            return Err(format!(
-                                "sslmode `{other}` is not one of disable, prefer, require, verify-ca, verify-full"
-                            ))
-                        }
+                        other => return Err(TlsError::UnknownSslMode(other.to_string())),
                     }
                 }
                 "sslrootcert" => root_cert = Some(v.into_owned()),
@@ -86,7 +101,7 @@ impl PgTls {
 
     /// The connector for this mode: `prefer` and `require` encrypt without checking the certificate (as libpq
     /// does unless a root certificate is given); `verify-ca` checks the chain, `verify-full` also the host name.
-    pub fn connector(&self, ca_file: Option<&Path>) -> Result<MakeRustlsConnect, String> {
+    pub fn connector(&self, ca_file: Option<&Path>) -> Result<MakeRustlsConnect, TlsError> {
         install_crypto_provider();
         let ca = self.root_cert.as_deref().map(Path::new).or(ca_file);
         let verify = match self.mode {
@@ -101,7 +116,7 @@ impl PgTls {
             None => config.dangerous().with_custom_certificate_verifier(Arc::new(Relaxed::new(None))),
             Some(check_name) => {
                 let roots = Arc::new(root_store(ca)?);
-                let webpki = WebPkiServerVerifier::builder(roots).build().map_err(|e| e.to_string())?;
+                let webpki = WebPkiServerVerifier::builder(roots).build()?;
                 if check_name {
                     config.with_webpki_verifier(webpki)
                 } else {
@@ -114,17 +129,18 @@ impl PgTls {
 }
 
 /// The CA certificates in a PEM file, or the system's trust store.
-pub fn root_store(ca_file: Option<&Path>) -> Result<RootCertStore, String> {
+pub fn root_store(ca_file: Option<&Path>) -> Result<RootCertStore, TlsError> {
     let mut roots = RootCertStore::empty();
     match ca_file {
         Some(path) => {
+            let unreadable = |source| TlsError::CaFile { path: path.to_path_buf(), source };
             let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(path)
-                .map_err(|e| format!("CA file {}: {e}", path.display()))?
+                .map_err(unreadable)?
                 .collect::<Result<_, _>>()
-                .map_err(|e| format!("CA file {}: {e}", path.display()))?;
+                .map_err(unreadable)?;
             let (added, _) = roots.add_parsable_certificates(certs);
             if added == 0 {
-                return Err(format!("CA file {} holds no usable certificate", path.display()));
+                return Err(TlsError::NoCertificate(path.to_path_buf()));
             }
         }
         None => {
@@ -207,6 +223,8 @@ mod tests {
         assert_eq!(plain.mode, PgSslMode::Prefer);
         assert_eq!(PgTls::from_url("postgres://db/x?sslmode=disable").unwrap().tokio_mode(), SslMode::Disable);
         let err = PgTls::from_url("postgres://db/x?sslmode=always").unwrap_err();
+        assert!(matches!(&err, TlsError::UnknownSslMode(m) if m == "always"), "{err:?}");
+        let err = err.to_string();
         assert!(err.contains("sslmode `always`") && err.contains("verify-full"), "{err}");
     }
 
@@ -216,6 +234,7 @@ mod tests {
         let file = dir.path().join("ca.pem");
         std::fs::write(&file, "not a certificate").unwrap();
         let err = root_store(Some(&file)).unwrap_err();
-        assert!(err.contains("ca.pem"), "{err}");
+        assert!(matches!(&err, TlsError::NoCertificate(p) if p == &file), "{err:?}");
+        assert!(err.to_string().contains("ca.pem"), "{err}");
     }
 }

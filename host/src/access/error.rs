@@ -1,7 +1,6 @@
 //! The access layer's one error type: a key store that cannot be read or written, a rate-limit store (Redis)
 //! that cannot be configured, reached or asked in time. `Display` is the sentence operators read in the log and
-//! the CLI (the strings this layer returned before it was typed); `From<AccessError> for String` serves the
-//! callers above that still speak `String`.
+//! the CLI; the layers above wrap it (`StartupError`, the CLI's error).
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -47,12 +46,6 @@ pub enum AccessError {
     RedisTimedOut { address: String, after: Duration },
 }
 
-impl From<AccessError> for String {
-    fn from(e: AccessError) -> Self {
-        e.to_string()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -67,6 +60,6 @@ mod tests {
         assert_eq!(e.to_string(), "cannot read key store /srv/keys.json: permission denied");
         assert!(std::error::Error::source(&e).is_some());
         let e = AccessError::RedisTimedOut { address: "redis://cache:6379".into(), after: Duration::from_millis(250) };
-        assert_eq!(String::from(e), "redis at redis://cache:6379 did not answer within 250 ms");
+        assert_eq!(e.to_string(), "redis at redis://cache:6379 did not answer within 250 ms");
     }
 }

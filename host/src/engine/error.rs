@@ -1,9 +1,8 @@
 //! The records engine's one error type. Every fallible engine call returns [`EngineError`]: what went wrong in
 //! the engine's terms, with the failing library error kept as its `source`. Its `Display` is the sentence an
-//! operator or a plugin author reads (unchanged from the strings the engine returned before it was typed).
-//! Callers above the engine that still speak `String` (the host-service replies plugins read, the start-up
-//! sequence) take it through `From<EngineError> for String`; tests and callers that care match the variant (a
-//! plugin's mistake, refused input, an engine that is down) instead of searching the text.
+//! operator or a plugin author reads. Upper layers wrap it (`#[from]` in `StartupError`, `ServiceError`, the CLI's
+//! error); tests and callers that care match the variant (a plugin's mistake, refused input, an engine that is
+//! down) instead of searching the text.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -70,12 +69,6 @@ pub enum EngineError {
     TimedOut { what: String, address: String, after: Duration },
 }
 
-impl From<EngineError> for String {
-    fn from(e: EngineError) -> Self {
-        e.to_string()
-    }
-}
-
 /// `map_err` adapter for a failed SQLite statement.
 pub(crate) fn sqlite(doing: &'static str) -> impl Fn(rusqlite::Error) -> EngineError {
     move |source| EngineError::Sqlite { doing, source }
@@ -97,7 +90,7 @@ mod tests {
             "dataset `vin` is neither owned nor declared in `reads` by this plugin"
         );
         let e = EngineError::NoDataset { dataset: "x".into(), engine: "embedded" };
-        assert_eq!(String::from(e), "dataset `x` is not in the records engine (embedded)");
+        assert_eq!(e.to_string(), "dataset `x` is not in the records engine (embedded)");
         let e = EngineError::Io {
             doing: "cannot open",
             path: PathBuf::from("/nowhere/records.db"),

@@ -2,20 +2,44 @@
 //! then the public and metrics listeners, a "listening" line on stdout, and a graceful stop on SIGTERM/SIGINT
 //! that lets in-flight requests finish.
 
+use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use tokio::net::TcpListener;
 
+use crate::access::error::AccessError;
 use crate::access::keys::KeyRing;
 use crate::access::limiter::Limiter;
 use crate::access::ratelimit::{LocalLimiter, SystemClock};
 use crate::access::redis::RedisLimiter;
-use crate::config::Config;
-use crate::engine::Engine;
+use crate::config::{Config, ConfigError};
+use crate::engine::{Engine, EngineError};
 use crate::http::app::app;
 use crate::http::state::AppState;
-use crate::plugins::{init_all, PluginRegistry};
+use crate::plugins::{init_all, PluginError, PluginRegistry};
+
+/// Why `datahost serve` (or a command that loads the plugins) cannot start: the layer that failed, in its own
+/// words, or a listener that cannot bind.
+#[derive(Debug, thiserror::Error)]
+pub enum StartupError {
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error(transparent)]
+    Plugins(#[from] PluginError),
+    #[error(transparent)]
+    Engine(#[from] EngineError),
+    #[error(transparent)]
+    Access(#[from] AccessError),
+    /// `server.listen` or `metrics.listen` cannot be bound (in use, not an address of this machine).
+    #[error("cannot listen on {key} {addr}: {source}")]
+    Listen {
+        key: &'static str,
+        addr: SocketAddr,
+        #[source]
+        source: std::io::Error,
+    },
+}
 
 /// Milliseconds of each start-up phase since `serve` began, logged once listening (`datahost listening` at
 /// info), so a slow start says which phase to look at.
@@ -50,7 +74,7 @@ impl Default for Phases {
 
 /// Loads the plugins: open them, prepare the PostgreSQL engine for them (their migrations, missing seeds,
 /// the dataset cache), then run their `init` on a blocking thread.
-pub async fn load_plugins(config: &Config, engine: &Arc<Engine>) -> Result<Arc<PluginRegistry>, String> {
+pub async fn load_plugins(config: &Config, engine: &Arc<Engine>) -> Result<Arc<PluginRegistry>, StartupError> {
     load_plugins_timed(config, engine, &Phases::new()).await
 }
 
@@ -58,16 +82,18 @@ async fn load_plugins_timed(
     config: &Config,
     engine: &Arc<Engine>,
     phases: &Phases,
-) -> Result<Arc<PluginRegistry>, String> {
+) -> Result<Arc<PluginRegistry>, StartupError> {
     let opened = crate::plugins::open_plugins(config, engine).await?;
     phases.mark("plugins_open");
     if let Some(slug) =
         config.plugin_options()?.keys().find(|slug| !opened.knows(slug) && !config.plugins.disabled.contains(slug))
     {
-        return Err(format!(
-            "invalid configuration (key `plugins.{slug}`): no plugin in {} has the slug `{slug}`",
-            config.plugins_dir().display()
-        ));
+        let dir = config.plugins_dir();
+        return Err(ConfigError::Invalid {
+            key: format!("plugins.{slug}"),
+            problem: format!("names no plugin: no plugin in {} has the slug `{slug}`", dir.display()),
+        }
+        .into());
     }
     if let (Some(pg), false) = (engine.pg(), engine.is_degraded()) {
         if config.engine.migrate_on_start {
@@ -76,8 +102,10 @@ async fn load_plugins_timed(
             // The plugins' record indexes, now that the records table surely exists.
             let engine = engine.clone();
             let built = tokio::task::spawn_blocking(move || engine.build_declared_indexes()).await;
-            if let Err(e) = built.map_err(|e| e.to_string()).and_then(|r| r.map_err(String::from)) {
-                tracing::warn!(error = %e, "record indexes not built");
+            match built {
+                Ok(Ok(_)) => {}
+                Ok(Err(e)) => tracing::warn!(error = %e, "record indexes not built"),
+                Err(e) => tracing::warn!(error = %e, "record indexes not built: the task ended abnormally"),
             }
         }
         engine.sync_datasets(pg, config).await?;
@@ -98,7 +126,7 @@ async fn load_plugins_timed(
     let policies = config.plugin_policies();
     let registry = tokio::task::spawn_blocking(move || init_all(opened, &engine, &settings, &policies))
         .await
-        .map_err(|e| format!("plugin loader crashed: {e}"))?;
+        .map_err(|e| PluginError::LoaderCrashed(e.to_string()))?;
     phases.mark("plugins_init");
     for p in &registry.plugins {
         metrics::gauge!("datahost_plugin_loaded", "plugin" => p.slug().to_string()).set(1.0);
@@ -110,7 +138,7 @@ async fn load_plugins_timed(
     Ok(Arc::new(registry))
 }
 
-pub fn limiter(config: &Config) -> Result<Limiter, String> {
+pub fn limiter(config: &Config) -> Result<Limiter, AccessError> {
     Ok(match config.redis_url() {
         None => Limiter::Local(LocalLimiter::new(Arc::new(SystemClock))),
         Some(url) => Limiter::Redis(RedisLimiter::new(
@@ -124,11 +152,11 @@ pub fn limiter(config: &Config) -> Result<Limiter, String> {
 }
 
 /// Builds the full application state from a config.
-pub async fn build_state(config: Config) -> Result<Arc<AppState>, String> {
+pub async fn build_state(config: Config) -> Result<Arc<AppState>, StartupError> {
     build_state_timed(config, &Phases::new()).await
 }
 
-async fn build_state_timed(config: Config, phases: &Phases) -> Result<Arc<AppState>, String> {
+async fn build_state_timed(config: Config, phases: &Phases) -> Result<Arc<AppState>, StartupError> {
     let config = Arc::new(config);
     let engine = Engine::from_config(&config).await?;
     phases.mark("engine_open");
@@ -148,16 +176,15 @@ async fn build_state_timed(config: Config, phases: &Phases) -> Result<Arc<AppSta
 }
 
 /// Runs the server until SIGTERM or SIGINT.
-pub async fn serve(config: Config) -> Result<(), String> {
+pub async fn serve(config: Config) -> Result<(), StartupError> {
     let phases = Phases::new();
     let metrics_handle = crate::http::metrics::install();
     let grace = Duration::from_secs(config.server.shutdown_grace_secs);
-    let api_listener = TcpListener::bind(config.server.listen)
-        .await
-        .map_err(|e| format!("cannot listen on server.listen {}: {e}", config.server.listen))?;
-    let metrics_listener = TcpListener::bind(config.metrics.listen)
-        .await
-        .map_err(|e| format!("cannot listen on metrics.listen {}: {e}", config.metrics.listen))?;
+    let bind = |key: &'static str, addr: SocketAddr| async move {
+        TcpListener::bind(addr).await.map_err(|source| StartupError::Listen { key, addr, source })
+    };
+    let api_listener = bind("server.listen", config.server.listen).await?;
+    let metrics_listener = bind("metrics.listen", config.metrics.listen).await?;
 
     let state = build_state_timed(config, &phases).await?;
     if state.keys.cache.is_empty() {
@@ -173,8 +200,11 @@ pub async fn serve(config: Config) -> Result<(), String> {
     let limits = crate::http::conn::Limits::from_config(&state.config.server);
     let router = app(state.clone());
     phases.mark("router");
-    let api_addr = api_listener.local_addr().map_err(|e| e.to_string())?;
-    let metrics_addr = metrics_listener.local_addr().map_err(|e| e.to_string())?;
+    let bound = |key: &'static str, listener: &TcpListener, addr: SocketAddr| {
+        listener.local_addr().map_err(|source| StartupError::Listen { key, addr, source })
+    };
+    let api_addr = bound("server.listen", &api_listener, state.config.server.listen)?;
+    let metrics_addr = bound("metrics.listen", &metrics_listener, state.config.metrics.listen)?;
     tracing::info!(api = %api_addr, metrics = %metrics_addr, plugins = state.registry.plugins.len(),
         failures = state.registry.failures.len(), engine = state.engine.address(), startup_ms = %phases.summary(),
         "datahost listening");

@@ -39,16 +39,32 @@ pub fn run(library: &Path) -> u8 {
     }
 }
 
-fn serve(library: &Path) -> Result<(), String> {
-    let socket = std::env::var(SOCKET_ENV).map_err(|_| format!("{SOCKET_ENV} is not set; the host starts this"))?;
-    let token = std::env::var(TOKEN_ENV).map_err(|_| format!("{TOKEN_ENV} is not set"))?;
-    let connections: usize = std::env::var(CONNECTIONS_ENV).ok().and_then(|n| n.parse().ok()).unwrap_or(1).max(1);
-    let module = super::load_module(library).map_err(|(_, e)| e)?;
+/// Why the child cannot serve: started by hand, a library it cannot open, or a host it cannot reach.
+#[derive(Debug, thiserror::Error)]
+enum ChildError {
+    #[error("{0} is not set; the host starts this")]
+    NotStartedByHost(&'static str),
+    #[error("{0}")]
+    Library(String),
+    #[error("{doing}: {source}")]
+    Host {
+        doing: &'static str,
+        #[source]
+        source: io::Error,
+    },
+}
 
-    let connect = |role: &str| -> Result<UnixStream, String> {
-        let mut stream = protocol::connect(&socket).map_err(|e| format!("cannot reach the host: {e}"))?;
+fn serve(library: &Path) -> Result<(), ChildError> {
+    let socket = std::env::var(SOCKET_ENV).map_err(|_| ChildError::NotStartedByHost(SOCKET_ENV))?;
+    let token = std::env::var(TOKEN_ENV).map_err(|_| ChildError::NotStartedByHost(TOKEN_ENV))?;
+    let connections: usize = std::env::var(CONNECTIONS_ENV).ok().and_then(|n| n.parse().ok()).unwrap_or(1).max(1);
+    let module = super::load_module(library).map_err(|(_, e)| ChildError::Library(e))?;
+
+    let connect = |role: &str| -> Result<UnixStream, ChildError> {
+        let host = |doing| move |source| ChildError::Host { doing, source };
+        let mut stream = protocol::connect(&socket).map_err(host("cannot reach the host"))?;
         write_frame(&mut stream, protocol::HELLO, &[token.as_bytes(), role.as_bytes()])
-            .map_err(|e| format!("cannot greet the host: {e}"))?;
+            .map_err(host("cannot greet the host"))?;
         Ok(stream)
     };
     let _ = SERVICE_CONNECTION.set(Mutex::new(connect("services")?));

@@ -129,6 +129,15 @@ const DONE: u8 = 2;
 const ABANDONED: u8 = 3;
 const OVERDUE: u8 = 4;
 
+/// Why a call was not queued for its plugin (answered 503 with this text).
+#[derive(Debug, thiserror::Error)]
+enum Overload {
+    #[error("all {0} of its handler threads are held by calls that overran their deadline")]
+    ThreadsHeld(usize),
+    #[error("{0} calls are already waiting for it")]
+    QueueFull(usize),
+}
+
 impl Guard {
     pub fn new(slug: &str, policy: PluginPolicy) -> Self {
         let guard = Self {
@@ -141,11 +150,11 @@ impl Guard {
         guard
     }
 
-    fn enqueue(&self, pool: &HandlerPool, job: Job) -> Result<(), String> {
+    fn enqueue(&self, pool: &HandlerPool, job: Job) -> Result<(), Overload> {
         let max = self.policy.max_threads.max(1);
         let mut s = self.slots.lock().unwrap_or_else(|e| e.into_inner());
         if s.overdue >= max {
-            return Err(format!("all {max} of its handler threads are held by calls that overran their deadline"));
+            return Err(Overload::ThreadsHeld(max));
         }
         if s.running < max {
             s.running += 1;
@@ -156,7 +165,7 @@ impl Guard {
             s.pending.push_back(job);
             Ok(())
         } else {
-            Err(format!("{} calls are already waiting for it", s.pending.len()))
+            Err(Overload::QueueFull(s.pending.len()))
         }
     }
 
@@ -328,7 +337,7 @@ pub async fn call<P: Callee>(pool: &HandlerPool, plugin: &Arc<P>, envelope_json:
     };
     if let Err(reason) = guard.enqueue(pool, job) {
         guard.record(Verdict::Neutral, trial);
-        return CallOutcome::Overloaded { reason };
+        return CallOutcome::Overloaded { reason: reason.to_string() };
     }
     let deadline = guard.policy.deadline;
     match tokio::time::timeout(deadline, rx).await {
@@ -446,12 +455,16 @@ mod tests {
             .unwrap();
         }
         g.enqueue(&pool, Box::new(|| false)).unwrap();
-        assert!(g.enqueue(&pool, Box::new(|| false)).unwrap_err().contains("already waiting"));
+        let full = g.enqueue(&pool, Box::new(|| false)).unwrap_err();
+        assert!(matches!(full, Overload::QueueFull(1)), "{full:?}");
+        assert!(full.to_string().contains("already waiting"), "{full}");
         {
             let mut s = g.slots.lock().unwrap();
             s.overdue = 2;
         }
-        assert!(g.enqueue(&pool, Box::new(|| false)).unwrap_err().contains("overran"));
+        let held = g.enqueue(&pool, Box::new(|| false)).unwrap_err();
+        assert!(matches!(held, Overload::ThreadsHeld(2)), "{held:?}");
+        assert!(held.to_string().contains("overran"), "{held}");
         gate.wait();
     }
 }

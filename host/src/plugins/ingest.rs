@@ -94,14 +94,14 @@ pub async fn run(config: &Config, dataset: &str, paths: &[PathBuf]) -> Result<Re
     if paths.is_empty() {
         return Err(UsageError("name at least one file or folder to ingest".into()));
     }
-    let engine = Engine::from_config(config).await.map_err(|e| UsageError(e.into()))?;
+    let engine = Engine::from_config(config).await.map_err(|e| UsageError(e.to_string()))?;
     if let Some(pg) = engine.pg() {
         if engine.is_degraded() {
             return Err(UsageError(format!("the records engine at {} is unreachable", engine.address())));
         }
-        pg.migrate().await.map_err(|e| UsageError(e.into()))?;
+        pg.migrate().await.map_err(|e| UsageError(e.to_string()))?;
     }
-    let opened = crate::plugins::open_plugins(config, &engine).await.map_err(UsageError)?;
+    let opened = crate::plugins::open_plugins(config, &engine).await.map_err(|e| UsageError(e.to_string()))?;
     let ingestible = opened.ingestible();
     let known = || {
         ingestible

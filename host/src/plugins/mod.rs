@@ -14,6 +14,7 @@
 
 pub mod child;
 pub mod dispatch;
+mod error;
 pub mod health;
 pub mod ingest;
 pub mod outcome;
@@ -21,6 +22,8 @@ pub mod process;
 pub mod protocol;
 pub mod served;
 mod services;
+
+pub use error::PluginError;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -159,13 +162,14 @@ impl LoadedPlugin {
     }
 
     /// Re-runs `init` (after a dataset it reads changed). The SDK swaps the new state in atomically.
-    pub fn reinit(&self) -> Result<(), String> {
+    pub fn reinit(&self) -> Result<(), PluginError> {
         if let Runtime::Process(child) = &self.runtime {
             return child.reinit();
         }
         let services = host_services(self.token);
         let about_to_serve = context(self.token).map(|c| served_by(&c.engine, &self.manifest)).unwrap_or_default();
-        (self.module.init())(services, RStr::from(self.config_json.as_str())).into_result()?;
+        let reply = (self.module.init())(services, RStr::from(self.config_json.as_str()));
+        PluginError::from_reply(reply.outcome, reply.payload.into_string())?;
         publish(&self.served, about_to_serve);
         Ok(())
     }
@@ -217,16 +221,20 @@ impl LoadedPlugin {
     }
 
     /// The plugin's generic extension call.
-    pub fn call(&self, name: &str, input: &str) -> Result<String, String> {
+    pub fn call(&self, name: &str, input: &str) -> Result<String, PluginError> {
         match &self.runtime {
-            Runtime::InProcess => (self.module.call())(RStr::from(name), RStr::from(input)).into_result(),
+            Runtime::InProcess => {
+                let reply = (self.module.call())(RStr::from(name), RStr::from(input));
+                PluginError::from_reply(reply.outcome, reply.payload.into_string())
+            }
             Runtime::Process(child) => child.call(name, input),
         }
     }
 
     /// The plugin's ingest entry point.
-    pub fn ingest(&self, format: &str, bytes: &[u8], options: &str) -> Result<String, String> {
-        (self.module.ingest())(RStr::from(format), bytes.into(), RStr::from(options)).into_result()
+    pub fn ingest(&self, format: &str, bytes: &[u8], options: &str) -> Result<String, PluginError> {
+        let reply = (self.module.ingest())(RStr::from(format), bytes.into(), RStr::from(options));
+        PluginError::from_reply(reply.outcome, reply.payload.into_string())
     }
 
     /// Every dataset this plugin reads (its own and others').
@@ -259,8 +267,8 @@ struct Candidate {
 }
 
 /// Lists the plugin library files of a folder, sorted for a deterministic load order.
-pub fn plugin_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
-    let entries = std::fs::read_dir(dir).map_err(|e| format!("cannot read plugins.dir {}: {e}", dir.display()))?;
+pub fn plugin_files(dir: &Path) -> Result<Vec<PathBuf>, PluginError> {
+    let entries = std::fs::read_dir(dir).map_err(|source| PluginError::Folder { path: dir.to_path_buf(), source })?;
     let mut files: Vec<PathBuf> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "so" || x == "dylib" || x == "dll"))
@@ -338,21 +346,18 @@ pub fn load_module(path: &Path) -> Result<PluginModuleRef, (&'static str, String
         .map_err(|e| ("abi", format!("incompatible plugin ABI: {}", first_lines(&e.to_string(), 6))))?;
     let build: BuildInfo = serde_json::from_str(&(module.build_info())().into_string())
         .map_err(|e| ("build-info", format!("unreadable build info: {e}")))?;
-    check_build(&build).map_err(|e| ("build-info", e))?;
+    check_build(&build).map_err(|e| ("build-info", e.to_string()))?;
     Ok(module)
 }
 
 /// Refuses plugins this host cannot run safely: another ABI major, or a build that aborts on panic (a panic
 /// would then kill the host instead of becoming a 500).
-pub fn check_build(build: &BuildInfo) -> Result<(), String> {
+pub fn check_build(build: &BuildInfo) -> Result<(), PluginError> {
     if build.abi_major != ABI_MAJOR {
-        return Err(format!("built for plugin ABI {} but this host speaks {ABI_MAJOR}", build.abi_major));
+        return Err(PluginError::AbiMismatch { found: build.abi_major });
     }
     if build.panic_strategy != "unwind" {
-        return Err(format!(
-            "built with panic = \"{}\"; plugins must unwind so a panic cannot kill the host",
-            build.panic_strategy
-        ));
+        return Err(PluginError::AbortsOnPanic(build.panic_strategy.clone()));
     }
     Ok(())
 }
@@ -476,12 +481,12 @@ pub fn load_all(
     disabled: &[String],
     settings: &BTreeMap<String, serde_json::Value>,
     policies: &Policies,
-) -> Result<PluginRegistry, String> {
+) -> Result<PluginRegistry, PluginError> {
     Ok(init_all(open_all(dir, engine, disabled)?, engine, settings, policies))
 }
 
 /// Opens and validates every plugin library in `dir` and registers their seeds. Runs no plugin `init`.
-pub fn open_all(dir: &Path, engine: &Arc<Engine>, disabled: &[String]) -> Result<OpenedPlugins, String> {
+pub fn open_all(dir: &Path, engine: &Arc<Engine>, disabled: &[String]) -> Result<OpenedPlugins, PluginError> {
     let files = plugin_files(dir)?;
     let mut failures = Vec::new();
     let mut candidates: Vec<Candidate> = Vec::new();
@@ -588,12 +593,11 @@ pub fn init_all(
         let result = match i.policy.isolation {
             Isolation::InProcess => {
                 let about_to_serve = served_by(engine, &i.c.manifest);
-                (i.c.module.init())(host_services(i.token), RStr::from(i.config_json.as_str())).into_result().map(
-                    |_| {
-                        *served.write().unwrap_or_else(|e| e.into_inner()) = about_to_serve;
-                        Runtime::InProcess
-                    },
-                )
+                let reply = (i.c.module.init())(host_services(i.token), RStr::from(i.config_json.as_str()));
+                PluginError::from_reply(reply.outcome, reply.payload.into_string()).map(|_| {
+                    *served.write().unwrap_or_else(|e| e.into_inner()) = about_to_serve;
+                    Runtime::InProcess
+                })
             }
             Isolation::Process => Supervised::start(
                 i.c.file.clone(),
@@ -707,13 +711,13 @@ pub fn describe(registry: &PluginRegistry) -> String {
 }
 
 /// Opens every plugin library on a blocking thread (dlopen is synchronous) and registers their seeds.
-pub async fn open_plugins(config: &Config, engine: &Arc<Engine>) -> Result<OpenedPlugins, String> {
+pub async fn open_plugins(config: &Config, engine: &Arc<Engine>) -> Result<OpenedPlugins, PluginError> {
     let dir = config.plugins_dir();
     let engine = engine.clone();
     let disabled = config.plugins.disabled.clone();
     tokio::task::spawn_blocking(move || open_all(&dir, &engine, &disabled))
         .await
-        .map_err(|e| format!("plugin loader crashed: {e}"))?
+        .map_err(|e| PluginError::LoaderCrashed(e.to_string()))?
 }
 
 #[cfg(test)]
@@ -733,12 +737,16 @@ mod tests {
 
     #[test]
     fn refuses_abort_builds_and_other_abi_majors() {
-        assert_eq!(check_build(&build(1, "unwind")), Ok(()));
+        assert!(check_build(&build(1, "unwind")).is_ok());
+        let abort = check_build(&build(1, "abort")).unwrap_err();
+        assert!(matches!(&abort, PluginError::AbortsOnPanic(s) if s == "abort"), "{abort:?}");
         assert_eq!(
-            check_build(&build(1, "abort")).unwrap_err(),
+            abort.to_string(),
             "built with panic = \"abort\"; plugins must unwind so a panic cannot kill the host"
         );
-        assert_eq!(check_build(&build(2, "unwind")).unwrap_err(), "built for plugin ABI 2 but this host speaks 1");
+        let other = check_build(&build(2, "unwind")).unwrap_err();
+        assert!(matches!(other, PluginError::AbiMismatch { found: 2 }), "{other:?}");
+        assert_eq!(other.to_string(), "built for plugin ABI 2 but this host speaks 1");
     }
 
     #[test]
@@ -750,13 +758,13 @@ mod tests {
         };
         for older_or_same in [format!("{major}.{minor}.99"), format!("{major}.0.0"), "0.9.0".into()] {
             assert_eq!(newer_sdk_note(&with_sdk(&older_or_same)), None, "{older_or_same}");
-            assert_eq!(check_build(&with_sdk(&older_or_same)), Ok(()));
+            assert!(check_build(&with_sdk(&older_or_same)).is_ok());
         }
         for newer in [format!("{major}.{}.0", minor + 1), format!("{}.0.0", major + 1), "not-a-version".into()] {
             let note = newer_sdk_note(&with_sdk(&newer)).expect(&newer);
             assert!(note.contains(&format!("SDK {newer}")) && note.contains("it loads"), "{note}");
             // Loading is decided by the ABI major alone.
-            assert_eq!(check_build(&with_sdk(&newer)), Ok(()));
+            assert!(check_build(&with_sdk(&newer)).is_ok());
         }
     }
 }

@@ -57,7 +57,7 @@ pub fn outcome_of(outcome: u8, status: u16, body: Vec<u8>, headers_json: &str) -
         },
         OUTCOME_OK => match parse_headers(headers_json) {
             Ok(headers) => HandleOutcome::Response { status, body, headers },
-            Err(what) => HandleOutcome::Malformed { kind: "invalid-answer", what },
+            Err(bad) => HandleOutcome::Malformed { kind: "invalid-answer", what: bad.to_string() },
         },
         OUTCOME_API_ERROR => HandleOutcome::ApiError { status, message: text(body) },
         OUTCOME_PANIC => HandleOutcome::Panic { message: text(body) },
@@ -73,24 +73,35 @@ struct LegacyError {
 /// The answer's headers: `[name, value]` pairs in order (SDK 2.1 on, to a host announcing `headers:pairs`), a JSON
 /// object of names to values (older SDKs), or nothing (the empty string). Each must be a header HTTP can carry:
 /// one that cannot is the plugin's fault, never left out of the answer.
-fn parse_headers(json: &str) -> Result<Vec<(HeaderName, HeaderValue)>, String> {
+fn parse_headers(json: &str) -> Result<Vec<(HeaderName, HeaderValue)>, BadHeaders> {
     if json.is_empty() {
         return Ok(Vec::new());
     }
     let headers: Vec<(String, String)> = if json.trim_start().starts_with('[') {
-        serde_json::from_str(json).map_err(|e| format!("headers that are not [name, value] pairs of strings ({e})"))?
+        serde_json::from_str(json).map_err(BadHeaders::NotPairs)?
     } else {
         serde_json::from_str::<BTreeMap<String, String>>(json)
             .map(|m| m.into_iter().collect())
-            .map_err(|e| format!("headers that are not a JSON object of strings ({e})"))?
+            .map_err(BadHeaders::NotAnObject)?
     };
     headers
         .into_iter()
         .map(|(name, value)| match (HeaderName::from_bytes(name.as_bytes()), HeaderValue::from_str(&value)) {
             (Ok(name), Ok(value)) => Ok((name, value)),
-            _ => Err(format!("a header HTTP cannot carry: `{}`", first_line(&name))),
+            _ => Err(BadHeaders::Unsendable(first_line(&name))),
         })
         .collect()
+}
+
+/// Why an answer's headers cannot be served; completes "the plugin answered ...".
+#[derive(Debug, thiserror::Error)]
+enum BadHeaders {
+    #[error("headers that are not [name, value] pairs of strings ({0})")]
+    NotPairs(#[source] serde_json::Error),
+    #[error("headers that are not a JSON object of strings ({0})")]
+    NotAnObject(#[source] serde_json::Error),
+    #[error("a header HTTP cannot carry: `{0}`")]
+    Unsendable(String),
 }
 
 pub fn first_line(s: &str) -> String {

@@ -18,9 +18,10 @@ use std::sync::{mpsc, Arc, Condvar, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
 use abi_stable::std_types::RStr;
-use datahost_plugin_api::abi::{FfiReply, OUTCOME_OK, OUTCOME_PANIC};
+use datahost_plugin_api::abi::FfiReply;
 use datahost_plugin_api::Manifest;
 
+use super::error::PluginError;
 use super::outcome::{outcome_of, HandleOutcome};
 use super::protocol::{self, read_frame, write_frame, Frame, CONNECTIONS_ENV, SOCKET_ENV, TOKEN_ENV};
 use super::served::{publish, served_by, Served};
@@ -80,7 +81,7 @@ impl Supervised {
         config_json: String,
         policy: PluginPolicy,
         served: Arc<RwLock<Served>>,
-    ) -> Result<Arc<Supervised>, String> {
+    ) -> Result<Arc<Supervised>, PluginError> {
         let supervised = Arc::new(Supervised {
             slug: manifest.slug.clone(),
             library,
@@ -105,11 +106,11 @@ impl Supervised {
         std::thread::Builder::new()
             .name(format!("supervise-{}", supervised.slug))
             .spawn(move || runner.supervise(first_tx))
-            .map_err(|e| format!("cannot start the supervisor thread: {e}"))?;
+            .map_err(|source| PluginError::ProcessStart { doing: "cannot start the supervisor thread", source })?;
         match first_rx.recv() {
             Ok(Ok(())) => Ok(supervised),
             Ok(Err(e)) => Err(e),
-            Err(_) => Err("the supervisor ended before the first start".into()),
+            Err(_) => Err(PluginError::ProcessDown("the supervisor ended before the first start".into())),
         }
     }
 
@@ -117,7 +118,7 @@ impl Supervised {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn supervise(self: Arc<Self>, first: mpsc::Sender<Result<(), String>>) {
+    fn supervise(self: Arc<Self>, first: mpsc::Sender<Result<(), PluginError>>) {
         let mut first = Some(first);
         let mut failures_in_row: u32 = 0;
         let options = self.policy.process;
@@ -131,7 +132,7 @@ impl Supervised {
             };
             let started = Instant::now();
             let exit = match self.launch(id) {
-                Err(e) => e,
+                Err(e) => e.to_string(),
                 Ok((mut child, mut conns)) => match self.init_on(&mut conns[0], options.init_timeout) {
                     Err(e) => {
                         let _ = child.kill();
@@ -164,7 +165,7 @@ impl Supervised {
             self.changed.notify_all();
             metrics::gauge!("datahost_plugin_process_up", "plugin" => self.slug.clone()).set(0.0);
             if let Some(tx) = first.take() {
-                let _ = tx.send(Err(exit));
+                let _ = tx.send(Err(PluginError::ProcessDown(exit)));
                 return;
             }
             if self.stop.load(Ordering::Acquire) {
@@ -184,12 +185,13 @@ impl Supervised {
     }
 
     /// Starts a child and collects its connections (requests first, then anything else it needs).
-    fn launch(&self, id: u64) -> Result<(Child, Vec<UnixStream>), String> {
+    fn launch(&self, id: u64) -> Result<(Child, Vec<UnixStream>), PluginError> {
+        let start = |doing| move |source| PluginError::ProcessStart { doing, source };
         let token = hex::encode(rand::random::<[u8; 16]>());
         let name = format!("datahost-{}-{}-{}-{}", std::process::id(), self.slug, id, &token[..8]);
-        let listener = listen(&name).map_err(|e| format!("cannot open the plugin socket: {e}"))?;
-        listener.set_nonblocking(true).map_err(|e| e.to_string())?;
-        let exe = std::env::current_exe().map_err(|e| format!("cannot find the datahost executable: {e}"))?;
+        let listener = listen(&name).map_err(start("cannot open the plugin socket"))?;
+        listener.set_nonblocking(true).map_err(start("cannot set up the plugin socket"))?;
+        let exe = std::env::current_exe().map_err(start("cannot find the datahost executable"))?;
         let wanted = self.policy.max_threads.max(1);
         // The child's stdout goes to the host's stderr: the host's stdout carries only its own events.
         let stdout = stderr_stdio();
@@ -202,7 +204,7 @@ impl Supervised {
             .stdin(Stdio::null())
             .stdout(stdout)
             .spawn()
-            .map_err(|e| format!("cannot start the plugin process: {e}"))?;
+            .map_err(start("cannot start the plugin process"))?;
         let deadline = Instant::now() + self.policy.process.start_timeout;
         let mut requests = Vec::new();
         let mut service = None;
@@ -217,19 +219,22 @@ impl Supervised {
                 },
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
                     if let Ok(Some(status)) = child.try_wait() {
-                        return Err(format!("the plugin process exited before connecting ({})", describe_exit(status)));
+                        let exit = describe_exit(status);
+                        return Err(PluginError::ProcessDown(format!(
+                            "the plugin process exited before connecting ({exit})"
+                        )));
                     }
                     if Instant::now() > deadline {
                         let _ = child.kill();
                         let _ = child.wait();
-                        return Err("the plugin process did not connect in time".into());
+                        return Err(PluginError::ProcessDown("the plugin process did not connect in time".into()));
                     }
                     std::thread::sleep(Duration::from_millis(5));
                 }
                 Err(e) => {
                     let _ = child.kill();
                     let _ = child.wait();
-                    return Err(format!("accepting the plugin process failed: {e}"));
+                    return Err(PluginError::ProcessStart { doing: "accepting the plugin process failed", source: e });
                 }
             }
         }
@@ -250,11 +255,12 @@ impl Supervised {
         Ok((child, requests))
     }
 
-    fn init_on(&self, conn: &mut UnixStream, timeout: Duration) -> Result<(), String> {
+    fn init_on(&self, conn: &mut UnixStream, timeout: Duration) -> Result<(), PluginError> {
         let about_to_serve =
             services::context(self.token).map(|c| served_by(&c.engine, &self.manifest)).unwrap_or_default();
-        let reply =
-            self.converse(conn, protocol::INIT, &[self.config_json.as_bytes()], timeout).map_err(|e| e.to_string())?;
+        let reply = self
+            .converse(conn, protocol::INIT, &[self.config_json.as_bytes()], timeout)
+            .map_err(|e| PluginError::ProcessConversation(e.to_string()))?;
         reply_result(&reply)?;
         publish(&self.served, about_to_serve);
         Ok(())
@@ -307,17 +313,17 @@ impl Supervised {
     }
 
     /// Takes an idle request connection of the running child, waiting at most `wait` for one.
-    fn checkout(&self, wait: Duration) -> Result<(u64, UnixStream), String> {
+    fn checkout(&self, wait: Duration) -> Result<(u64, UnixStream), Unready> {
         let deadline = Instant::now() + wait;
         let mut g = self.lock();
         loop {
             match g.status {
                 Status::Up => {}
-                Status::Starting => return Err("is starting".into()),
+                Status::Starting => return Err(Unready::Starting),
                 Status::Down => {
                     return Err(match &g.last_exit {
-                        Some(why) => format!("is restarting ({why})"),
-                        None => "is not running".into(),
+                        Some(why) => Unready::Restarting(why.clone()),
+                        None => Unready::NotRunning,
                     })
                 }
             }
@@ -326,7 +332,7 @@ impl Supervised {
             }
             let now = Instant::now();
             if now >= deadline {
-                return Err("has no free connection".into());
+                return Err(Unready::Busy);
             }
             g = self.changed.wait_timeout(g, deadline - now).unwrap_or_else(|e| e.into_inner()).0;
         }
@@ -378,9 +384,10 @@ impl Supervised {
     }
 
     /// Re-runs `init` in the running child (after a data change).
-    pub fn reinit(&self) -> Result<(), String> {
-        let (id, mut conn) =
-            self.checkout(self.policy.process.init_timeout).map_err(|why| format!("plugin process {why}"))?;
+    pub fn reinit(&self) -> Result<(), PluginError> {
+        let (id, mut conn) = self
+            .checkout(self.policy.process.init_timeout)
+            .map_err(|why| PluginError::ProcessUnavailable(why.to_string()))?;
         match self.init_on(&mut conn, self.policy.process.init_timeout) {
             Ok(()) => {
                 self.checkin(id, conn);
@@ -394,11 +401,11 @@ impl Supervised {
     }
 
     /// The plugin's extension call, in the child.
-    pub fn call(&self, name: &str, input: &str) -> Result<String, String> {
+    pub fn call(&self, name: &str, input: &str) -> Result<String, PluginError> {
         match self.exchange(protocol::CALL, &[name.as_bytes(), input.as_bytes()], self.policy.deadline) {
             Ok(f) => reply_result(&f),
-            Err(HandleOutcome::Unavailable { message, .. }) => Err(message),
-            Err(_) => Err("the plugin process failed".into()),
+            Err(HandleOutcome::Unavailable { message, .. }) => Err(PluginError::ProcessDown(message)),
+            Err(_) => Err(PluginError::ProcessConversation("no answer".into())),
         }
     }
 
@@ -464,14 +471,22 @@ fn serve_service(token: u64, conn: &mut UnixStream, frame: &Frame) -> io::Result
     write_frame(conn, protocol::SERVICE_REPLY, &[&[outcome], payload.as_bytes()])
 }
 
-fn reply_result(frame: &Frame) -> Result<String, String> {
-    let outcome = frame.byte(0).map_err(|e| e.to_string())?;
-    let payload = frame.text(1);
-    match outcome {
-        OUTCOME_OK => Ok(payload),
-        OUTCOME_PANIC => Err(format!("panicked: {payload}")),
-        _ => Err(payload),
-    }
+/// Why a call cannot be given to the plugin process now; reads after "plugin process".
+#[derive(Debug, thiserror::Error)]
+enum Unready {
+    #[error("is starting")]
+    Starting,
+    #[error("is restarting ({0})")]
+    Restarting(String),
+    #[error("is not running")]
+    NotRunning,
+    #[error("has no free connection")]
+    Busy,
+}
+
+fn reply_result(frame: &Frame) -> Result<String, PluginError> {
+    let outcome = frame.byte(0).map_err(|e| PluginError::ProcessConversation(e.to_string()))?;
+    PluginError::from_reply(outcome, frame.text(1))
 }
 
 fn parse_handled(frame: &Frame) -> io::Result<HandleOutcome> {

@@ -13,7 +13,7 @@ use datahost_plugin_api::Manifest;
 
 use super::outcome::{first_line, HandleOutcome};
 use super::served::status_label;
-use crate::engine::Engine;
+use crate::engine::{Engine, EngineError};
 
 pub(super) struct TokenContext {
     pub(super) engine: Arc<Engine>,
@@ -66,29 +66,71 @@ pub fn label_body(body: Vec<u8>, status: &str) -> Vec<u8> {
     out
 }
 
+/// Why a host service call failed. Its text is the error reply the calling plugin reads.
+#[derive(Debug, thiserror::Error)]
+enum ServiceError {
+    #[error("unknown plugin token")]
+    UnknownToken,
+    #[error("unknown host call `{0}`")]
+    UnknownCall(String),
+    /// The call's input is not the JSON it takes.
+    #[error("{call} takes {takes}: {error}")]
+    BadInput {
+        call: &'static str,
+        takes: &'static str,
+        #[source]
+        error: serde_json::Error,
+    },
+    #[error(transparent)]
+    Engine(#[from] EngineError),
+    #[error("cannot encode the answer: {0}")]
+    Encode(#[source] serde_json::Error),
+    #[error("no loaded plugin serves {0}")]
+    NoRoute(String),
+    #[error("plugin {caller} asked for its own route {route}")]
+    OwnRoute { caller: String, route: String },
+    #[error("route.get nested too deep at {0}")]
+    TooDeep(String),
+    /// The route answered, but not with a 200 the caller can read: `what` says what it answered.
+    #[error("{route} {what}")]
+    RouteFailed { route: String, what: String },
+}
+
+/// The call's JSON input, or [`ServiceError::BadInput`] naming what the call takes.
+fn parse_input<'a, T: serde::Deserialize<'a>>(
+    call: &'static str,
+    takes: &'static str,
+    json: &'a str,
+) -> Result<T, ServiceError> {
+    serde_json::from_str(json).map_err(|error| ServiceError::BadInput { call, takes, error })
+}
+
+fn encode(answer: &impl serde::Serialize) -> Result<String, ServiceError> {
+    serde_json::to_string(answer).map_err(ServiceError::Encode)
+}
+
 /// `route.get`: one plugin reads another dataset through that dataset's public API (the same answer a client
 /// with an owner key gets), so derived datasets depend on the contract, not on another plugin's internals.
-fn route_get(caller: &str, input: &str) -> Result<String, String> {
+fn route_get(caller: &str, json: &str) -> Result<String, ServiceError> {
     #[derive(serde::Deserialize)]
     struct RouteGet {
         route: String,
         #[serde(default)]
         query: Vec<(String, String)>,
     }
-    let req: RouteGet =
-        serde_json::from_str(input).map_err(|e| format!("route.get takes {{\"route\", \"query\": [[k, v]]}}: {e}"))?;
+    let req: RouteGet = parse_input("route.get", "{\"route\", \"query\": [[k, v]]}", json)?;
     let target = routes()
         .read()
         .unwrap_or_else(|e| e.into_inner())
         .get(&req.route)
         .cloned()
-        .ok_or_else(|| format!("no loaded plugin serves {}", req.route))?;
+        .ok_or_else(|| ServiceError::NoRoute(req.route.clone()))?;
     if target.slug() == caller {
-        return Err(format!("plugin {caller} asked for its own route {}", req.route));
+        return Err(ServiceError::OwnRoute { caller: caller.to_string(), route: req.route });
     }
     let depth = ROUTE_DEPTH.with(|d| d.get());
     if depth >= 2 {
-        return Err(format!("route.get nested too deep at {}", req.route));
+        return Err(ServiceError::TooDeep(req.route));
     }
     let envelope = datahost_plugin_api::RequestEnvelope {
         route: req.route.clone(),
@@ -96,25 +138,28 @@ fn route_get(caller: &str, input: &str) -> Result<String, String> {
         tier: datahost_plugin_api::Tier::Owner,
         request_id: format!("internal:{caller}"),
     };
-    let json = serde_json::to_string(&envelope).map_err(|e| e.to_string())?;
+    let envelope_json = encode(&envelope)?;
     ROUTE_DEPTH.with(|d| d.set(depth + 1));
-    let outcome = target.handle(&json);
+    let outcome = target.handle(&envelope_json);
     ROUTE_DEPTH.with(|d| d.set(depth));
-    match outcome {
+    let what = match outcome {
         // Labelled as clients see it, so a derived dataset knows when it derives from demo rows.
         HandleOutcome::Response { status: 200, body, .. } => {
-            String::from_utf8(label_body(body, status_label(target.serves_demo())))
-                .map_err(|_| format!("{} answered a body that is not UTF-8", req.route))
+            match String::from_utf8(label_body(body, status_label(target.serves_demo()))) {
+                Ok(text) => return Ok(text),
+                Err(_) => "answered a body that is not UTF-8".to_string(),
+            }
         }
         HandleOutcome::Response { status, body, .. } => {
-            Err(format!("{} answered {status}: {}", req.route, first_line(&String::from_utf8_lossy(&body))))
+            format!("answered {status}: {}", first_line(&String::from_utf8_lossy(&body)))
         }
-        HandleOutcome::ApiError { status, message } => Err(format!("{} answered {status}: {message}", req.route)),
-        HandleOutcome::Fault { status, message } => Err(format!("{} failed ({status}): {message}", req.route)),
-        HandleOutcome::Malformed { what, .. } => Err(format!("{} answered {what}", req.route)),
-        HandleOutcome::Panic { .. } => Err(format!("{} panicked", req.route)),
-        HandleOutcome::Unavailable { message, .. } => Err(format!("{} is unavailable: {message}", req.route)),
-    }
+        HandleOutcome::ApiError { status, message } => format!("answered {status}: {message}"),
+        HandleOutcome::Fault { status, message } => format!("failed ({status}): {message}"),
+        HandleOutcome::Malformed { what, .. } => format!("answered {what}"),
+        HandleOutcome::Panic { .. } => "panicked".to_string(),
+        HandleOutcome::Unavailable { message, .. } => format!("is unavailable: {message}"),
+    };
+    Err(ServiceError::RouteFailed { route: req.route, what })
 }
 
 fn tokens() -> &'static RwLock<HashMap<u64, Arc<TokenContext>>> {
@@ -151,10 +196,10 @@ pub fn host_services(token: u64) -> HostServices {
 }
 
 /// Runs a host service body; a panic in host code must not unwind into the plugin's frames.
-fn shielded(f: impl FnOnce() -> Result<String, String>) -> FfiReply {
+fn shielded(f: impl FnOnce() -> Result<String, ServiceError>) -> FfiReply {
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(Ok(s)) => FfiReply::ok(s),
-        Ok(Err(e)) => FfiReply::err(e),
+        Ok(Err(e)) => FfiReply::err(e.to_string()),
         Err(_) => FfiReply::err("the host service failed unexpectedly"),
     }
 }
@@ -196,30 +241,30 @@ pub(super) extern "C" fn svc_metric(token: u64, kind: u8, name: RStr<'_>, value:
 
 pub(super) extern "C" fn svc_load_dataset(token: u64, dataset: RStr<'_>) -> FfiReply {
     shielded(|| {
-        let ctx = context(token).ok_or("unknown plugin token")?;
-        ctx.engine.load_dataset(dataset.as_str()).map(|s| s.to_string()).map_err(String::from)
+        let ctx = context(token).ok_or(ServiceError::UnknownToken)?;
+        Ok(ctx.engine.load_dataset(dataset.as_str())?.to_string())
     })
 }
 
 pub(super) extern "C" fn svc_query(token: u64, request_json: RStr<'_>) -> FfiReply {
     shielded(|| {
-        let ctx = context(token).ok_or("unknown plugin token")?;
-        ctx.engine.query(&ctx.slug, request_json.as_str()).map_err(String::from)
+        let ctx = context(token).ok_or(ServiceError::UnknownToken)?;
+        Ok(ctx.engine.query(&ctx.slug, request_json.as_str())?)
     })
 }
 
 pub(super) extern "C" fn svc_call(token: u64, name: RStr<'_>, input: RStr<'_>) -> FfiReply {
     shielded(|| {
-        let ctx = context(token).ok_or("unknown plugin token")?;
+        let ctx = context(token).ok_or(ServiceError::UnknownToken)?;
+        let input = input.as_str();
         match name.as_str() {
             "engine.kind" => Ok(format!("\"{}\"", ctx.engine.kind())),
             datahost_plugin_api::reference::RESOLVE_CALL => {
                 let queries: Vec<datahost_plugin_api::reference::CompanyQuery> =
-                    serde_json::from_str(input.as_str())
-                        .map_err(|e| format!("companies.resolve takes a JSON array of queries: {e}"))?;
+                    parse_input("companies.resolve", "a JSON array of queries", input)?;
                 let index = ctx.engine.companies();
                 let answers: Vec<_> = queries.iter().map(|q| index.resolve(q)).collect();
-                serde_json::to_string(&answers).map_err(|e| e.to_string())
+                encode(&answers)
             }
             "host.version" => Ok(format!("\"{}\"", env!("CARGO_PKG_VERSION"))),
             // What this host reads beyond ABI 1 as first released; the SDK asks at each init.
@@ -228,22 +273,19 @@ pub(super) extern "C" fn svc_call(token: u64, name: RStr<'_>, input: RStr<'_>) -
             }
             datahost_plugin_api::host::PLUGIN_DIR_CALL => {
                 let dir = ctx.engine.plugin_dir(&ctx.slug)?;
-                serde_json::to_string(&dir.to_string_lossy()).map_err(|e| e.to_string())
+                encode(&dir.to_string_lossy())
             }
-            "route.get" => route_get(&ctx.slug, input.as_str()),
+            "route.get" => route_get(&ctx.slug, input),
             datahost_plugin_api::query::QUERY_CALL => {
-                let q: datahost_plugin_api::query::RecordsQuery = serde_json::from_str(input.as_str())
-                    .map_err(|e| format!("records.query takes {{dataset, collection, filters, limit}}: {e}"))?;
-                let page = ctx.engine.query_records(&ctx.readable, &q)?;
-                serde_json::to_string(&page).map_err(|e| e.to_string())
+                let q: datahost_plugin_api::query::RecordsQuery =
+                    parse_input("records.query", "{dataset, collection, filters, limit}", input)?;
+                encode(&ctx.engine.query_records(&ctx.readable, &q)?)
             }
             datahost_plugin_api::words::WORDS_CALL => {
-                let q: datahost_plugin_api::words::WordSearch = serde_json::from_str(input.as_str())
-                    .map_err(|e| format!("records.words takes a word search: {e}"))?;
-                let hits = ctx.engine.search_words(&ctx.readable, &q)?;
-                serde_json::to_string(&hits).map_err(|e| e.to_string())
+                let q: datahost_plugin_api::words::WordSearch = parse_input("records.words", "a word search", input)?;
+                encode(&ctx.engine.search_words(&ctx.readable, &q)?)
             }
-            other => Err(format!("unknown host call `{other}`")),
+            other => Err(ServiceError::UnknownCall(other.to_string())),
         }
     })
 }

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use crate::config::DirectorySource;
 
+use super::error::SourceError;
 use super::http::Download;
 use super::source_run::SourceRun;
 
@@ -41,7 +42,7 @@ pub fn links(html: &str) -> Vec<String> {
     out
 }
 
-pub async fn run(run: &mut SourceRun<'_>, cfg: &DirectorySource) -> Result<(), String> {
+pub async fn run(run: &mut SourceRun<'_>, cfg: &DirectorySource) -> Result<(), SourceError> {
     let base = run.base().to_string();
     if let Some(folder) = local_folder(&base) {
         return local(run, &cfg.dataset, &folder).await;
@@ -49,9 +50,14 @@ pub async fn run(run: &mut SourceRun<'_>, cfg: &DirectorySource) -> Result<(), S
     let index_url = format!("{base}/");
     let listing = run.abs("directory/.index.html");
     let html = match run.client.download(&index_url, &listing, None).await {
-        Ok(Download::Done { .. }) => tokio::fs::read_to_string(&listing).await.map_err(|e| e.to_string())?,
-        Ok(_) => return Err(format!("directory: GET {} found no index page", super::http::display_url(&index_url))),
-        Err(e) => return Err(e.to_string()),
+        Ok(Download::Done { .. }) => {
+            tokio::fs::read_to_string(&listing).await.map_err(SourceError::read("directory", &listing))?
+        }
+        Ok(_) => {
+            let url = super::http::display_url(&index_url);
+            return Err(SourceError::NoIndexPage { source_name: "directory", url });
+        }
+        Err(e) => return Err(e.into()),
     };
     let _ = tokio::fs::remove_file(&listing).await;
     for href in links(&html) {
@@ -70,7 +76,7 @@ fn local_folder(base: &str) -> Option<PathBuf> {
 }
 
 /// Copies new or changed files of a local folder into the raw folder and queues them.
-async fn local(run: &mut SourceRun<'_>, dataset: &str, folder: &Path) -> Result<(), String> {
+async fn local(run: &mut SourceRun<'_>, dataset: &str, folder: &Path) -> Result<(), SourceError> {
     let files = crate::plugins::ingest::collect_files(&[folder.to_path_buf()]);
     for file in files {
         let Ok(relative) = file.strip_prefix(folder) else { continue };
@@ -83,7 +89,7 @@ async fn local(run: &mut SourceRun<'_>, dataset: &str, folder: &Path) -> Result<
                 continue;
             }
         };
-        let held = run.store.validators(&url).await.map_err(|e| e.to_string())?;
+        let held = run.store.validators(&url).await?;
         if held.as_ref().is_some_and(|(_, sha)| *sha == sha256) {
             run.report.unchanged += 1;
             continue;

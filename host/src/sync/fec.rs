@@ -17,7 +17,7 @@ fn accept(name: &str) -> bool {
     name.to_ascii_lowercase().ends_with(".txt")
 }
 
-pub async fn run(run: &mut SourceRun<'_>, cfg: &FecSource) -> Result<(), String> {
+pub async fn run(run: &mut SourceRun<'_>, cfg: &FecSource) -> Result<(), super::error::SourceError> {
     let cycles = if cfg.cycles.is_empty() { vec![cycle_of(chrono::Utc::now().year())] } else { cfg.cycles.clone() };
     for cycle in cycles {
         for kind in &cfg.files {

@@ -37,7 +37,7 @@ pub fn ptr_filings(xml: &str) -> Vec<(String, String)> {
         .collect()
 }
 
-pub async fn run(run: &mut SourceRun<'_>, cfg: &HouseSource) -> Result<(), String> {
+pub async fn run(run: &mut SourceRun<'_>, cfg: &HouseSource) -> Result<(), super::error::SourceError> {
     let years = if cfg.years.is_empty() { vec![chrono::Utc::now().year()] } else { cfg.years.clone() };
     let mut budget = cfg.max_ptr_pdfs;
     for year in years {

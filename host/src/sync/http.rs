@@ -69,6 +69,8 @@ pub enum HttpError {
     GaveUp { source_name: &'static str, url: String, attempts: u32, last: String },
     #[error("{source_name}: GET {url}: {message}")]
     Io { source_name: &'static str, url: String, message: String },
+    #[error("{source_name}: cannot build the HTTP client: {message}")]
+    Client { source_name: &'static str, message: String },
 }
 
 /// What went wrong on one attempt, and whether another attempt may help.
@@ -113,7 +115,7 @@ pub fn display_url(url: &str) -> String {
 }
 
 impl PoliteClient {
-    pub fn new(settings: HttpSettings) -> Result<Self, String> {
+    pub fn new(settings: HttpSettings) -> Result<Self, HttpError> {
         let client = reqwest::Client::builder()
             .user_agent(settings.user_agent.clone())
             .connect_timeout(settings.timeout)
@@ -121,7 +123,7 @@ impl PoliteClient {
             // Servers answer 304 to our conditional requests; plain redirects are followed (mirrors use them).
             .redirect(reqwest::redirect::Policy::limited(5))
             .build()
-            .map_err(|e| format!("{}: cannot build the HTTP client: {e}", settings.source))?;
+            .map_err(|e| HttpError::Client { source_name: settings.source, message: e.to_string() })?;
         let interval = Duration::from_secs_f64(1.0 / settings.requests_per_second.max(0.001));
         Ok(Self { client, settings, pacer: Mutex::new(Pacer { interval, next: None }), stats: Stats::default() })
     }

@@ -3,7 +3,8 @@
 //!
 //! A run, per selected source: build the polite client (`http.rs`: rate cap, retries, timeout, resume,
 //! conditional requests, `.part` then rename, SHA-256), let the source (`sec.rs`, `house.rs`, `senate.rs`,
-//! `fec.rs`, `nhtsa.rs`, `prices.rs`, `directory.rs`) decide what to fetch from its cursor in the engine
+//! `fec.rs`, `nhtsa.rs`, `prices.rs`, `directory.rs`; a failure that stops one is an `error.rs` `SourceError`)
+//! decide what to fetch from its cursor in the engine
 //! (`state.rs`), keep every file under `<engine.data_dir>/raw/<source>/...` with a provenance row, then ingest
 //! the rows still `pending` and record what the ingest made of each. Finally the raw folder is trimmed to
 //! `sync.retention_mb` and each dataset's freshness is written for `/health`.
@@ -15,6 +16,7 @@
 //! duplicates.
 
 mod directory;
+mod error;
 mod fec;
 mod house;
 pub mod http;
@@ -42,6 +44,8 @@ use http::{HttpSettings, PoliteClient};
 use raw::Retention;
 use source_run::{record_metrics, SourceReport, SourceRun};
 use state::SyncStore;
+
+pub use error::SourceError;
 
 /// Why `sync` stopped before fetching anything (exit status 2).
 #[derive(Debug, thiserror::Error)]
@@ -147,12 +151,12 @@ pub async fn run(config: &Config, asked: &[String]) -> Result<SyncReport, UsageE
                 .into(),
         ));
     }
-    let engine = Engine::from_config(config).await.map_err(|e| UsageError(e.into()))?;
+    let engine = Engine::from_config(config).await.map_err(|e| UsageError(e.to_string()))?;
     if let Some(pg) = engine.pg() {
         if engine.is_degraded() {
             return Err(UsageError(format!("the records engine at {} is unreachable", engine.address())));
         }
-        pg.migrate().await.map_err(|e| UsageError(e.into()))?;
+        pg.migrate().await.map_err(|e| UsageError(e.to_string()))?;
     }
     let Some(store) = SyncStore::of(&engine) else {
         return Err(UsageError("this records engine keeps nothing to sync into".into()));
@@ -164,7 +168,7 @@ pub async fn run(config: &Config, asked: &[String]) -> Result<SyncReport, UsageE
     };
     // One sync at a time across replicas: a session-level advisory lock on a connection held for the run.
     let lock = match engine.pg() {
-        Some(pg) => match schedule::PgLock::try_acquire(pg).await.map_err(UsageError)? {
+        Some(pg) => match schedule::PgLock::try_acquire(pg).await.map_err(|e| UsageError(e.to_string()))? {
             Some(lock) => Some(lock),
             None => {
                 report.skipped = Some("another datahost sync holds the records engine's sync lock".into());
@@ -174,7 +178,7 @@ pub async fn run(config: &Config, asked: &[String]) -> Result<SyncReport, UsageE
         },
         None => None,
     };
-    let opened = crate::plugins::open_plugins(config, &engine).await.map_err(UsageError)?;
+    let opened = crate::plugins::open_plugins(config, &engine).await.map_err(|e| UsageError(e.to_string()))?;
     let multi = indicatif::MultiProgress::with_draw_target(indicatif::ProgressDrawTarget::stderr());
     for (name, datasets) in selected {
         let source_report = run_source(config, &engine, &store, &opened, &multi, name, datasets).await;
@@ -234,7 +238,7 @@ async fn run_source(
     let client = match PoliteClient::new(settings) {
         Ok(c) => c,
         Err(e) => {
-            report.errors.push(e);
+            report.errors.push(e.to_string());
             return report;
         }
     };
@@ -247,7 +251,7 @@ async fn run_source(
     bar.enable_steady_tick(Duration::from_millis(200));
     let mut run = SourceRun { name, base, client, store, raw_root: raw_root(config), datasets, report, bar };
     if let Err(e) = fetch(&mut run, &config.sync).await {
-        run.report.errors.push(e);
+        run.report.errors.push(e.to_string());
     }
     run.bar.set_message("ingesting");
     run.ingest_pending(engine, opened).await;
@@ -341,7 +345,7 @@ pub fn render(report: &SyncReport) -> String {
 
 /// Runs the fetch phase of one source. Per-file failures go into the report and the source carries on;
 /// `Err` is a failure that stopped the source.
-async fn fetch(run: &mut SourceRun<'_>, config: &SyncConfig) -> Result<(), String> {
+async fn fetch(run: &mut SourceRun<'_>, config: &SyncConfig) -> Result<(), SourceError> {
     let s = &config.sources;
     match run.name {
         "sec" => sec::run(run, &s.sec).await,
@@ -375,7 +379,7 @@ mod tests {
         assert_eq!(crate::config::parse_interval("2d").unwrap(), Duration::from_secs(172_800));
         assert_eq!(crate::config::parse_interval("30").unwrap(), Duration::from_secs(30));
         assert!(crate::config::parse_interval("0s").is_err());
-        assert!(crate::config::parse_interval("1w").unwrap_err().contains("unit"));
+        assert!(crate::config::parse_interval("1w").unwrap_err().to_string().contains("unit"));
         assert!(crate::config::parse_interval("soon").is_err());
     }
 
@@ -403,16 +407,16 @@ mod tests {
     fn bad_settings_are_named() {
         let mut c = config();
         c.sources.sec.requests_per_second = 20.0;
-        assert!(crate::config::validate_sync(&c).unwrap_err().contains("at most 10"));
+        assert!(crate::config::validate_sync(&c).unwrap_err().to_string().contains("at most 10"));
         let mut c = config();
         c.schedule.insert("patents".into(), "1h".into());
-        assert!(crate::config::validate_sync(&c).unwrap_err().contains("sync.schedule.patents"));
+        assert_eq!(crate::config::validate_sync(&c).unwrap_err().key(), Some("sync.schedule.patents"));
         let mut c = config();
         c.schedule.insert("insiders".into(), "hourly".into());
-        assert!(crate::config::validate_sync(&c).unwrap_err().contains("sync.schedule.insiders"));
+        assert_eq!(crate::config::validate_sync(&c).unwrap_err().key(), Some("sync.schedule.insiders"));
         let mut c = config();
         c.sources.fec.base_url = "not a url".into();
-        assert!(crate::config::validate_sync(&c).unwrap_err().contains("sync.sources.fec.base_url"));
+        assert_eq!(crate::config::validate_sync(&c).unwrap_err().key(), Some("sync.sources.fec.base_url"));
     }
 
     #[test]

@@ -9,7 +9,7 @@ fn accept(name: &str) -> bool {
     name.to_ascii_lowercase().ends_with(".txt")
 }
 
-pub async fn run(run: &mut SourceRun<'_>, cfg: &NhtsaSource) -> Result<(), String> {
+pub async fn run(run: &mut SourceRun<'_>, cfg: &NhtsaSource) -> Result<(), super::error::SourceError> {
     for path in &cfg.files {
         let (url, rel) = (run.url(path), run.rel(path));
         super::sources::fetch_zip(run, "vin", &url, &rel, accept).await;

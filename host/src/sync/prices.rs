@@ -5,7 +5,7 @@ use crate::config::PricesSource;
 
 use super::source_run::SourceRun;
 
-pub async fn run(run: &mut SourceRun<'_>, cfg: &PricesSource) -> Result<(), String> {
+pub async fn run(run: &mut SourceRun<'_>, cfg: &PricesSource) -> Result<(), super::error::SourceError> {
     for ticker in &cfg.tickers {
         let lower = ticker.trim().to_ascii_lowercase();
         if lower.is_empty() || !lower.chars().all(|c| c.is_ascii_alphanumeric() || ".-^".contains(c)) {

@@ -109,11 +109,28 @@ fn extract_blocking(zip: &Path, dest: &Path, accept: fn(&str) -> bool) -> Result
     }
 }
 
+/// Why the raw folder could not be brought under `sync.retention_mb`.
+#[derive(Debug, thiserror::Error)]
+pub enum RetentionError {
+    #[error(transparent)]
+    State(#[from] super::state::StateError),
+    #[error("cannot delete {}: {source}", path.display())]
+    Delete {
+        path: std::path::PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
 /// Deletes kept raw files, ingested ones first (oldest ingest first), until the folder holds at most
 /// `limit_mb`. Rows stay as provenance, marked `deleted`.
-pub async fn enforce_retention(store: &SyncStore<'_>, raw_root: &Path, limit_mb: u64) -> Result<Retention, String> {
+pub async fn enforce_retention(
+    store: &SyncStore<'_>,
+    raw_root: &Path,
+    limit_mb: u64,
+) -> Result<Retention, RetentionError> {
     let limit = limit_mb.saturating_mul(1024 * 1024);
-    let files = store.kept_files().await.map_err(|e| e.to_string())?;
+    let files = store.kept_files().await?;
     let mut kept: u64 = files.iter().map(|f| f.size.max(0) as u64).sum();
     let mut report = Retention { limit_bytes: limit, kept_bytes: kept, deleted_files: 0 };
     for f in files {
@@ -124,9 +141,9 @@ pub async fn enforce_retention(store: &SyncStore<'_>, raw_root: &Path, limit_mb:
         match tokio::fs::remove_file(&path).await {
             Ok(()) => {}
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => return Err(format!("cannot delete {}: {e}", path.display())),
+            Err(source) => return Err(RetentionError::Delete { path, source }),
         }
-        store.mark_deleted(f.id).await.map_err(|e| e.to_string())?;
+        store.mark_deleted(f.id).await?;
         kept = kept.saturating_sub(f.size.max(0) as u64);
         report.deleted_files += 1;
     }

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use crate::config::Config;
 use crate::engine::postgres::pool::PgEngine;
-use crate::engine::Engine;
+use crate::engine::{Engine, EngineError};
 
 use super::state::{SyncStore, PG_LOCK_KEY};
 
@@ -25,12 +25,13 @@ pub struct PgLock {
 
 impl PgLock {
     /// `None` when another session holds it.
-    pub async fn try_acquire(pg: &PgEngine) -> Result<Option<Self>, String> {
+    pub async fn try_acquire(pg: &PgEngine) -> Result<Option<Self>, EngineError> {
         let client = pg.client().await?;
+        let doing = || format!("cannot take the sync lock in the records engine at {}", pg.address());
         let row = client
             .query_one("SELECT pg_try_advisory_lock($1)", &[&PG_LOCK_KEY])
             .await
-            .map_err(|e| format!("cannot take the sync lock in the records engine at {}: {e}", pg.address()))?;
+            .map_err(|source| EngineError::Postgres { doing: doing(), source })?;
         Ok(row.get::<_, bool>(0).then_some(Self { client: Some(client) }))
     }
 

@@ -12,6 +12,7 @@ use chrono::{Datelike, Duration as Days, NaiveDate, Weekday};
 
 use crate::config::SecSource;
 
+use super::error::SourceError;
 use super::http::Download;
 use super::source_run::SourceRun;
 
@@ -85,7 +86,7 @@ pub fn index_path(day: NaiveDate) -> String {
     )
 }
 
-pub async fn run(run: &mut SourceRun<'_>, cfg: &SecSource) -> Result<(), String> {
+pub async fn run(run: &mut SourceRun<'_>, cfg: &SecSource) -> Result<(), SourceError> {
     if run.wants("companies") {
         let (url, rel) = (run.url("files/company_tickers.json"), run.rel("files/company_tickers.json"));
         super::sources::fetch_plain(run, "companies", &url, &rel).await;
@@ -96,16 +97,12 @@ pub async fn run(run: &mut SourceRun<'_>, cfg: &SecSource) -> Result<(), String>
         return Ok(());
     }
     let today = chrono::Utc::now().date_naive();
-    let start = if cfg.start_date.is_empty() {
-        today - Days::days(7)
-    } else {
-        NaiveDate::parse_from_str(&cfg.start_date, "%Y-%m-%d")
-            .map_err(|e| format!("sec: sync.sources.sec.start_date `{}`: {e}", cfg.start_date))?
-    };
+    // An empty start date means a week back; any other was checked when the configuration loaded.
+    let start = NaiveDate::parse_from_str(&cfg.start_date, "%Y-%m-%d").unwrap_or(today - Days::days(7));
     // Per dataset: the first day still to read.
     let mut next: Vec<(&str, NaiveDate)> = Vec::new();
     for d in &wanted {
-        let cursor = run.store.get("sec", &format!("index_date:{d}")).await.map_err(|e| e.to_string())?;
+        let cursor = run.store.get("sec", &format!("index_date:{d}")).await?;
         let from = cursor
             .and_then(|c| NaiveDate::parse_from_str(&c, "%Y-%m-%d").ok())
             .map(|c| c + Days::days(1))
@@ -124,16 +121,14 @@ pub async fn run(run: &mut SourceRun<'_>, cfg: &SecSource) -> Result<(), String>
         let path = index_path(day);
         let (url, rel) = (run.url(&path), run.rel(&path));
         let dest = run.abs(&rel);
-        let text = if dest.exists() && run.store.known(&url).await.map_err(|e| e.to_string())? {
-            tokio::fs::read_to_string(&dest).await.map_err(|e| format!("sec: cannot read {}: {e}", dest.display()))?
+        let text = if dest.exists() && run.store.known(&url).await? {
+            tokio::fs::read_to_string(&dest).await.map_err(SourceError::read("sec", &dest))?
         } else {
             match run.client.download(&url, &dest, None).await {
                 Ok(Download::Done { sha256, size, .. }) => {
-                    run.keep("", &url, &rel, &sha256, size, "index").await.map_err(|e| e.to_string())?;
+                    run.keep("", &url, &rel, &sha256, size, "index").await?;
                     run.report.fetched += 1;
-                    tokio::fs::read_to_string(&dest)
-                        .await
-                        .map_err(|e| format!("sec: cannot read {}: {e}", dest.display()))?
+                    tokio::fs::read_to_string(&dest).await.map_err(SourceError::read("sec", &dest))?
                 }
                 Ok(Download::NotFound | Download::NotModified) if day < today => {
                     // No index that day (a holiday): nothing to read.
@@ -171,10 +166,10 @@ pub async fn run(run: &mut SourceRun<'_>, cfg: &SecSource) -> Result<(), String>
         day += Days::days(1);
     }
     for d in &wanted {
-        if let Some(c) = run.store.get("sec", &format!("index_date:{d}")).await.map_err(|e| e.to_string())? {
+        if let Some(c) = run.store.get("sec", &format!("index_date:{d}")).await? {
             run.report.cursor.insert(format!("index_date:{d}"), c);
         }
-        if let Some(c) = run.store.get("sec", &format!("last_accession:{d}")).await.map_err(|e| e.to_string())? {
+        if let Some(c) = run.store.get("sec", &format!("last_accession:{d}")).await? {
             run.report.cursor.insert(format!("last_accession:{d}"), c);
         }
     }
@@ -182,14 +177,16 @@ pub async fn run(run: &mut SourceRun<'_>, cfg: &SecSource) -> Result<(), String>
 }
 
 /// Moves the cursors of `due` datasets to `day`.
-async fn advance(run: &mut SourceRun<'_>, due: &[&str], day: NaiveDate, accession: Option<&str>) -> Result<(), String> {
+async fn advance(
+    run: &mut SourceRun<'_>,
+    due: &[&str],
+    day: NaiveDate,
+    accession: Option<&str>,
+) -> Result<(), SourceError> {
     for d in due {
-        run.store
-            .set("sec", &format!("index_date:{d}"), &day.format("%Y-%m-%d").to_string())
-            .await
-            .map_err(|e| e.to_string())?;
+        run.store.set("sec", &format!("index_date:{d}"), &day.format("%Y-%m-%d").to_string()).await?;
         if let Some(a) = accession {
-            run.store.set("sec", &format!("last_accession:{d}"), a).await.map_err(|e| e.to_string())?;
+            run.store.set("sec", &format!("last_accession:{d}"), a).await?;
         }
     }
     Ok(())

@@ -112,7 +112,7 @@ impl<'a> SyncStore<'a> {
             }
             Self::Pg(pg) => {
                 let sql = sql.replace("{p}", "datahost.");
-                let client = pg.client().await.map_err(|e| StateError(e.into()))?;
+                let client = pg.client().await.map_err(|e| StateError(e.to_string()))?;
                 let boxed = to_pg(&params);
                 let refs: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> =
                     boxed.iter().map(|b| b.as_ref() as &(dyn tokio_postgres::types::ToSql + Sync)).collect();
@@ -152,7 +152,7 @@ impl<'a> SyncStore<'a> {
             Self::Pg(pg) => {
                 use tokio_postgres::types::Type;
                 let sql = sql.replace("{p}", "datahost.");
-                let client = pg.client().await.map_err(|e| StateError(e.into()))?;
+                let client = pg.client().await.map_err(|e| StateError(e.to_string()))?;
                 let boxed = to_pg(&params);
                 let refs: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> =
                     boxed.iter().map(|b| b.as_ref() as &(dyn tokio_postgres::types::ToSql + Sync)).collect();

@@ -9,7 +9,7 @@ use serde_json::Value;
 use datahost_plugin_api::openapi::{schema, ApiSchema, Operation};
 use datahost_plugin_api::paging::{self, Page, PageRequest};
 use datahost_plugin_api::params::{normalize_ticker, TickerFilter, DEFAULT_MAX_LIMIT};
-use datahost_plugin_api::{ApiError, ParamSpec, Params, RequestEnvelope, Response, RouteSpec};
+use datahost_plugin_api::{ApiError, Params, RequestEnvelope, Response, RouteSpec};
 
 /// The `meta` fields SPEC gives every company dataset. `source` is additive: it names where the snapshot
 /// came from (and says so when it is demo data). Plugins with more meta fields `#[serde(flatten)]` this.
@@ -172,12 +172,6 @@ pub struct CompanyParams {
 /// The route of a company dataset (its parameters: [`CompanyParams`]).
 pub fn route_spec(path: &str) -> RouteSpec {
     RouteSpec::new(path, CompanyParams::specs())
-}
-
-/// [`route_spec`] with a `limit` of the dataset's own (execs: SPEC gives it a default).
-pub fn paged_route_spec(path: &str, limit: ParamSpec) -> RouteSpec {
-    let params = CompanyParams::specs().into_iter().map(|p| if p.name == "limit" { limit.clone() } else { p });
-    RouteSpec::new(path, params.collect())
 }
 
 /// The schema of one company whose first fields are `name` and `ticker`, followed by `fields`; all required.

@@ -3,20 +3,31 @@
 
 use datahost_plugin_api::paging::PageRequest;
 use datahost_plugin_api::params::DEFAULT_MAX_LIMIT;
-use datahost_plugin_api::{ApiError, ParamSpec, RequestEnvelope, Response, RouteSpec};
-use datahost_plugin_kit::companies::{self, Envelope};
+use datahost_plugin_api::{ApiError, Params, RequestEnvelope, Response, RouteSpec, TickerFilter};
+use datahost_plugin_kit::companies::Envelope;
 
 use crate::data::Rosters;
 
 pub const DEFAULT_LIMIT: usize = 100;
 
+/// Query parameters of `GET /v1/execs`: a company dataset's (`ticker`, `limit`, `cursor`), except that SPEC gives
+/// `limit` a default here.
+#[derive(Params)]
+struct Selection {
+    /// Stock ticker, case-insensitive (for example `AAPL` or `aapl`). When omitted, all covered companies are
+    /// returned.
+    ticker: TickerFilter,
+    #[param(page(default = DEFAULT_LIMIT, max = DEFAULT_MAX_LIMIT, of = "companies"))]
+    page: PageRequest,
+}
+
 pub fn route_spec() -> RouteSpec {
-    companies::paged_route_spec(crate::ROUTE, ParamSpec::limit(DEFAULT_LIMIT, DEFAULT_MAX_LIMIT, "companies"))
+    RouteSpec::new(crate::ROUTE, Selection::specs())
 }
 
 pub fn handle(rosters: &Rosters, request: &RequestEnvelope) -> Result<Response, ApiError> {
-    let page = PageRequest::parse(request, DEFAULT_LIMIT, DEFAULT_MAX_LIMIT)?;
-    let selected = rosters.companies.page(&request.params().ticker()?, &page)?;
+    let Selection { ticker, page } = Selection::parse(request.params())?;
+    let selected = rosters.companies.page(&ticker, &page)?;
     let companies = selected
         .items
         .into_iter()
