@@ -16,29 +16,31 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::text::amount_range_bounds;
-use datahost_plugin_api::openapi::schema::{date, datetime, describe, nullable, number, string, uri};
 use datahost_plugin_api::paging::{self, KeyedPage, Page, PageRequest};
 use datahost_plugin_api::params::{normalize_ticker, ticker_spellings, TickerFilter};
 use datahost_plugin_api::query::RecordsQuery;
-use datahost_plugin_api::{ApiError, Host, ParamSpec, RequestEnvelope};
+use datahost_plugin_api::{ApiError, ApiSchema, Host, ParamSpec, RequestEnvelope};
 
 /// Longest `member` pattern accepted, so a client cannot make the server scan with a huge needle.
 pub const MEMBER_MAX_CHARS: usize = 100;
 
-/// One transaction line of a report, as both chambers disclose it. The House adds `bundled` by flattening this.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+/// One transaction line of a report, as both chambers disclose it; each chamber's trade type flattens it beside
+/// what only that chamber says. The `ticker` parameter matches `ticker` after [`normalize_ticker`]. The field docs
+/// are the OpenAPI descriptions (`ApiSchema`); the type is never a component of its own, only flattened.
+#[derive(Debug, Clone, Serialize, Deserialize, ApiSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct DisclosureTrade {
-    /// Ticker as disclosed (JSON `ticker`); the `ticker` parameter matches it after [`normalize_ticker`].
+    /// Ticker of the traded security as disclosed (share classes as `BRK.B`); empty when the report gives none.
     pub ticker: String,
-    /// Asset name as disclosed (JSON `asset`).
+    /// Asset name as disclosed.
     pub asset: String,
-    /// Transaction type (JSON `type`), for example `purchase`, `sale`, `sale (partial)` or `exchange`.
+    /// Transaction type as disclosed: `purchase`, `sale` (full sale), `sale (partial)` or `exchange`.
     #[serde(rename = "type")]
     pub kind: String,
-    /// Bucketed amount as disclosed (JSON `amountRange`), for example `$1,001 - $15,000`; not an exact amount.
+    /// Bucketed amount range as disclosed (`$1,001 - $15,000`), not an exact amount.
     pub amount_range: String,
-    /// Transaction date, `YYYY-MM-DD` (JSON `date`).
+    /// Transaction date.
+    #[schema(format = "date")]
     pub date: String,
 }
 
@@ -308,17 +310,17 @@ pub fn stored_doc_ids(
     Ok(values.into_iter().filter_map(|v| v.as_str().map(str::to_string)).collect())
 }
 
-/// A trade serialised with its fields plus the numeric bounds of its amount bucket (`amountMin`,
-/// `amountMax`; `amountMax` is null for an open-ended bucket such as `Over $50,000,000`).
-#[derive(Debug, Serialize)]
+/// A trade serialised with its fields (flattened) plus the numeric bounds of its amount bucket. Documented by
+/// flattening it into a chamber's named trade type (the name is the dataset's, so this is never a component).
+#[derive(Debug, Serialize, ApiSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct WithAmountBounds<'a, T: Serialize> {
-    /// The trade itself, its fields serialised inline (`#[serde(flatten)]`).
+    /// The trade itself, its fields serialised inline.
     #[serde(flatten)]
     pub trade: &'a T,
-    /// Lower bound of the amount bucket in USD (JSON `amountMin`); `null` when the range text is unreadable.
+    /// Lower bound of amountRange in USD; null when the range text cannot be read.
     pub amount_min: Option<f64>,
-    /// Upper bound in USD (JSON `amountMax`); `null` for an open-ended bucket (`Over $50,000,000`) or unreadable text.
+    /// Upper bound of amountRange in USD; null when open-ended (`Over $50,000,000`) or unreadable.
     pub amount_max: Option<f64>,
 }
 
@@ -328,37 +330,6 @@ impl<'a, T: Serialize> WithAmountBounds<'a, T> {
         let (amount_min, amount_max) = amount_range_bounds(amount_range);
         Self { trade, amount_min, amount_max }
     }
-}
-
-/// The OpenAPI properties of the additive `amountMin` / `amountMax` fields, for a trade schema's optional list.
-pub fn amount_bound_schemas() -> [(&'static str, Value); 2] {
-    [
-        ("amountMin", describe(nullable(number()), "Lower bound of amountRange in USD.")),
-        ("amountMax", describe(nullable(number()), "Upper bound of amountRange in USD; null when open-ended.")),
-    ]
-}
-
-/// The OpenAPI properties of a [`DisclosureTrade`]; `type_description` names the dataset's transaction types.
-pub fn trade_schemas(type_description: &str) -> Vec<(&'static str, Value)> {
-    vec![
-        ("ticker", describe(string(), "Ticker of the traded security (share classes as `BRK.B`).")),
-        ("asset", describe(string(), "Asset name as disclosed.")),
-        ("type", describe(string(), type_description)),
-        ("amountRange", describe(string(), "Bucketed amount range as disclosed, not an exact amount.")),
-        ("date", describe(date(), "Transaction date.")),
-    ]
-}
-
-/// The OpenAPI properties of a disclosure dataset's [`SnapshotMeta`](crate::snapshot::SnapshotMeta) (both
-/// chambers use it; the House flattens it beside `filingsScanned`).
-pub fn meta_schemas() -> Vec<(&'static str, Value)> {
-    vec![
-        ("source", describe(string(), "Where the snapshot comes from; says so when it is demo data.")),
-        ("sourceUrl", describe(uri(), "The public source of the filings.")),
-        ("method", describe(string(), "How the filings were read.")),
-        ("caveat", string()),
-        ("generatedAt", describe(datetime(), "When the snapshot was generated.")),
-    ]
 }
 
 #[cfg(test)]

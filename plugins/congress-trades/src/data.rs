@@ -12,8 +12,9 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use datahost_plugin_api::ingest::{IngestedInfo, INGESTED_KEY};
+use datahost_plugin_api::openapi::schema;
 use datahost_plugin_api::reference::{CompanyQuery, CompanyRef};
-use datahost_plugin_api::Host;
+use datahost_plugin_api::{ApiSchema, Host};
 use datahost_plugin_kit::disclosure::{self, Disclosure, DisclosureTrade, TradeStore};
 use datahost_plugin_kit::snapshot::SnapshotMeta;
 use serde::{Deserialize, Serialize};
@@ -35,67 +36,77 @@ pub fn fd_pdf_url(year: i32, doc_id: &str) -> String {
     format!("https://disclosures-clerk.house.gov/public_disc/financial-pdfs/{year}/{doc_id}.pdf")
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+/// The dataset's `meta` (field docs are the OpenAPI descriptions; served inside `routes::ResponseMeta`).
+#[derive(Debug, Clone, Serialize, Deserialize, ApiSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Meta {
     #[serde(flatten)]
     pub snapshot: SnapshotMeta,
-    /// Periodic Transaction Reports whose document was read, including those that yielded no trade rows.
+    /// Periodic Transaction Reports whose document was read, including those with no trade rows.
     pub filings_scanned: u64,
     /// What an ingested snapshot adds: how the listed filings split by document status.
     #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
     pub coverage: Option<Coverage>,
 }
 
-/// How the PTR filings of an ingested snapshot split by document status (additive `meta` fields).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+/// How the PTR filings of an ingested snapshot split by document status (additive `meta` fields of ingested
+/// data). The field docs are the OpenAPI descriptions.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ApiSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Coverage {
-    /// PTR filings listed (index rows of FilingType P, plus documents ingested without their index row).
+    /// PTR filings listed (index rows of FilingType P, plus PDFs ingested without their index row).
     pub filings_listed: u64,
-    /// Listed in the index, document not ingested: their trades are unknown, not absent.
+    /// Listed filings whose PDF is not ingested: their trades are unknown, not absent.
     pub filings_no_document: u64,
-    /// Document ingested but its trades could not be read (scanned paper filing, contradiction...).
+    /// Listed filings whose PDF could not be read (scanned paper filing, contradiction...).
     pub filings_unreadable: u64,
-    /// PTRs with no filing date (neither in the index nor a signature date in the document): not listed.
+    /// PTRs not listed because no filing date is known (neither in the index nor signed in the document).
     pub filings_undated: u64,
-    /// Filings whose PDF was not read (no document, or unreadable) served with the trades the House Stock
-    /// Watcher export transcribed from it (`tradesSource: house-stock-watcher`).
+    /// Filings whose PDF was not read, served with the trades the House Stock Watcher export transcribed from
+    /// it (`tradesSource: house-stock-watcher`).
     #[serde(default)]
     pub filings_second_source: u64,
 }
 
 /// A House trade line: the shared disclosure trade plus the House-only `bundled` flag, and for ingested data
-/// what the PTR row says beyond SPEC's fields.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+/// what the PTR row says beyond SPEC's fields. The field docs are the OpenAPI descriptions.
+#[derive(Debug, Clone, Serialize, Deserialize, ApiSchema)]
 pub struct Trade {
     #[serde(flatten)]
     pub base: DisclosureTrade,
-    /// The filer reported several transactions as one line.
+    /// True when the filer reported several transactions as one line.
     pub bundled: bool,
     #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
     pub details: Option<TradeDetails>,
 }
 
-/// The additive fields of an ingested trade.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+/// The additive fields of an ingested trade (absent from the demo seed). The field docs are the OpenAPI
+/// descriptions.
+#[derive(Debug, Clone, Serialize, Deserialize, ApiSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TradeDetails {
-    /// `SP` (spouse), `JT` (joint), `DC` (dependent child) or `self` (the column left blank).
+    /// Whose account: `SP` (spouse), `JT` (joint), `DC` (dependent child) or `self` (the column left blank).
+    #[schema(with = owner_schema)]
     pub owner: String,
-    /// The Clerk's asset type code as printed in brackets (`ST`, `OP`, `AB`...); null when the row has none.
+    /// The Clerk's asset type code as printed in brackets (`ST` stock, `OP` option...); null when the row has none.
     pub asset_type: Option<String>,
-    /// The transaction type as printed: `P`, `S`, `S (partial)`, `E`.
+    /// Transaction type as printed: `P`, `S`, `S (partial)`, `E`.
     pub type_code: String,
-    /// `YYYY-MM-DD`; absent for trades of the House Stock Watcher export, which does not transcribe it.
+    /// Date the member was notified of the transaction (absent for House Stock Watcher rows, which do not
+    /// transcribe it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(format = "date")]
     pub notification_date: Option<String>,
+    /// The row's Description line, as printed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// The row's Comments line, as printed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub comment: Option<String>,
+    /// The row's Location line, as printed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub location: Option<String>,
+    /// The row's Subholding Of line, as printed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub subholding_of: Option<String>,
     /// The row's Filing Status as printed (`New`, `Amended`).
@@ -104,11 +115,16 @@ pub struct TradeDetails {
     /// The Clerk's transaction id (the form's ID column), printed on rows involved in an amendment.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub transaction_id: Option<String>,
-    /// The SEC's CIK and conformed name of the ticker, when the host's company list knows it.
+    /// SEC CIK of the ticker's company, when the host's company list knows it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cik: Option<String>,
+    /// SEC conformed name of the ticker's company.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub company: Option<String>,
+}
+
+fn owner_schema() -> serde_json::Value {
+    schema::string_enum(&["SP", "JT", "DC", "self"])
 }
 
 /// A filing: its header, then its trade lines. The header is its own type so a response can re-serialise it
@@ -120,44 +136,61 @@ pub struct Filing {
     pub trades: Vec<Trade>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+/// A filing's header as served (field docs are the OpenAPI descriptions).
+#[derive(Debug, Clone, Serialize, Deserialize, ApiSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct FilingHead {
+    /// House member who filed the report.
     pub member: String,
+    /// Report identifier in the House Clerk's financial-disclosure system.
     pub doc_id: String,
+    /// Filing year of the report in the Clerk's index.
     pub year: i32,
-    /// `YYYY-MM-DD`.
+    /// Date the report was filed.
+    #[schema(format = "date")]
     pub filed_date: String,
     #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
     pub details: Option<FilingDetails>,
 }
 
-/// The additive fields of an ingested filing: where it comes from and whether its document was read.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+/// The additive fields of an ingested filing (absent from the demo seed): where it comes from and whether its
+/// document was read. The field docs are the OpenAPI descriptions.
+#[derive(Debug, Clone, Serialize, Deserialize, ApiSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct FilingDetails {
-    /// The official PTR document.
+    /// The official PTR document on disclosures-clerk.house.gov.
+    #[schema(format = "uri")]
     pub source_url: String,
-    /// `parsed`, `no-document` (listed in the index, PDF not ingested) or `unreadable` (see `parseProblem`).
+    /// parsed: trades read from the PDF; no-document: listed in the index, PDF not ingested (trades unknown, not
+    /// none); unreadable: the PDF was ingested but its trades could not be read.
+    #[schema(with = parse_status_schema)]
     pub parse_status: String,
+    /// Why the document is unreadable.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub parse_problem: Option<String>,
-    /// State and district as the index (or the document) gives them, e.g. `CA12`.
+    /// State and district, e.g. CA12.
     pub state_district: String,
-    /// The document marks rows `Amended` or `Deleted`: it amends an earlier PTR, whose matching trades it
-    /// replaces.
+    /// The report amends an earlier PTR (rows marked Amended or Deleted), whose matching trades it replaces.
     pub amendment: bool,
-    /// Transaction rows of the document that could not be read (reported at ingest); the trades listed are
-    /// then incomplete.
+    /// Transaction rows of the PDF that could not be read: trades are incomplete.
     #[serde(skip_serializing_if = "is_zero")]
     pub unread_rows: u64,
-    /// Rows the document marks `Deleted`: it withdraws those trades of an earlier PTR; they are not listed.
+    /// Rows marked Deleted: trades of an earlier PTR this one withdraws (not listed).
     #[serde(skip_serializing_if = "is_zero")]
     pub withdrawn_trades: u64,
-    /// Where the listed trades come from: `pdf` (the PTR document, parsed) or `house-stock-watcher` (the
-    /// export's transcription, served only when the PDF was not read); absent when no trades are known.
+    /// Where the trades come from: pdf (the parsed PTR document) or house-stock-watcher (the House Stock Watcher
+    /// export's transcription, served only when the PDF was not read). Absent: no trades known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(with = trades_source_schema)]
     pub trades_source: Option<String>,
+}
+
+fn parse_status_schema() -> serde_json::Value {
+    schema::string_enum(&["parsed", "no-document", "unreadable"])
+}
+
+fn trades_source_schema() -> serde_json::Value {
+    schema::string_enum(&["pdf", "house-stock-watcher"])
 }
 
 fn is_zero(n: &u64) -> bool {

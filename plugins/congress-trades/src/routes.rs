@@ -4,7 +4,7 @@
 
 use datahost_plugin_api::paging;
 use datahost_plugin_api::params::DEFAULT_MAX_LIMIT;
-use datahost_plugin_api::{ApiError, RequestEnvelope, Response, RouteSpec};
+use datahost_plugin_api::{ApiError, ApiSchema, RequestEnvelope, Response, RouteSpec};
 use datahost_plugin_kit::disclosure::{self, DisclosureQuery, WithAmountBounds};
 use serde::Serialize;
 
@@ -17,27 +17,43 @@ pub fn route_spec() -> RouteSpec {
     RouteSpec::new(crate::ROUTE, disclosure::params(DEFAULT_LIMIT, DEFAULT_MAX_LIMIT, "hollister"))
 }
 
-#[derive(Serialize)]
+/// Where the filings come from, how they were read, and how many there are.
+#[derive(Serialize, ApiSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(name = "CongressTradesMeta")]
 struct ResponseMeta<'a> {
     #[serde(flatten)]
     meta: &'a Meta,
+    /// Filings in the snapshot holding at least one trade.
     filings_with_trades: usize,
 }
 
+/// One transaction line of a House report, with the numeric bounds of its amount bucket.
+#[derive(Serialize, ApiSchema)]
+#[schema(name = "CongressTrade")]
+struct TradeOut<'a> {
+    #[serde(flatten)]
+    trade: WithAmountBounds<'a, Trade>,
+}
+
 /// A selected filing: its header as stored, and only the trades the request keeps, with their amount bounds.
-#[derive(Serialize)]
+#[derive(Serialize, ApiSchema)]
+#[schema(name = "CongressFiling")]
 struct FilingOut<'a> {
     #[serde(flatten)]
     head: &'a FilingHead,
-    trades: Vec<WithAmountBounds<'a, Trade>>,
+    trades: Vec<TradeOut<'a>>,
 }
 
-#[derive(Serialize)]
-struct Body<'a> {
+/// House filings, newest first.
+#[derive(Serialize, ApiSchema)]
+#[schema(name = "CongressTradesResponse")]
+pub(crate) struct Body<'a> {
     meta: ResponseMeta<'a>,
+    /// Number of filings returned.
     count: usize,
     filings: Vec<FilingOut<'a>>,
+    #[schema(with = paging::next_schema)]
     next: Option<&'a str>,
 }
 
@@ -52,7 +68,11 @@ pub fn handle(plugin: &CongressTrades, request: &RequestEnvelope) -> Result<Resp
         .iter()
         .map(|s| FilingOut {
             head: &s.filing.head,
-            trades: s.trades.iter().map(|t| WithAmountBounds::new(t.as_ref(), &t.base.amount_range)).collect(),
+            trades: s
+                .trades
+                .iter()
+                .map(|t| TradeOut { trade: WithAmountBounds::new(t.as_ref(), &t.base.amount_range) })
+                .collect(),
         })
         .collect();
     let next = served.next.as_deref();

@@ -10,7 +10,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use datahost_plugin_api::ingest::{IngestedInfo, INGESTED_KEY};
-use datahost_plugin_api::Host;
+use datahost_plugin_api::{ApiSchema, Host};
 use datahost_plugin_kit::disclosure::{self, Disclosure, DisclosureTrade, TradeStore};
 use datahost_plugin_kit::snapshot::SnapshotMeta;
 use serde::{Deserialize, Serialize};
@@ -21,19 +21,19 @@ pub type Meta = SnapshotMeta;
 pub const EFD_SEARCH_URL: &str = "https://efdsearch.senate.gov/search/";
 
 /// One trade as served: the shared disclosure trade (no `bundled` flag, unlike the House's) plus what an
-/// ingested report also says. `type` is `purchase`, `sale` (full), `sale (partial)` or `exchange`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+/// ingested report also says. The field docs are the OpenAPI descriptions.
+#[derive(Debug, Clone, Serialize, Deserialize, ApiSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Trade {
     #[serde(flatten)]
     pub base: DisclosureTrade,
-    /// `Self`, `Spouse`, `Joint` or `Child`; absent in the demo seed.
+    /// Whose account: `Self`, `Spouse`, `Joint` or `Child` (ingested reports).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub owner: Option<String>,
-    /// As disclosed (`Stock`, `Municipal Security`, ...; empty when the report leaves it blank).
+    /// Asset type as disclosed (`Stock`, `Municipal Security`...); may be empty.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub asset_type: Option<String>,
-    /// The filer's comment; empty when none.
+    /// The filer's comment; empty when none (ingested reports).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub comment: Option<String>,
 }

@@ -1,11 +1,13 @@
 //! `GET /v1/senate-trades`: the same parameters and selection rules as `/v1/congress-trades` (ticker filter
 //! that trims each filing's trades, member substring, limit on filings), applied by the SDK's disclosure index.
 
+use datahost_plugin_api::openapi::schema;
 use datahost_plugin_api::paging;
 use datahost_plugin_api::params::DEFAULT_MAX_LIMIT;
-use datahost_plugin_api::{ApiError, RequestEnvelope, Response, RouteSpec};
+use datahost_plugin_api::{ApiError, ApiSchema, RequestEnvelope, Response, RouteSpec};
 use datahost_plugin_kit::disclosure::{self, DisclosureQuery, WithAmountBounds};
 use serde::Serialize;
+use serde_json::Value;
 
 use crate::data::{Meta, Trade};
 use crate::SenateTrades;
@@ -16,26 +18,65 @@ pub fn route_spec() -> RouteSpec {
     RouteSpec::new(crate::ROUTE, disclosure::params(DEFAULT_LIMIT, DEFAULT_MAX_LIMIT, "ravenscroft"))
 }
 
-#[derive(Serialize)]
+/// One transaction line of a Senate report, with the numeric bounds of its amount bucket.
+#[derive(Serialize, ApiSchema)]
+#[schema(name = "SenateTrade")]
+struct TradeOut<'a> {
+    #[serde(flatten)]
+    trade: WithAmountBounds<'a, Trade>,
+}
+
+/// One Periodic Transaction Report of a senator, holding the trades the request keeps.
+#[derive(Serialize, ApiSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(name = "SenateFiling")]
 struct FilingOut<'a> {
+    /// Senator who filed the report.
     member: &'a str,
+    /// Always `senate` for this dataset.
+    #[schema(with = chamber_schema)]
     chamber: &'a str,
+    /// Report identifier in the Senate eFD system (the id in its link).
     doc_id: &'a str,
+    /// Calendar year of filedDate; null when filedDate is unknown.
     year: Option<i32>,
+    /// Date the report was received (eFD). Null when the ingested source does not state it; such reports are
+    /// ordered by their latest trade date.
+    #[schema(format = "date")]
     filed_date: Option<&'a str>,
-    trades: Vec<WithAmountBounds<'a, Trade>>,
+    trades: Vec<TradeOut<'a>>,
+    /// The report on efdsearch.senate.gov (ingested reports); in the demo seed an address under the reserved
+    /// https://demo.invalid/ host.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(format = "uri")]
     source_url: Option<&'a str>,
+    /// True for a scanned paper report: its trades are not machine-readable, so `trades` is empty without meaning
+    /// that the report has none (ingested reports).
     #[serde(skip_serializing_if = "Option::is_none")]
     paper: Option<bool>,
 }
 
-#[derive(Serialize)]
-struct Body<'a> {
+fn chamber_schema() -> Value {
+    schema::string_enum(&["senate"])
+}
+
+/// Where the filings come from and how they were read.
+#[derive(Serialize, ApiSchema)]
+#[schema(name = "SenateTradesMeta")]
+struct MetaOut<'a> {
+    #[serde(flatten)]
     meta: &'a Meta,
+}
+
+/// Senate filings, newest first.
+#[derive(Serialize, ApiSchema)]
+#[schema(name = "SenateTradesResponse")]
+pub(crate) struct Body<'a> {
+    meta: MetaOut<'a>,
+    /// Number of filings returned.
     count: usize,
     filings: Vec<FilingOut<'a>>,
+    #[schema(with = paging::next_schema)]
     next: Option<&'a str>,
 }
 
@@ -54,11 +95,15 @@ pub fn handle(plugin: &SenateTrades, request: &RequestEnvelope) -> Result<Respon
             doc_id: &s.filing.doc_id,
             year: s.filing.year,
             filed_date: s.filing.filed_date.as_deref(),
-            trades: s.trades.iter().map(|t| WithAmountBounds::new(t.as_ref(), &t.base.amount_range)).collect(),
+            trades: s
+                .trades
+                .iter()
+                .map(|t| TradeOut { trade: WithAmountBounds::new(t.as_ref(), &t.base.amount_range) })
+                .collect(),
             source_url: s.filing.source_url.as_deref(),
             paper: s.filing.paper,
         })
         .collect();
     let next = served.next.as_deref();
-    paging::respond(&Body { meta: &plugin.meta, count: filings.len(), filings, next }, next)
+    paging::respond(&Body { meta: MetaOut { meta: &plugin.meta }, count: filings.len(), filings, next }, next)
 }
