@@ -31,7 +31,7 @@ pub enum ConfigError {
 }
 
 impl ConfigError {
-    fn invalid(key: impl Into<String>, problem: impl Into<String>) -> Self {
+    pub(crate) fn invalid(key: impl Into<String>, problem: impl Into<String>) -> Self {
         Self::Invalid { key: key.into(), problem: problem.into() }
     }
 

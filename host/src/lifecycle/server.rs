@@ -89,11 +89,8 @@ async fn load_plugins_timed(
         config.plugin_options()?.keys().find(|slug| !opened.knows(slug) && !config.plugins.disabled.contains(slug))
     {
         let dir = config.plugins_dir();
-        return Err(ConfigError::Invalid {
-            key: format!("plugins.{slug}"),
-            problem: format!("names no plugin: no plugin in {} has the slug `{slug}`", dir.display()),
-        }
-        .into());
+        let problem = format!("names no plugin: no plugin in {} has the slug `{slug}`", dir.display());
+        return Err(ConfigError::invalid(format!("plugins.{slug}"), problem).into());
     }
     if let (Some(pg), false) = (engine.pg(), engine.is_degraded()) {
         if config.engine.migrate_on_start {

@@ -6,7 +6,7 @@
 
 use std::path::PathBuf;
 
-use datahost_plugin_api::abi::{ABI_MAJOR, OUTCOME_OK, OUTCOME_PANIC};
+use datahost_plugin_api::abi::{FfiReply, ABI_MAJOR, OUTCOME_OK, OUTCOME_PANIC};
 
 /// Why a plugin-layer call failed.
 #[derive(Debug, thiserror::Error)]
@@ -59,6 +59,11 @@ impl PluginError {
             OUTCOME_PANIC => Err(PluginError::Panicked(payload)),
             _ => Err(PluginError::Refused(payload)),
         }
+    }
+
+    /// [`Self::from_reply`] for the reply of an in-process entry point.
+    pub fn from_ffi(reply: FfiReply) -> Result<String, PluginError> {
+        Self::from_reply(reply.outcome, reply.payload.into_string())
     }
 }
 

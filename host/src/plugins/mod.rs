@@ -168,8 +168,7 @@ impl LoadedPlugin {
         }
         let services = host_services(self.token);
         let about_to_serve = context(self.token).map(|c| served_by(&c.engine, &self.manifest)).unwrap_or_default();
-        let reply = (self.module.init())(services, RStr::from(self.config_json.as_str()));
-        PluginError::from_reply(reply.outcome, reply.payload.into_string())?;
+        PluginError::from_ffi((self.module.init())(services, RStr::from(self.config_json.as_str())))?;
         publish(&self.served, about_to_serve);
         Ok(())
     }
@@ -223,18 +222,14 @@ impl LoadedPlugin {
     /// The plugin's generic extension call.
     pub fn call(&self, name: &str, input: &str) -> Result<String, PluginError> {
         match &self.runtime {
-            Runtime::InProcess => {
-                let reply = (self.module.call())(RStr::from(name), RStr::from(input));
-                PluginError::from_reply(reply.outcome, reply.payload.into_string())
-            }
+            Runtime::InProcess => PluginError::from_ffi((self.module.call())(RStr::from(name), RStr::from(input))),
             Runtime::Process(child) => child.call(name, input),
         }
     }
 
     /// The plugin's ingest entry point.
     pub fn ingest(&self, format: &str, bytes: &[u8], options: &str) -> Result<String, PluginError> {
-        let reply = (self.module.ingest())(RStr::from(format), bytes.into(), RStr::from(options));
-        PluginError::from_reply(reply.outcome, reply.payload.into_string())
+        PluginError::from_ffi((self.module.ingest())(RStr::from(format), bytes.into(), RStr::from(options)))
     }
 
     /// Every dataset this plugin reads (its own and others').
@@ -594,7 +589,7 @@ pub fn init_all(
             Isolation::InProcess => {
                 let about_to_serve = served_by(engine, &i.c.manifest);
                 let reply = (i.c.module.init())(host_services(i.token), RStr::from(i.config_json.as_str()));
-                PluginError::from_reply(reply.outcome, reply.payload.into_string()).map(|_| {
+                PluginError::from_ffi(reply).map(|_| {
                     *served.write().unwrap_or_else(|e| e.into_inner()) = about_to_serve;
                     Runtime::InProcess
                 })
