@@ -62,15 +62,7 @@ impl<'a> Query<'a> {
     /// A positive integer, or `None` when absent.
     pub fn positive_int(&self, name: &str) -> Result<Option<u64>, ApiError> {
         // Untrimmed (a blank value still counts as absent): ` 5` is not how a number is written.
-        let Some(v) = self.raw(name).filter(|v| !v.trim().is_empty()) else { return Ok(None) };
-        // Digits only: Rust's parser would also take `+5`, which no documented form of the parameter allows.
-        let digits = !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit());
-        // More digits than a u64 holds is still a positive integer (clamped by the callers that have a maximum).
-        match v.parse::<u64>() {
-            Ok(n) if digits && n >= 1 => Ok(Some(n)),
-            Err(_) if digits && v.trim_start_matches('0').len() > 19 => Ok(Some(u64::MAX)),
-            _ => Err(ApiError::bad_request(format!("{name} must be a positive integer, got `{}`", clip(v)))),
-        }
+        self.raw(name).filter(|v| !v.trim().is_empty()).map(|v| positive_int_text(name, v)).transpose()
     }
 
     /// The `limit` parameter: absent gives `default`; above `maximum` is clamped to `maximum`; zero, negative
@@ -84,22 +76,12 @@ impl<'a> Query<'a> {
 
     /// A strict boolean: `true` or `false` (case-insensitive); anything else is a 400.
     pub fn bool(&self, name: &str) -> Result<Option<bool>, ApiError> {
-        let Some(v) = self.str(name) else { return Ok(None) };
-        if v.eq_ignore_ascii_case("true") {
-            Ok(Some(true))
-        } else if v.eq_ignore_ascii_case("false") {
-            Ok(Some(false))
-        } else {
-            Err(ApiError::bad_request(format!("{name} must be true or false, got `{}`", clip(v))))
-        }
+        self.str(name).map(|v| bool_text(name, v)).transpose()
     }
 
     /// A calendar date in `YYYY-MM-DD`.
     pub fn date(&self, name: &str) -> Result<Option<NaiveDate>, ApiError> {
-        let Some(v) = self.str(name) else { return Ok(None) };
-        parse_date(v).map(Some).ok_or_else(|| {
-            ApiError::bad_request(format!("{name} must be a date in YYYY-MM-DD form, got `{}`", clip(v)))
-        })
+        self.str(name).map(|v| date_text(name, v)).transpose()
     }
 
     /// The inclusive `from`/`to` pair; `from` after `to` is a 400.
@@ -397,12 +379,40 @@ impl ParamText for String {
     }
 }
 
+/// The rule of [`Query::positive_int`] on a value present and not blank.
+fn positive_int_text(name: &str, v: &str) -> Result<u64, ApiError> {
+    // Digits only: Rust's parser would also take `+5`, which no documented form of the parameter allows.
+    let digits = !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit());
+    // More digits than a u64 holds is still a positive integer (clamped by the callers that have a maximum).
+    match v.parse::<u64>() {
+        Ok(n) if digits && n >= 1 => Ok(n),
+        Err(_) if digits && v.trim_start_matches('0').len() > 19 => Ok(u64::MAX),
+        _ => Err(ApiError::bad_request(format!("{name} must be a positive integer, got `{}`", clip(v)))),
+    }
+}
+
+/// The rule of [`Query::bool`] on a trimmed value.
+fn bool_text(name: &str, v: &str) -> Result<bool, ApiError> {
+    if v.eq_ignore_ascii_case("true") {
+        Ok(true)
+    } else if v.eq_ignore_ascii_case("false") {
+        Ok(false)
+    } else {
+        Err(ApiError::bad_request(format!("{name} must be true or false, got `{}`", clip(v))))
+    }
+}
+
+/// The rule of [`Query::date`] on a trimmed value.
+fn date_text(name: &str, v: &str) -> Result<NaiveDate, ApiError> {
+    parse_date(v)
+        .ok_or_else(|| ApiError::bad_request(format!("{name} must be a date in YYYY-MM-DD form, got `{}`", clip(v))))
+}
+
 /// A positive integer, digits only (see [`Query::positive_int`]).
 impl ParamText for u64 {
     const KIND: crate::ParamKind = crate::ParamKind::Integer;
     fn parse(name: &str, raw: &str) -> Result<Self, ApiError> {
-        let pair = [(name.to_string(), raw.to_string())];
-        Ok(Query::new(&pair).positive_int(name)?.expect("a non-blank value"))
+        positive_int_text(name, raw)
     }
 }
 
@@ -410,8 +420,7 @@ impl ParamText for u64 {
 impl ParamText for bool {
     const KIND: crate::ParamKind = crate::ParamKind::Boolean;
     fn parse(name: &str, raw: &str) -> Result<Self, ApiError> {
-        let pair = [(name.to_string(), raw.to_string())];
-        Ok(Query::new(&pair).bool(name)?.expect("a non-blank value"))
+        bool_text(name, raw.trim())
     }
 }
 
@@ -419,8 +428,7 @@ impl ParamText for bool {
 impl ParamText for NaiveDate {
     const KIND: crate::ParamKind = crate::ParamKind::Date;
     fn parse(name: &str, raw: &str) -> Result<Self, ApiError> {
-        let pair = [(name.to_string(), raw.to_string())];
-        Ok(Query::new(&pair).date(name)?.expect("a non-blank value"))
+        date_text(name, raw.trim())
     }
 }
 

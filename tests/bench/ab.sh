@@ -4,7 +4,8 @@
 # plugin), in interleaved wrk rounds; prints the medians, each build's full path / baseline, and after / before.
 # Both serve this tree's release plugins. Not part of CI.
 # Usage: tests/bench/ab.sh BEFORE_BIN AFTER_BIN [seconds per run, 4] [rounds, 5]
-#   ROUTE (default /v1/congress-trades?ticker=LMCS), KEYS (pro keys rotated, 1000), EXTRA (TOML appended to both).
+#   ROUTE (default /v1/congress-trades?ticker=LMCS), KEYS (pro keys rotated, 1000), EXTRA (TOML appended to both),
+#   LOG (RUST_LOG of both servers, warn: no access log; info to measure with it).
 set -euo pipefail
 before=$1; after=$2; secs=${3:-4}; rounds=${4:-5}
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -22,8 +23,8 @@ DATAHOST_CONFIG=$work/a.toml RUST_LOG=warn $before serve > $work/a0.out 2>&1 & p
 for _ in $(seq 1 100); do grep -q listening $work/a0.out && break; sleep 0.1; done
 curl -fsS "http://127.0.0.1:$pa$route" -H "X-API-Key: $(head -1 $work/keys.txt)" > $work/body.json; kill $p; wait $p 2>/dev/null || true
 cp "$work/a/keys.json" "$work/b/keys.json"
-DATAHOST_CONFIG=$work/a.toml RUST_LOG=warn $before serve > $work/a.out 2>&1 & pida=$!
-DATAHOST_CONFIG=$work/b.toml RUST_LOG=warn $after serve > $work/b.out 2>&1 & pidb=$!
+DATAHOST_CONFIG=$work/a.toml RUST_LOG=${LOG:-warn} $before serve > $work/a.out 2>&1 & pida=$!
+DATAHOST_CONFIG=$work/b.toml RUST_LOG=${LOG:-warn} $after serve > $work/b.out 2>&1 & pidb=$!
 trap 'kill $pida $pidb 2>/dev/null; rm -rf "$work"' EXIT
 for _ in $(seq 1 100); do grep -q listening $work/a.out && grep -q listening $work/b.out && break; sleep 0.1; done
 echo "body $(wc -c < $work/body.json) B; rss before $(ps -o rss= -p $pida) KiB after $(ps -o rss= -p $pidb) KiB"

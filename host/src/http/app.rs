@@ -22,6 +22,7 @@ use tower_http::request_id::{MakeRequestId, PropagateRequestIdLayer, RequestId, 
 use crate::access::auth::{presented, resolved, AuthError, Caller, Presented};
 use crate::access::ratelimit::{tier_limit, Decision};
 use crate::config::Isolation;
+use crate::http::access_log::AccessRecord;
 use crate::http::error::AppError;
 use crate::http::response_cache::NO_CACHE_HEADER;
 use crate::http::state::{dataset_status, AppState};
@@ -612,25 +613,34 @@ async fn observe(State(state): State<Arc<AppState>>, request: Request, next: Nex
     let route = request.extensions().get::<MatchedPath>().cloned();
     // The access line's request fields, read only when it is written (this runs on every request).
     // (Also off while the access target is filtered out, e.g. `RUST_LOG=warn`: nothing would be written.)
-    let log_on = state.config.server.access_log && tracing::enabled!(target: "datahost::access", tracing::Level::INFO);
-    let logged = log_on.then(|| {
-        let request_id: String = request_id(request.headers()).unwrap_or("").chars().take(64).collect();
-        (request.method().clone(), request_id)
-    });
+    // The caller's or the server's request id, kept only while the access log is on (it runs on every request).
+    let request_id = state.access_log.as_ref().and_then(|_| request.headers().get("x-request-id").cloned());
+    let method = request.method().clone();
     let response = next.run(request).await;
     let elapsed = started.elapsed();
     let status = response.status().as_u16();
     let label = response.extensions().get::<TierLabel>();
     let tier = label.map_or("none", |l| l.0);
     let route = route.as_ref().map_or("unmatched", |m| m.as_str());
-    if let Some((method, request_id)) = logged {
-        let key_id: String = label.map(|l| l.1.chars().take(64).collect()).unwrap_or_default();
-        tracing::info!(target: "datahost::access", method = %method, route = %route, status,
-            latency_ms = (elapsed.as_secs_f64() * 1e6).round() / 1e3, request_id = %request_id, tier = %tier,
-            key_id = %key_id, "request");
+    if let Some(log) = &state.access_log {
+        let request_id = request_id.as_ref().and_then(|v| v.to_str().ok()).unwrap_or("");
+        log.record(&AccessRecord {
+            method: method.as_str(),
+            route,
+            status,
+            latency: elapsed,
+            request_id: truncate_chars(request_id, 64),
+            tier,
+            key_id: label.map_or("", |l| truncate_chars(&l.1, 64)),
+        });
     }
     crate::http::metrics::http_request(route, status, tier, elapsed);
     response
+}
+
+/// The first `max` characters of `text` (all of it when shorter).
+fn truncate_chars(text: &str, max: usize) -> &str {
+    text.char_indices().nth(max).map_or(text, |(end, _)| &text[..end])
 }
 
 #[cfg(test)]

@@ -1,8 +1,9 @@
 //! The HTTP surface: the router and its handlers (`app`), the state they share (`state`), the error envelope
-//! (`error`), CORS, `/docs`, `/openapi.json`, metrics, content negotiation, `/ready`, the response cache and the
-//! API listener's accept loop (`conn`). Sits above `access`, `plugins`, `sync` and `engine`; only `lifecycle`
-//! imports it.
+//! (`error`), CORS, `/docs`, `/openapi.json`, metrics, content negotiation, `/ready`, the response cache, the
+//! access log and the API listener's accept loop (`conn`). Sits above `access`, `plugins`, `sync` and `engine`;
+//! only `lifecycle` imports it.
 
+pub mod access_log;
 pub mod app;
 pub mod conn;
 pub mod cors;

@@ -41,6 +41,8 @@ pub struct AppState {
     pub cors: Option<crate::http::cors::Cors>,
     /// Plugins whose last reload failed (`plugins/health.rs`, written by `lifecycle/watch.rs`).
     pub plugin_health: Arc<crate::plugins::health::PluginHealth>,
+    /// One line per request (`access_log.rs`); `None` while `server.access_log` is off or filtered out.
+    pub access_log: Option<Arc<crate::http::access_log::AccessLog>>,
 }
 
 impl AppState {
@@ -64,6 +66,7 @@ impl AppState {
         doc_headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
         let openapi_entry = Arc::new(Entry::new(openapi.clone(), doc_headers, true));
         let response_cache = Arc::new(ResponseCache::new(&config.cache));
+        let access_log = crate::http::access_log::AccessLog::stderr(config.server.access_log, config.server.log_format);
         Self {
             config,
             registry,
@@ -78,6 +81,7 @@ impl AppState {
             failed_auth,
             cors,
             plugin_health: Arc::default(),
+            access_log,
         }
     }
 

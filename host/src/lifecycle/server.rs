@@ -231,7 +231,11 @@ pub async fn serve(config: Config) -> Result<(), StartupError> {
             "shutting down: closing idle connections, finishing in-flight requests"
         );
     };
-    if !crate::http::conn::serve(api_listener, router, limits, shutdown, grace).await {
+    let finished = crate::http::conn::serve(api_listener, router, limits, shutdown, grace).await;
+    if let Some(log) = &state.access_log {
+        log.flush();
+    }
+    if !finished {
         tracing::warn!("grace period over; exiting with requests still in flight");
         std::process::exit(1);
     }

@@ -9,8 +9,11 @@
 
 use std::collections::BTreeSet;
 
+use datahost_plugin_api::params::ParamText;
 use datahost_plugin_api::params::DEFAULT_MAX_LIMIT;
-use datahost_plugin_api::{ApiError, ParamSpec, RequestEnvelope, Response, RouteSpec, Tier};
+use datahost_plugin_api::{
+    ApiError, ParamKind, ParamSpec, Params, RequestEnvelope, Response, RouteSpec, TickerFilter, Tier,
+};
 use serde_json::{json, Value};
 
 use crate::graph::{Graph, MatchKind, Miss};
@@ -19,51 +22,54 @@ pub const DEFAULT_LIMIT: usize = 200;
 /// Longest `entity` accepted, so a client cannot make the server scan with a huge needle.
 pub const ENTITY_MAX_CHARS: usize = 200;
 
+/// Query parameters of `GET /v1/entity-graph`.
+#[derive(Params)]
+struct Focus {
+    /// Focus company by stock ticker, case-insensitive. One of `ticker` and `entity` is required (not both).
+    ticker: TickerFilter,
+    /// Focus entity by name, case-insensitive: a company, insider, member of Congress, agency, PAC committee (name
+    /// or FEC id) or 13F filer (name or CIK); a node id such as `filer:0001811234` also works. An exact name wins;
+    /// otherwise the name must contain it uniquely (when several match and exactly one is a company, the company
+    /// is chosen; otherwise 400 listing candidates). One of `ticker` and `entity` is required (not both).
+    #[param(example = "Bulwark Ridge Defense", max_chars = ENTITY_MAX_CHARS)]
+    entity: Option<String>,
+    /// Hops from the focus entity: 1 (its own links) or 2 (also its neighbours' links; the shared lobbying and
+    /// USPTO nodes are not expanded).
+    depth: Option<Depth>,
+    #[param(limit(default = DEFAULT_LIMIT, max = DEFAULT_MAX_LIMIT, of = "edges"))]
+    limit: usize,
+}
+
+/// `depth`: 1 or 2 hops (default 1).
+#[derive(Clone, Copy)]
+struct Depth(u8);
+
+impl ParamText for Depth {
+    const KIND: ParamKind = ParamKind::Integer;
+    fn parse(name: &str, raw: &str) -> Result<Self, ApiError> {
+        match raw.trim() {
+            "1" => Ok(Depth(1)),
+            "2" => Ok(Depth(2)),
+            other => {
+                let shown: String = other.chars().take(40).collect();
+                Err(ApiError::bad_request(format!("{name} must be 1 or 2, got `{shown}`")))
+            }
+        }
+    }
+    fn document(spec: &mut ParamSpec) {
+        spec.default = Some(1.into());
+        spec.schema = Some(json!({ "maximum": 2, "enum": [1, 2] }));
+    }
+}
+
 pub fn route_spec() -> RouteSpec {
-    let mut ticker = ParamSpec::ticker();
-    ticker.description = "Focus company by stock ticker, case-insensitive. One of `ticker` and `entity` is required \
-                          (not both)."
-        .into();
-    RouteSpec::new(
-        crate::ROUTE,
-        vec![
-            ticker,
-            ParamSpec::string(
-                "entity",
-                "Focus entity by name, case-insensitive: a company, insider, member of Congress, agency, PAC \
-                 committee (name or FEC id) or 13F filer (name or CIK); a node id such as `filer:0001811234` also \
-                 works. An exact name wins; otherwise the name must contain it uniquely (when several match and \
-                 exactly one is a company, the company is chosen; otherwise 400 listing candidates). One of \
-                 `ticker` and `entity` is required (not both).",
-            )
-            .example("Bulwark Ridge Defense")
-            .schema(json!({ "maxLength": ENTITY_MAX_CHARS })),
-            ParamSpec::integer(
-                "depth",
-                "Hops from the focus entity: 1 (its own links) or 2 (also its neighbours' links; the shared \
-                 lobbying and USPTO nodes are not expanded).",
-            )
-            .default_value(1)
-            .schema(json!({ "maximum": 2, "enum": [1, 2] })),
-            ParamSpec::limit(DEFAULT_LIMIT, DEFAULT_MAX_LIMIT, "edges"),
-        ],
-    )
-    .requiring(Tier::Pro)
+    RouteSpec::new(crate::ROUTE, Focus::specs()).requiring(Tier::Pro)
 }
 
 pub fn handle(graph: &Graph, request: &RequestEnvelope) -> Result<Response, ApiError> {
-    let q = request.params();
-    let ticker = q.ticker()?;
-    let entity = q.str_max("entity", ENTITY_MAX_CHARS)?;
-    let depth: u8 = match q.str("depth") {
-        None | Some("1") => 1,
-        Some("2") => 2,
-        Some(other) => {
-            let shown: String = other.chars().take(40).collect();
-            return Err(ApiError::bad_request(format!("depth must be 1 or 2, got `{shown}`")));
-        }
-    };
-    let limit = q.limit(DEFAULT_LIMIT, DEFAULT_MAX_LIMIT)?;
+    let Focus { ticker, entity, depth, limit } = Focus::parse(request.params())?;
+    let depth = depth.map_or(1, |Depth(hops)| hops);
+    let entity = entity.as_deref();
 
     let (focus, matched_by) = match (ticker.value(), entity) {
         (None, None) => return Err(ApiError::bad_request("ticker or entity is required")),
