@@ -15,7 +15,6 @@
 
 use std::collections::HashSet;
 
-use datahost_plugin_api::params::Query;
 use datahost_plugin_api::ApiError;
 
 /// USPS Publication 28 street suffixes: every common spelling → the standard abbreviation.
@@ -232,17 +231,6 @@ pub fn has_alphanumeric(text: &str) -> bool {
     text.chars().any(char::is_alphanumeric)
 }
 
-/// Parses a search text parameter into a [`TokenQuery`]: required (SPEC wording when missing), at most
-/// `max_chars` characters, and holding at least one letter or digit.
-pub fn token_query_param(q: &Query<'_>, name: &str, max_chars: usize) -> Result<(String, TokenQuery), ApiError> {
-    let text = q.str_max(name, max_chars)?.ok_or_else(|| ApiError::missing(name))?;
-    let query = TokenQuery::new(text);
-    if !has_alphanumeric(text) {
-        return Err(ApiError::bad_request(format!("{name} must contain at least one letter or digit")));
-    }
-    Ok((text.to_string(), query))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -309,19 +297,5 @@ mod tests {
         assert!(!TokenQuery::new("brien").matches(&record), "tokens match whole, not as substrings");
         assert!(!TokenQuery::new("!!").matches(&record), "an empty query matches nothing");
         assert_eq!(TokenQuery::new("Lee lee LEE").tokens(), ["LEE"]);
-    }
-
-    #[test]
-    fn token_parameter() {
-        let pairs = vec![("query".to_string(), "#?!".to_string())];
-        let q = Query::new(&pairs);
-        assert_eq!(
-            token_query_param(&q, "query", 200).unwrap_err().message,
-            "query must contain at least one letter or digit"
-        );
-        assert_eq!(
-            token_query_param(&q, "missing", 200).unwrap_err().message,
-            "the missing query parameter is required"
-        );
     }
 }

@@ -18,11 +18,11 @@ use std::collections::{BTreeSet, HashMap};
 
 use serde::{Deserialize, Serialize};
 
-use crate::address::{canonical_tokens, token_query_param, TokenQuery, TokenSet};
+use crate::address::{canonical_tokens, has_alphanumeric, TokenQuery, TokenSet};
 use crate::sql::SeedTable;
 use datahost_plugin_api::paging::{self, KeyedPage, Page, PageRequest};
-use datahost_plugin_api::params::Query;
-use datahost_plugin_api::{ApiError, ParamSpec, RequestEnvelope};
+use datahost_plugin_api::params::ParamText;
+use datahost_plugin_api::{ApiError, ParamSpec};
 
 /// The sort key of a clerk record in a search result: its date (`YYYY-MM-DD`, newest first), then its record
 /// key (instrument or document number) ascending in byte order.
@@ -92,7 +92,7 @@ pub fn parse_county_slug(param: &str, text: &str) -> Result<String, ApiError> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CountySlug(pub String);
 
-impl datahost_plugin_api::params::ParamText for CountySlug {
+impl ParamText for CountySlug {
     const KIND: datahost_plugin_api::ParamKind = datahost_plugin_api::ParamKind::String;
     fn parse(name: &str, raw: &str) -> Result<Self, ApiError> {
         parse_county_slug(name, raw.trim()).map(CountySlug)
@@ -100,11 +100,6 @@ impl datahost_plugin_api::params::ParamText for CountySlug {
     fn document(spec: &mut ParamSpec) {
         spec.example = Some("travis-tx".into());
     }
-}
-
-/// The `name` county parameter: `None` when absent, else a checked, lowercased slug.
-pub fn county_param(q: &Query<'_>, name: &str) -> Result<Option<String>, ApiError> {
-    q.str(name).map(|v| parse_county_slug(name, v)).transpose()
 }
 
 /// One onboarded county as a snapshot lists it (`{"slug", "name", "state", "onboardedAt", ...}`; further
@@ -139,51 +134,41 @@ pub struct ClerkSearch {
 /// Longest accepted `query`, so a client cannot make the server tokenise a megabyte.
 pub const MAX_QUERY_CHARS: usize = 200;
 
-/// The `county` parameter of a county-records route (optional unless `.required()` is chained); `note` says
-/// what a county that is not yet onboarded gives.
-pub fn county_param_spec(note: &str) -> ParamSpec {
-    ParamSpec::string(
-        "county",
-        &format!(
-            "County slug (county name in lowercase words joined by '-', then the state code), for example \
-             `travis-tx`. {note}"
-        ),
-    )
-    .example("travis-tx")
+/// The `query` of a clerk search as a [`datahost_plugin_api::Params`] field: trimmed, at most
+/// [`MAX_QUERY_CHARS`] characters, with a letter or digit; kept as given (echoed in the answer) and as its
+/// match tokens. Its description is the route's (what the records hold); the type adds the length rule.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClerkQueryText {
+    /// The query as given (trimmed).
+    pub text: String,
+    /// Its canonical match tokens.
+    pub tokens: TokenQuery,
+}
+
+impl ParamText for ClerkQueryText {
+    const KIND: datahost_plugin_api::ParamKind = datahost_plugin_api::ParamKind::String;
+    fn parse(name: &str, raw: &str) -> Result<Self, ApiError> {
+        let text = raw.trim();
+        if text.chars().count() > MAX_QUERY_CHARS {
+            return Err(ApiError::bad_request(format!("{name} must be at most {MAX_QUERY_CHARS} characters")));
+        }
+        if !has_alphanumeric(text) {
+            return Err(ApiError::bad_request(format!("{name} must contain at least one letter or digit")));
+        }
+        Ok(Self { text: text.to_string(), tokens: TokenQuery::new(text) })
+    }
+    fn document(spec: &mut ParamSpec) {
+        spec.description.push_str(&format!(" At most {MAX_QUERY_CHARS} characters, with a letter or digit."));
+        spec.schema = Some(serde_json::json!({ "maxLength": MAX_QUERY_CHARS }));
+    }
 }
 
 impl ClerkSearch {
-    /// The parameters [`ClerkSearch::parse`] reads: required `county` and `query` (described by the caller,
-    /// which knows what its records hold), and `limit` over `what`.
-    pub fn param_specs(
-        query_description: &str,
-        query_example: &str,
-        what: &str,
-        default_limit: usize,
-        max_limit: usize,
-    ) -> Vec<ParamSpec> {
-        vec![
-            county_param_spec("A county not yet onboarded gives an empty result.").required(),
-            ParamSpec::string(
-                "query",
-                &format!("{query_description} At most {MAX_QUERY_CHARS} characters, with a letter or digit."),
-            )
-            .required()
-            .example(query_example)
-            .schema(serde_json::json!({ "maxLength": MAX_QUERY_CHARS })),
-            ParamSpec::limit(default_limit, max_limit, what),
-            paging::cursor_param(),
-        ]
-    }
-
-    /// Reads and checks the parameters (400 naming the first bad or missing one); `limit` defaults to
-    /// `default_limit` and is clamped to `max_limit`.
-    pub fn parse(request: &RequestEnvelope, default_limit: usize, max_limit: usize) -> Result<Self, ApiError> {
-        let q = request.params();
-        let county = county_param(&q, "county")?.ok_or_else(|| ApiError::missing("county"))?;
-        let (query, tokens) = token_query_param(&q, "query", MAX_QUERY_CHARS)?;
-        let page = PageRequest::parse(request, default_limit, max_limit)?.keyed()?;
-        Ok(Self { county, query, tokens, page })
+    /// The search a route's parameters ask for: its `county`, its `query` and its page (the route declares
+    /// them in a [`datahost_plugin_api::Params`] struct, with its own descriptions); a cursor that is not one
+    /// of this search's is a 400.
+    pub fn new(county: CountySlug, query: ClerkQueryText, page: PageRequest) -> Result<Self, ApiError> {
+        Ok(Self { county: county.0, query: query.text, tokens: query.tokens, page: page.keyed()? })
     }
 }
 
@@ -434,6 +419,36 @@ pub fn clerk_search_engine<T: serde::de::DeserializeOwned>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use datahost_plugin_api::{Params, RequestEnvelope};
+
+    /// A route's clerk-search parameters, declared as deeds and liens declare theirs.
+    #[derive(Params)]
+    struct Search {
+        /// County slug.
+        county: CountySlug,
+        /// Names or an address.
+        #[param(example = "O'Brien")]
+        query: ClerkQueryText,
+        #[param(page(default = 100, max = 1000, of = "records"))]
+        page: PageRequest,
+    }
+
+    fn parse_search(request: &RequestEnvelope) -> Result<ClerkSearch, ApiError> {
+        let Search { county, query, page } = Search::parse(request.params())?;
+        ClerkSearch::new(county, query, page)
+    }
+
+    #[test]
+    fn clerk_search_parameters_are_documented_with_their_rules() {
+        let specs = Search::specs();
+        let names: Vec<&str> = specs.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["county", "query", "limit", "cursor"]);
+        assert!(specs[0].required && specs[1].required);
+        assert_eq!(specs[0].example, Some("travis-tx".into()));
+        assert_eq!(specs[1].description, "Names or an address. At most 200 characters, with a letter or digit.");
+        assert_eq!(specs[1].schema, Some(serde_json::json!({ "maxLength": 200 })));
+        assert_eq!(specs[1].example, Some("O'Brien".into()));
+    }
 
     fn q(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
         pairs.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect()
@@ -445,12 +460,8 @@ mod tests {
 
     fn search(query: &str, limit: usize) -> ClerkSearch {
         let limit = limit.to_string();
-        ClerkSearch::parse(
-            &RequestEnvelope::new("/v1/x", &[("county", "king-wa"), ("query", query), ("limit", &limit)]),
-            100,
-            1000,
-        )
-        .unwrap()
+        parse_search(&RequestEnvelope::new("/v1/x", &[("county", "king-wa"), ("query", query), ("limit", &limit)]))
+            .unwrap()
     }
 
     #[test]
@@ -477,7 +488,7 @@ mod tests {
     #[test]
     fn clerk_search_parameters() {
         let p = q(&[("county", "Cook-IL"), ("query", " Maura O'Brien "), ("limit", "5000")]);
-        let s = ClerkSearch::parse(&RequestEnvelope::new("/v1/x", &pairs_of(&p)), 100, 1000).unwrap();
+        let s = parse_search(&RequestEnvelope::new("/v1/x", &pairs_of(&p))).unwrap();
         assert_eq!(s.county, "cook-il");
         assert_eq!(s.query, "Maura O'Brien");
         assert_eq!(s.tokens.tokens(), ["MAURA", "OBRIEN"]);
@@ -491,14 +502,14 @@ mod tests {
             (q(&[("county", "king"), ("query", "x")]), ""),
             (q(&[("county", "king-wa"), ("query", "x"), ("limit", "0")]), "limit must be a positive integer, got `0`"),
         ] {
-            let err = ClerkSearch::parse(&RequestEnvelope::new("/v1/x", &pairs_of(&pairs)), 100, 1000).unwrap_err();
+            let err = parse_search(&RequestEnvelope::new("/v1/x", &pairs_of(&pairs))).unwrap_err();
             assert_eq!(err.status, 400);
             assert!(err.message.starts_with(message), "{pairs:?}: {}", err.message);
         }
         let long = "a ".repeat(101);
         let p = q(&[("county", "king-wa"), ("query", &long)]);
         assert_eq!(
-            ClerkSearch::parse(&RequestEnvelope::new("/v1/x", &pairs_of(&p)), 100, 1000).unwrap_err().message,
+            parse_search(&RequestEnvelope::new("/v1/x", &pairs_of(&p))).unwrap_err().message,
             "query must be at most 200 characters"
         );
     }
@@ -529,7 +540,7 @@ mod tests {
         assert_eq!((capped.total, capped.records.len()), (2, 1));
         let next = capped.next.expect("a second page");
         let q = [("county", "king-wa"), ("query", "halvorsen"), ("limit", "1"), ("cursor", next.as_str())];
-        let second = index.search(&ClerkSearch::parse(&RequestEnvelope::new("/v1/x", &q), 100, 1000).unwrap(), key);
+        let second = index.search(&parse_search(&RequestEnvelope::new("/v1/x", &q)).unwrap(), key);
         assert_eq!((second.total, second.records[0].1, second.next), (2, "2020-01-01", None));
         let mut other = search("halvorsen", 10);
         other.county = "cook-il".into();
@@ -561,7 +572,7 @@ mod tests {
             if let Some(c) = cursor.as_deref() {
                 q.push(("cursor", c));
             }
-            let page = index.search(&ClerkSearch::parse(&RequestEnvelope::new("/v1/x", &q), 100, 1000).unwrap(), key);
+            let page = index.search(&parse_search(&RequestEnvelope::new("/v1/x", &q)).unwrap(), key);
             seen.extend(page.records.iter().map(|r| r.1));
             match page.next {
                 Some(next) => cursor = Some(next),
@@ -608,7 +619,7 @@ mod tests {
         );
         assert!(sql.contains("ORDER BY match_date DESC, match_key COLLATE \"C\" LIMIT $3)"), "{sql}");
         let pairs = q(&[("county", "Travis-TX"), ("query", "O'Brien maura")]);
-        let search = ClerkSearch::parse(&RequestEnvelope::new("/v1/x", &pairs_of(&pairs)), 100, 1000).unwrap();
+        let search = parse_search(&RequestEnvelope::new("/v1/x", &pairs_of(&pairs))).unwrap();
         let table = ClerkTable { table: "liens", select: "number", date_column: "filed", key_column: "number" };
         let (sql, params) = clerk_search_query(&table, &search, &[("kind", "tax".into()), ("released", false.into())]);
         assert_eq!(
@@ -626,7 +637,7 @@ mod tests {
         // A later page starts after the cursor's (date, key), given as the parameters after the filters.
         let cursor = search.page.request.cursor_after(&clerk_key("2024-05-01", "DOC-7"));
         let pairs = q(&[("county", "Travis-TX"), ("query", "O'Brien maura"), ("cursor", &cursor)]);
-        let later = ClerkSearch::parse(&RequestEnvelope::new("/v1/x", &pairs_of(&pairs)), 100, 1000).unwrap();
+        let later = parse_search(&RequestEnvelope::new("/v1/x", &pairs_of(&pairs))).unwrap();
         let (sql, params) = clerk_search_query(&table, &later, &[("kind", "tax".into())]);
         assert_eq!(params[4..], [serde_json::json!("2024-05-01"), serde_json::json!("DOC-7")]);
         assert!(

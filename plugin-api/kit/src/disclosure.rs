@@ -2,7 +2,7 @@
 //! selection logic of `/v1/congress-trades` and `/v1/senate-trades`.
 //!
 //! A plugin implements [`Disclosure`] for its filing record, builds a [`DisclosureIndex`] once in `init`, parses
-//! each request with [`DisclosureQuery::parse`] and maps the [`Selected`] filings to its own response type.
+//! each request's parameters into a [`DisclosureQuery`] and maps the [`Selected`] filings to its own response type.
 //! The rules live here once: `member` is a case-insensitive substring of the member's name; `ticker` keeps only
 //! filings with a trade in that ticker and, inside each, only those trades; filings come newest first
 //! (`filedDate`, then `docId`, descending); `limit` caps the number of filings on a page and `cursor` continues
@@ -19,7 +19,7 @@ use crate::text::amount_range_bounds;
 use datahost_plugin_api::paging::{self, KeyedPage, Page, PageRequest};
 use datahost_plugin_api::params::{normalize_ticker, ticker_spellings, TickerFilter};
 use datahost_plugin_api::query::RecordsQuery;
-use datahost_plugin_api::{ApiError, ApiSchema, Host, ParamSpec, RequestEnvelope};
+use datahost_plugin_api::{ApiError, ApiSchema, Host};
 
 /// Longest `member` pattern accepted, so a client cannot make the server scan with a huge needle.
 pub const MEMBER_MAX_CHARS: usize = 100;
@@ -60,18 +60,6 @@ pub trait Disclosure {
     fn trade_ticker(trade: &Self::Trade) -> &str;
 }
 
-/// The query parameters shared by the disclosure routes: `ticker`, `member`, `limit`, `cursor`.
-pub fn params(default_limit: usize, max_limit: usize, member_example: &str) -> Vec<ParamSpec> {
-    vec![
-        ParamSpec::ticker(),
-        ParamSpec::string("member", "Case-insensitive substring of the member's name.")
-            .example(member_example)
-            .schema(serde_json::json!({ "maxLength": MEMBER_MAX_CHARS })),
-        ParamSpec::limit(default_limit, max_limit, "filings"),
-        paging::cursor_param(),
-    ]
-}
-
 /// The sort key of a filing in the list: newest `filedDate` first, then `docId` descending.
 pub type FilingKey = (Reverse<String>, Reverse<String>);
 
@@ -91,14 +79,11 @@ pub struct DisclosureQuery {
 }
 
 impl DisclosureQuery {
-    /// Parses `ticker`, `member`, `limit` and `cursor` with SPEC's rules (400 naming the parameter on bad input).
-    pub fn parse(request: &RequestEnvelope, default_limit: usize, max_limit: usize) -> Result<Self, ApiError> {
-        let q = request.params();
-        Ok(Self {
-            ticker: q.ticker()?,
-            member: q.str_max("member", MEMBER_MAX_CHARS)?.map(str::to_lowercase),
-            page: PageRequest::parse(request, default_limit, max_limit)?.keyed()?,
-        })
+    /// The selection a route's parameters ask for (each chamber declares `ticker`, `member` of at most
+    /// [`MEMBER_MAX_CHARS`] characters and its page in a [`datahost_plugin_api::Params`] struct, with its own
+    /// example); a cursor that is not one of this list's is a 400.
+    pub fn new(ticker: TickerFilter, member: Option<String>, page: PageRequest) -> Result<Self, ApiError> {
+        Ok(Self { ticker, member: member.map(|m| m.to_lowercase()), page: page.keyed()? })
     }
 }
 
@@ -335,6 +320,7 @@ impl<'a, T: Serialize> WithAmountBounds<'a, T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use datahost_plugin_api::{Params, RequestEnvelope};
 
     struct F(&'static str, &'static str, &'static str, Vec<&'static str>);
 
@@ -366,8 +352,25 @@ mod tests {
         ])
     }
 
+    /// A chamber's parameters, declared as congress-trades and senate-trades declare theirs.
+    #[derive(Params)]
+    struct Selection {
+        /// Ticker.
+        ticker: TickerFilter,
+        /// Member.
+        #[param(max_chars = MEMBER_MAX_CHARS)]
+        member: Option<String>,
+        #[param(page(default = 10, max = 1000, of = "filings"))]
+        page: PageRequest,
+    }
+
+    fn parse(request: &RequestEnvelope) -> Result<DisclosureQuery, ApiError> {
+        let Selection { ticker, member, page } = Selection::parse(request.params())?;
+        DisclosureQuery::new(ticker, member, page)
+    }
+
     fn run(pairs: &[(&str, &str)]) -> Vec<(String, Vec<&'static str>)> {
-        let query = DisclosureQuery::parse(&RequestEnvelope::new("/v1/x", pairs), 10, 1000).unwrap();
+        let query = parse(&RequestEnvelope::new("/v1/x", pairs)).unwrap();
         index()
             .select(&query)
             .items
@@ -391,7 +394,7 @@ mod tests {
 
     #[test]
     fn trades_held_elsewhere_match_the_ticker_filter() {
-        let query = DisclosureQuery::parse(&RequestEnvelope::new("/v1/x", &[("ticker", "nvda")]), 10, 1000).unwrap();
+        let query = parse(&RequestEnvelope::new("/v1/x", &[("ticker", "nvda")])).unwrap();
         let index = index();
         let ids: Vec<&str> = index.select_with(&query, |f| f.1 == "4").items.iter().map(|s| s.filing.1).collect();
         assert_eq!(ids, ["4"], "no in-memory trade is NVDA; filing 4's stored trades are");
@@ -400,12 +403,12 @@ mod tests {
     #[test]
     fn pages_continue_after_the_last_filing_served() {
         let index = index();
-        let first = DisclosureQuery::parse(&RequestEnvelope::new("/v1/x", &[("limit", "2")]), 10, 1000).unwrap();
+        let first = parse(&RequestEnvelope::new("/v1/x", &[("limit", "2")])).unwrap();
         let page = index.select(&first);
         assert_eq!(page.items.iter().map(|s| s.filing.1).collect::<Vec<_>>(), ["3", "2"]);
         let next = page.next.expect("two more filings");
         let q = [("limit", "2"), ("cursor", next.as_str())];
-        let second = DisclosureQuery::parse(&RequestEnvelope::new("/v1/x", &q), 10, 1000).unwrap();
+        let second = parse(&RequestEnvelope::new("/v1/x", &q)).unwrap();
         let page = index.select(&second);
         assert_eq!(page.items.iter().map(|s| s.filing.1).collect::<Vec<_>>(), ["1", "4"]);
         assert_eq!(page.next, None);
@@ -417,7 +420,7 @@ mod tests {
         assert_eq!(run(&[("member", "ray"), ("ticker", "MSFT")]), vec![("3".into(), vec!["MSFT"])]);
         assert_eq!(run(&[("limit", "1")]).len(), 1);
         let long = "x".repeat(101);
-        let err = DisclosureQuery::parse(&RequestEnvelope::new("/v1/x", &[("member", &long)]), 10, 1000).unwrap_err();
+        let err = parse(&RequestEnvelope::new("/v1/x", &[("member", &long)])).unwrap_err();
         assert_eq!(err.message, "member must be at most 100 characters");
     }
 

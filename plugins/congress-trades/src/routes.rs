@@ -2,9 +2,9 @@
 //! each filing's trades, member substring, limit on filings), applied by the SDK's disclosure index. The House
 //! response adds `filingsWithTrades` to the snapshot's meta.
 
-use datahost_plugin_api::paging;
+use datahost_plugin_api::paging::{self, PageRequest};
 use datahost_plugin_api::params::DEFAULT_MAX_LIMIT;
-use datahost_plugin_api::{ApiError, ApiSchema, RequestEnvelope, Response, RouteSpec};
+use datahost_plugin_api::{ApiError, ApiSchema, Params, RequestEnvelope, Response, RouteSpec, TickerFilter};
 use datahost_plugin_kit::disclosure::{self, DisclosureQuery, WithAmountBounds};
 use serde::Serialize;
 
@@ -13,8 +13,20 @@ use crate::CongressTrades;
 
 pub const DEFAULT_LIMIT: usize = 100;
 
+/// Query parameters of `GET /v1/congress-trades`.
+#[derive(Params)]
+struct Selection {
+    /// Stock ticker, case-insensitive (for example `AAPL` or `aapl`).
+    ticker: TickerFilter,
+    /// Case-insensitive substring of the member's name.
+    #[param(example = "hollister", max_chars = disclosure::MEMBER_MAX_CHARS)]
+    member: Option<String>,
+    #[param(page(default = DEFAULT_LIMIT, max = DEFAULT_MAX_LIMIT, of = "filings"))]
+    page: PageRequest,
+}
+
 pub fn route_spec() -> RouteSpec {
-    RouteSpec::new(crate::ROUTE, disclosure::params(DEFAULT_LIMIT, DEFAULT_MAX_LIMIT, "hollister"))
+    RouteSpec::new(crate::ROUTE, Selection::specs())
 }
 
 /// Where the filings come from, how they were read, and how many there are.
@@ -58,7 +70,8 @@ pub(crate) struct Body<'a> {
 }
 
 pub fn handle(plugin: &CongressTrades, request: &RequestEnvelope) -> Result<Response, ApiError> {
-    let query = DisclosureQuery::parse(request, DEFAULT_LIMIT, DEFAULT_MAX_LIMIT)?;
+    let Selection { ticker, member, page } = Selection::parse(request.params())?;
+    let query = DisclosureQuery::new(ticker, member, page)?;
     let served = plugin
         .index
         .select_served(&query, plugin.pdf_trades.as_ref())

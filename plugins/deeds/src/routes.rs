@@ -1,11 +1,11 @@
 //! `GET /v1/deeds`: token search of one county's grantor/grantee index, newest recording first, from
 //! memory or (engine mode) with one indexed query; paged by `limit` and `cursor` in that order.
 
-use datahost_plugin_api::paging;
+use datahost_plugin_api::paging::{self, PageRequest};
 use datahost_plugin_api::params::DEFAULT_MAX_LIMIT;
-use datahost_plugin_api::{ApiError, ApiSchema, RequestEnvelope, Response, RouteSpec, Tier};
+use datahost_plugin_api::{ApiError, ApiSchema, Params, RequestEnvelope, Response, RouteSpec};
 use datahost_plugin_kit::clerk::{self, ClerkDocument, Kind};
-use datahost_plugin_kit::county::{clerk_search_engine, ClerkSearch, EngineFound};
+use datahost_plugin_kit::county::{clerk_search_engine, ClerkQueryText, ClerkSearch, CountySlug, EngineFound};
 use datahost_plugin_kit::sql::Store;
 use serde::Serialize;
 
@@ -13,19 +13,22 @@ use crate::data::{self, Deed};
 
 pub const DEFAULT_LIMIT: usize = 100;
 
+/// Query parameters of `GET /v1/deeds`.
+#[derive(Params)]
+struct Search {
+    /// County slug (county name in lowercase words joined by '-', then the state code), for example `travis-tx`.
+    /// A county not yet onboarded gives an empty result.
+    county: CountySlug,
+    /// Grantor or grantee name, or a property address. Case-insensitive; every word must appear among the deed's
+    /// grantor, grantee and address words (St/Street, N/North... compare equal).
+    #[param(example = "O'Brien")]
+    query: ClerkQueryText,
+    #[param(page(default = DEFAULT_LIMIT, max = DEFAULT_MAX_LIMIT, of = "deeds"))]
+    page: PageRequest,
+}
+
 pub fn route_spec() -> RouteSpec {
-    RouteSpec {
-        path: crate::ROUTE.into(),
-        min_tier: Tier::Free,
-        params: ClerkSearch::param_specs(
-            "Grantor or grantee name, or a property address. Case-insensitive; every word must appear among the \
-             deed's grantor, grantee and address words (St/Street, N/North... compare equal).",
-            "O'Brien",
-            "deeds",
-            DEFAULT_LIMIT,
-            DEFAULT_MAX_LIMIT,
-        ),
-    }
+    RouteSpec::new(crate::ROUTE, Search::specs())
 }
 
 /// The deeds of one county matching the query, a page at a time.
@@ -74,7 +77,8 @@ pub fn deed_of(doc: ClerkDocument) -> Deed {
 }
 
 pub fn handle(source: &crate::Source, request: &RequestEnvelope) -> Result<Response, ApiError> {
-    let search = ClerkSearch::parse(request, DEFAULT_LIMIT, DEFAULT_MAX_LIMIT)?;
+    let Search { county, query, page } = Search::parse(request.params())?;
+    let search = ClerkSearch::new(county, query, page)?;
     let store = match source {
         crate::Source::Stored(clerk) => {
             let found = clerk.search(&search, &[clerk::facet(Kind::Deed, None)], |d| d.kind == Kind::Deed)?;

@@ -2,11 +2,11 @@
 //! lien type and release state; from memory or (engine mode) with one indexed query; paged by `limit` and
 //! `cursor` in that order.
 
-use datahost_plugin_api::paging;
-use datahost_plugin_api::params::DEFAULT_MAX_LIMIT;
-use datahost_plugin_api::{ApiError, ApiSchema, ParamSpec, RequestEnvelope, Response, RouteSpec, Tier};
+use datahost_plugin_api::paging::{self, PageRequest};
+use datahost_plugin_api::params::{ParamText, DEFAULT_MAX_LIMIT};
+use datahost_plugin_api::{ApiError, ApiSchema, ParamKind, ParamSpec, Params, RequestEnvelope, Response, RouteSpec};
 use datahost_plugin_kit::clerk::{self, ClerkDocument, Kind};
-use datahost_plugin_kit::county::{clerk_search_engine, ClerkSearch, EngineFound};
+use datahost_plugin_kit::county::{clerk_search_engine, ClerkQueryText, ClerkSearch, CountySlug, EngineFound};
 use datahost_plugin_kit::sql::Store;
 use serde::Serialize;
 use serde_json::json;
@@ -15,30 +15,45 @@ use crate::data::{self, Lien, LIEN_TYPES};
 
 pub const DEFAULT_LIMIT: usize = 100;
 
-pub fn route_spec() -> RouteSpec {
-    RouteSpec {
-        path: crate::ROUTE.into(),
-        min_tier: Tier::Free,
-        params: {
-            let mut params = ClerkSearch::param_specs(
-                "Claimant or debtor name, or a property address. Case-insensitive; every word must appear among \
-                 the lien's claimant, debtor and address words (St/Street, N/North... compare equal).",
-                "O'Brien",
-                "liens",
-                DEFAULT_LIMIT,
-                DEFAULT_MAX_LIMIT,
-            );
-            params.extend([
-                ParamSpec::string(
-                    "lienType",
-                    "Only liens of this type (case-insensitive; `mechanics` is accepted too).",
-                )
-                .schema(json!({"enum": LIEN_TYPES})),
-                ParamSpec::boolean("released", "`true` returns only released liens, `false` only liens still open."),
-            ]);
-            params
-        },
+/// Query parameters of `GET /v1/liens`.
+#[derive(Params)]
+struct Search {
+    /// County slug (county name in lowercase words joined by '-', then the state code), for example `travis-tx`.
+    /// A county not yet onboarded gives an empty result.
+    county: CountySlug,
+    /// Claimant or debtor name, or a property address. Case-insensitive; every word must appear among the lien's
+    /// claimant, debtor and address words (St/Street, N/North... compare equal).
+    #[param(example = "O'Brien")]
+    query: ClerkQueryText,
+    #[param(page(default = DEFAULT_LIMIT, max = DEFAULT_MAX_LIMIT, of = "liens"))]
+    page: PageRequest,
+    /// Only liens of this type (case-insensitive; `mechanics` is accepted too).
+    #[param(name = "lienType")]
+    lien_type: Option<LienType>,
+    /// `true` returns only released liens, `false` only liens still open.
+    released: Option<bool>,
+}
+
+/// The `lienType` filter in SPEC's spelling (`mechanic's`, `tax`, `judgment`).
+struct LienType(&'static str);
+
+impl ParamText for LienType {
+    const KIND: ParamKind = ParamKind::String;
+    fn parse(name: &str, raw: &str) -> Result<Self, ApiError> {
+        let raw = raw.trim();
+        let wanted = raw.to_lowercase().replace(['’', '\''], "");
+        LIEN_TYPES.iter().find(|t| t.replace('\'', "") == wanted).map(|t| LienType(t)).ok_or_else(|| {
+            let shown: String = raw.chars().take(40).collect();
+            ApiError::bad_request(format!("{name} must be one of mechanic's, tax or judgment, got `{shown}`"))
+        })
     }
+    fn document(spec: &mut ParamSpec) {
+        spec.schema = Some(json!({ "enum": LIEN_TYPES }));
+    }
+}
+
+pub fn route_spec() -> RouteSpec {
+    RouteSpec::new(crate::ROUTE, Search::specs())
 }
 
 /// The liens of one county matching the query, a page at a time.
@@ -71,16 +86,6 @@ impl<L: Serialize> Body<'_, L> {
     }
 }
 
-/// The `lienType` filter in SPEC's spelling.
-fn lien_type(raw: Option<&str>) -> Result<Option<&'static str>, ApiError> {
-    let Some(raw) = raw else { return Ok(None) };
-    let wanted = raw.to_lowercase().replace(['’', '\''], "");
-    LIEN_TYPES.iter().find(|t| t.replace('\'', "") == wanted).map(|t| Some(*t)).ok_or_else(|| {
-        let shown: String = raw.chars().take(40).collect();
-        ApiError::bad_request(format!("lienType must be one of mechanic's, tax or judgment, got `{shown}`"))
-    })
-}
-
 /// A clerk document as a lien: party 2 the claimant (secured party, creditor), party 1 the debtor.
 fn lien_of(doc: ClerkDocument) -> Lien {
     Lien {
@@ -100,10 +105,9 @@ fn lien_of(doc: ClerkDocument) -> Lien {
 }
 
 pub fn handle(source: &crate::Source, request: &RequestEnvelope) -> Result<Response, ApiError> {
-    let q = request.params();
-    let search = ClerkSearch::parse(request, DEFAULT_LIMIT, DEFAULT_MAX_LIMIT)?;
-    let kind = lien_type(q.str("lienType"))?;
-    let released = q.bool("released")?;
+    let Search { county, query, page, lien_type, released } = Search::parse(request.params())?;
+    let search = ClerkSearch::new(county, query, page)?;
+    let kind = lien_type.map(|LienType(t)| t);
     let store = match source {
         crate::Source::Stored(clerk) => {
             // Every ingested lien is unreleased (the clerk index links no release to its lien yet).

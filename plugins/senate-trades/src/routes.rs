@@ -2,9 +2,9 @@
 //! that trims each filing's trades, member substring, limit on filings), applied by the SDK's disclosure index.
 
 use datahost_plugin_api::openapi::schema;
-use datahost_plugin_api::paging;
+use datahost_plugin_api::paging::{self, PageRequest};
 use datahost_plugin_api::params::DEFAULT_MAX_LIMIT;
-use datahost_plugin_api::{ApiError, ApiSchema, RequestEnvelope, Response, RouteSpec};
+use datahost_plugin_api::{ApiError, ApiSchema, Params, RequestEnvelope, Response, RouteSpec, TickerFilter};
 use datahost_plugin_kit::disclosure::{self, DisclosureQuery, WithAmountBounds};
 use serde::Serialize;
 use serde_json::Value;
@@ -14,8 +14,20 @@ use crate::SenateTrades;
 
 pub const DEFAULT_LIMIT: usize = 100;
 
+/// Query parameters of `GET /v1/senate-trades`.
+#[derive(Params)]
+struct Selection {
+    /// Stock ticker, case-insensitive (for example `AAPL` or `aapl`).
+    ticker: TickerFilter,
+    /// Case-insensitive substring of the member's name.
+    #[param(example = "ravenscroft", max_chars = disclosure::MEMBER_MAX_CHARS)]
+    member: Option<String>,
+    #[param(page(default = DEFAULT_LIMIT, max = DEFAULT_MAX_LIMIT, of = "filings"))]
+    page: PageRequest,
+}
+
 pub fn route_spec() -> RouteSpec {
-    RouteSpec::new(crate::ROUTE, disclosure::params(DEFAULT_LIMIT, DEFAULT_MAX_LIMIT, "ravenscroft"))
+    RouteSpec::new(crate::ROUTE, Selection::specs())
 }
 
 /// One transaction line of a Senate report, with the numeric bounds of its amount bucket.
@@ -81,7 +93,8 @@ pub(crate) struct Body<'a> {
 }
 
 pub fn handle(plugin: &SenateTrades, request: &RequestEnvelope) -> Result<Response, ApiError> {
-    let query = DisclosureQuery::parse(request, DEFAULT_LIMIT, DEFAULT_MAX_LIMIT)?;
+    let Selection { ticker, member, page } = Selection::parse(request.params())?;
+    let query = DisclosureQuery::new(ticker, member, page)?;
     let served = plugin
         .index
         .select_served(&query, plugin.stored.as_ref())
