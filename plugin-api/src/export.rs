@@ -224,18 +224,18 @@ fn headers_json(headers: &[(String, String)], pairs: bool) -> RString {
     RString::from(json)
 }
 
-fn parse_json_arg(text: &str) -> Result<serde_json::Value, String> {
+fn parse_json_arg(text: &str) -> Result<serde_json::Value, crate::BoxError> {
     if text.trim().is_empty() {
         return Ok(serde_json::Value::Null);
     }
-    serde_json::from_str(text).map_err(|e| format!("argument is not JSON: {e}"))
+    Ok(serde_json::from_str(text).map_err(|e| format!("argument is not JSON: {e}"))?)
 }
 
 /// Runs `f`, turning both its error and a panic into an [`FfiReply`].
-pub fn guarded(f: impl FnOnce() -> Result<String, String>) -> FfiReply {
+pub fn guarded(f: impl FnOnce() -> Result<String, crate::BoxError>) -> FfiReply {
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(Ok(payload)) => FfiReply { outcome: OUTCOME_OK, payload: payload.into() },
-        Ok(Err(message)) => FfiReply { outcome: OUTCOME_ERR, payload: message.into() },
+        Ok(Err(error)) => FfiReply { outcome: OUTCOME_ERR, payload: error.to_string().into() },
         Err(payload) => FfiReply { outcome: OUTCOME_PANIC, payload: panic_message(&*payload).into() },
     }
 }
@@ -335,7 +335,7 @@ pub fn ingest<P: Plugin>(_format: RStr<'_>, bytes: RSlice<'_, u8>, options_json:
             }
             Err(refusal) => crate::ingest::IngestReply::Refused(refusal),
         };
-        serde_json::to_string(&reply).map_err(|e| format!("the ingest reply does not serialise: {e}"))
+        Ok(serde_json::to_string(&reply).map_err(|e| format!("the ingest reply does not serialise: {e}"))?)
     })
 }
 
@@ -418,7 +418,7 @@ mod tests {
         fn manifest() -> Manifest {
             unreachable!()
         }
-        fn init(_ctx: InitContext) -> Result<Self, String> {
+        fn init(_ctx: InitContext) -> Result<Self, crate::BoxError> {
             Ok(Counting)
         }
         fn handle(&self, request: &RequestEnvelope) -> Result<Response, ApiError> {
@@ -473,7 +473,7 @@ mod tests {
         fn manifest() -> Manifest {
             unreachable!()
         }
-        fn init(_ctx: InitContext) -> Result<Self, String> {
+        fn init(_ctx: InitContext) -> Result<Self, crate::BoxError> {
             Ok(Linking)
         }
         fn handle(&self, _request: &RequestEnvelope) -> Result<Response, ApiError> {
@@ -503,7 +503,7 @@ mod tests {
         fn manifest() -> Manifest {
             unreachable!()
         }
-        fn init(_ctx: InitContext) -> Result<Self, String> {
+        fn init(_ctx: InitContext) -> Result<Self, crate::BoxError> {
             Ok(Refusing)
         }
         fn handle(&self, _request: &RequestEnvelope) -> Result<Response, ApiError> {

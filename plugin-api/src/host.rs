@@ -7,6 +7,7 @@ use abi_stable::std_types::RStr;
 use serde::de::DeserializeOwned;
 
 use crate::abi::HostServices;
+use crate::error::HostError;
 
 /// Log levels understood by the host.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -68,36 +69,51 @@ impl Host {
     }
 
     /// The raw JSON snapshot of a dataset from the records engine.
-    pub fn load_dataset_raw(&self, dataset: &str) -> Result<String, String> {
-        (self.services.load_dataset)(self.services.token, RStr::from(dataset)).into_result()
+    pub fn load_dataset_raw(&self, dataset: &str) -> Result<String, HostError> {
+        (self.services.load_dataset)(self.services.token, RStr::from(dataset)).into_result().map_err(HostError::Refused)
     }
 
     /// A dataset snapshot from the records engine, deserialised into `T`.
-    pub fn load_dataset<T: DeserializeOwned>(&self, dataset: &str) -> Result<T, String> {
+    pub fn load_dataset<T: DeserializeOwned>(&self, dataset: &str) -> Result<T, HostError> {
         let raw = self.load_dataset_raw(dataset)?;
-        serde_json::from_str(&raw).map_err(|e| format!("dataset `{dataset}` does not match its schema: {e}"))
+        serde_json::from_str(&raw).map_err(|source| HostError::DatasetShape { dataset: dataset.into(), source })
     }
 
     /// Runs a parameterised SQL query against an engine that supports it. Rows come back as JSON objects.
-    pub fn query(&self, sql: &str, params: &[serde_json::Value]) -> Result<Vec<serde_json::Value>, String> {
+    pub fn query(&self, sql: &str, params: &[serde_json::Value]) -> Result<Vec<serde_json::Value>, HostError> {
         let request = serde_json::json!({ "sql": sql, "params": params }).to_string();
-        let raw = (self.services.query)(self.services.token, RStr::from(request.as_str())).into_result()?;
-        let mut doc: serde_json::Value = serde_json::from_str(&raw).map_err(|e| e.to_string())?;
+        let raw = (self.services.query)(self.services.token, RStr::from(request.as_str()))
+            .into_result()
+            .map_err(HostError::Refused)?;
+        let mut doc: serde_json::Value =
+            serde_json::from_str(&raw).map_err(|source| HostError::Unreadable { call: "query".into(), source })?;
         match doc.get_mut("rows").map(serde_json::Value::take) {
             Some(serde_json::Value::Array(rows)) => Ok(rows),
-            _ => Err("the engine answered without rows".into()),
+            _ => Err(HostError::UnexpectedAnswer { call: "query".into(), answer: "an answer without rows".into() }),
         }
     }
 
     /// A named host call with JSON in and out.
-    pub fn call(&self, name: &str, input: &serde_json::Value) -> Result<serde_json::Value, String> {
+    pub fn call(&self, name: &str, input: &serde_json::Value) -> Result<serde_json::Value, HostError> {
         let input = input.to_string();
-        let raw =
-            (self.services.call)(self.services.token, RStr::from(name), RStr::from(input.as_str())).into_result()?;
+        let raw = (self.services.call)(self.services.token, RStr::from(name), RStr::from(input.as_str()))
+            .into_result()
+            .map_err(HostError::Refused)?;
         if raw.is_empty() {
             return Ok(serde_json::Value::Null);
         }
-        serde_json::from_str(&raw).map_err(|e| e.to_string())
+        serde_json::from_str(&raw).map_err(|source| HostError::Unreadable { call: name.into(), source })
+    }
+
+    /// A named host call with typed input and output.
+    fn call_typed<I: serde::Serialize + ?Sized, O: DeserializeOwned>(
+        &self,
+        call: &'static str,
+        input: &I,
+    ) -> Result<O, HostError> {
+        let input = serde_json::to_value(input).map_err(|source| HostError::Input { call: call.into(), source })?;
+        let out = self.call(call, &input)?;
+        serde_json::from_value(out).map_err(|source| HostError::Unreadable { call: call.into(), source })
     }
 
     /// Resolves tickers, CIKs and names through the host's `companies` reference dataset, one answer per
@@ -105,40 +121,34 @@ impl Host {
     pub fn resolve_companies(
         &self,
         queries: &[crate::reference::CompanyQuery],
-    ) -> Result<Vec<Option<crate::reference::CompanyRef>>, String> {
-        let input = serde_json::to_value(queries).map_err(|e| e.to_string())?;
-        let out = self.call(crate::reference::RESOLVE_CALL, &input)?;
-        serde_json::from_value(out).map_err(|e| format!("the host's company answer is not readable: {e}"))
+    ) -> Result<Vec<Option<crate::reference::CompanyRef>>, HostError> {
+        self.call_typed(crate::reference::RESOLVE_CALL, queries)
     }
 
     /// Reads another dataset through its public API: the body `route` answers for `query` to an owner key
     /// (for example `get_route("/v1/insiders", &[])`). Derived datasets use this instead of reading another
     /// plugin's stored records, so they depend only on the API contract. Call it while serving (lazily), not in
     /// `init`: the other plugin may not be initialised yet. A plugin cannot call its own routes.
-    pub fn get_route(&self, route: &str, query: &[(&str, &str)]) -> Result<serde_json::Value, String> {
+    pub fn get_route(&self, route: &str, query: &[(&str, &str)]) -> Result<serde_json::Value, HostError> {
         let input = serde_json::json!({ "route": route, "query": query });
         self.call("route.get", &input)
     }
 
     /// Looks up stored records by declared fields (see [`crate::query`]): the records of the dataset's current
     /// generation matching every filter, in ingest order.
-    pub fn query_records(&self, query: &crate::query::RecordsQuery) -> Result<crate::query::RecordsPage, String> {
-        let input = serde_json::to_value(query).map_err(|e| e.to_string())?;
-        let out = self.call(crate::query::QUERY_CALL, &input)?;
-        serde_json::from_value(out).map_err(|e| format!("the host's records answer is not readable: {e}"))
+    pub fn query_records(&self, query: &crate::query::RecordsQuery) -> Result<crate::query::RecordsPage, HostError> {
+        self.call_typed(crate::query::QUERY_CALL, query)
     }
 
     /// Finds documents by words (see [`crate::words`]): one page of document keys in order, and the count.
-    pub fn search_words(&self, search: &crate::words::WordSearch) -> Result<crate::words::WordHits, String> {
-        let input = serde_json::to_value(search).map_err(|e| e.to_string())?;
-        let out = self.call(crate::words::WORDS_CALL, &input)?;
-        serde_json::from_value(out).map_err(|e| format!("the host's word search answer is not readable: {e}"))
+    pub fn search_words(&self, search: &crate::words::WordSearch) -> Result<crate::words::WordHits, HostError> {
+        self.call_typed(crate::words::WORDS_CALL, search)
     }
 
     /// Every record a query matches, read page by page (each page at most [`crate::query::MAX_QUERY_LIMIT`]
     /// records), in ingest order. For lookups whose answer may exceed one page (an issuer's Form 4 rows over
     /// decades); `query.limit` and `query.offset` are replaced.
-    pub fn query_all_records(&self, query: &crate::query::RecordsQuery) -> Result<Vec<serde_json::Value>, String> {
+    pub fn query_all_records(&self, query: &crate::query::RecordsQuery) -> Result<Vec<serde_json::Value>, HostError> {
         let mut all = Vec::new();
         loop {
             let page_query = query.clone().limit(crate::query::MAX_QUERY_LIMIT).offset(all.len());
@@ -153,9 +163,11 @@ impl Host {
     /// A directory of the plugin's own, kept across restarts (`<engine.data_dir>/plugins/<slug>`, local to this
     /// host even when the records engine is shared): for files derived from the records that are costly to
     /// rebuild, such as a search index. Never the records themselves.
-    pub fn plugin_dir(&self) -> Result<std::path::PathBuf, String> {
+    pub fn plugin_dir(&self) -> Result<std::path::PathBuf, HostError> {
         let out = self.call(PLUGIN_DIR_CALL, &serde_json::Value::Null)?;
-        out.as_str().map(std::path::PathBuf::from).ok_or_else(|| format!("the host answered {out} for a directory"))
+        out.as_str()
+            .map(std::path::PathBuf::from)
+            .ok_or_else(|| HostError::UnexpectedAnswer { call: PLUGIN_DIR_CALL.into(), answer: out.to_string() })
     }
 
     /// What the host can do beyond ABI 1 as first released ([`HEADER_PAIRS`]...); empty for a host that

@@ -255,7 +255,7 @@ pub struct IngestedInfo {
 /// What the host says of `dataset`'s ingested records, or `None` while it serves its demo seed: how a plugin
 /// decides at `init` between its seed and its ingested records. Only the `ingested` block is read into memory
 /// (the rest of the document is skipped, not built).
-pub fn ingested_info(host: &crate::Host, dataset: &str) -> Result<Option<IngestedInfo>, String> {
+pub fn ingested_info(host: &crate::Host, dataset: &str) -> Result<Option<IngestedInfo>, crate::HostError> {
     #[derive(Deserialize)]
     struct Probe {
         #[serde(default)]

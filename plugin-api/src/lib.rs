@@ -19,6 +19,7 @@
 extern crate self as datahost_plugin_api;
 
 pub mod abi;
+pub mod error;
 #[doc(hidden)]
 pub mod export;
 #[doc(hidden)]
@@ -38,6 +39,7 @@ pub mod words;
 
 pub use abi_stable;
 pub use datahost_plugin_derive::{ApiSchema, Params};
+pub use error::{BoxError, HostError};
 pub use host::{Host, LogLevel};
 pub use ingest::{IngestBatch, IngestRecord, Refusal, RowProblem, SourceFile};
 pub use manifest::{
@@ -96,7 +98,7 @@ pub trait Plugin: Send + Sync + Sized + 'static {
     }
 
     /// Builds the plugin's state, reading its datasets through `ctx.host`.
-    fn init(ctx: InitContext) -> Result<Self, String>;
+    fn init(ctx: InitContext) -> Result<Self, BoxError>;
 
     /// Serves one request for one of the manifest's routes.
     fn handle(&self, request: &RequestEnvelope) -> Result<Response, ApiError>;
@@ -121,7 +123,7 @@ pub trait Plugin: Send + Sync + Sized + 'static {
     }
 
     /// Generic named call, for extensions that need no ABI change.
-    fn call(&self, name: &str, _input: &serde_json::Value) -> Result<serde_json::Value, String> {
-        Err(format!("unknown call `{name}`"))
+    fn call(&self, name: &str, _input: &serde_json::Value) -> Result<serde_json::Value, BoxError> {
+        Err(format!("unknown call `{name}`").into())
     }
 }

@@ -245,7 +245,7 @@ impl TestHost {
     }
 
     /// Initialises `P` against this host with an empty config.
-    pub fn init<P: Plugin>(&self) -> Result<P, String> {
+    pub fn init<P: Plugin>(&self) -> Result<P, crate::BoxError> {
         P::init(InitContext { host: self.host(), config: serde_json::json!({}) })
     }
 }

@@ -15,8 +15,6 @@
 
 use std::collections::HashSet;
 
-use datahost_plugin_api::ApiError;
-
 /// USPS Publication 28 street suffixes: every common spelling → the standard abbreviation.
 const SUFFIXES: &[(&str, &str)] = &[
     ("ALLEY", "ALY"),

@@ -21,11 +21,12 @@ use serde_json::{json, Value};
 
 use crate::address::{canonical_tokens, TokenSet};
 use crate::county::{clerk_key, parse_county_slug, ClerkKey, ClerkSearch};
+use crate::error::StoredError;
 use crate::tabular::{fill, parse_date, parse_number, placeholders, Header, Table};
 use datahost_plugin_api::ingest::{IngestBatch, IngestRecord, Refusal, RowProblem, SourceFile};
 use datahost_plugin_api::query::RecordsQuery;
 use datahost_plugin_api::words::{WordIndex, WordSearch};
-use datahost_plugin_api::Host;
+use datahost_plugin_api::{Host, HostError};
 
 /// Collection of instrument rows: one record per recorded document (type, county, date, amount, numbers).
 pub const INSTRUMENTS: &str = "instruments";
@@ -495,14 +496,15 @@ fn page_until<T>(
     served
 }
 
-/// Why a search cannot be answered: the records engine failed.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SearchError(pub String);
+/// Why a search cannot be answered: the clerk records could not be read.
+#[derive(Debug, thiserror::Error)]
+#[error("the clerk records could not be read: {0}")]
+pub struct SearchError(#[from] pub StoredError);
 
 impl From<SearchError> for datahost_plugin_api::ApiError {
     /// The API's answer: 503.
     fn from(e: SearchError) -> Self {
-        datahost_plugin_api::ApiError::unavailable(format!("the clerk records could not be read: {}", e.0))
+        datahost_plugin_api::ApiError::unavailable(e.to_string())
     }
 }
 
@@ -535,7 +537,7 @@ pub struct ClerkStore {
 impl ClerkStore {
     /// Reads which counties the ingested records of `dataset` cover (one distinct-value query); searching needs
     /// nothing else held in memory.
-    pub fn load(host: Host, dataset: &str) -> Result<Self, String> {
+    pub fn load(host: Host, dataset: &str) -> Result<Self, HostError> {
         let values = host.query_all_records(&RecordsQuery::new(dataset, INSTRUMENTS).distinct(COVERAGE))?;
         let mut coverage: BTreeMap<String, Vec<String>> = BTreeMap::new();
         for v in values {
@@ -591,7 +593,7 @@ impl ClerkStore {
                         limit,
                         count_cap: COUNT_CAP,
                     })
-                    .map_err(SearchError)?;
+                    .map_err(StoredError::from)?;
                 if fetch == 0 {
                     found.total += hits.total;
                     found.total_is_lower_bound |= hits.total_is_lower_bound;
@@ -599,7 +601,7 @@ impl ClerkStore {
                 let more = hits.docs.len() > limit;
                 // Checked once more on their joined rows: records ingested before SDK 1.1 also indexed the words
                 // of parties that are neither grantor nor grantee, which do not match.
-                let fetched = self.join(&hits.docs).map_err(SearchError)?;
+                let fetched = self.join(&hits.docs)?;
                 let last = fetched.iter().map(|d| clerk_key(&d.recorded_date, &d.document_id)).max();
                 for doc in fetched {
                     let words = TokenSet::from_fields(
@@ -633,7 +635,7 @@ impl ClerkStore {
         Ok(found)
     }
 
-    fn rows(&self, collection: &str, keys: &[String]) -> Result<Vec<Value>, String> {
+    fn rows(&self, collection: &str, keys: &[String]) -> Result<Vec<Value>, HostError> {
         let mut out = Vec::new();
         for chunk in keys.chunks(KEYS_PER_QUERY) {
             let values = chunk.iter().map(|k| Value::from(k.as_str())).collect();
@@ -645,8 +647,8 @@ impl ClerkStore {
     }
 
     /// The documents of these keys whose instrument row is held, with their parties and parcels.
-    fn join(&self, keys: &[String]) -> Result<Vec<ClerkDocument>, String> {
-        let read = |e: serde_json::Error| format!("a stored clerk record is not readable: {e}");
+    fn join(&self, keys: &[String]) -> Result<Vec<ClerkDocument>, StoredError> {
+        let read = |source| StoredError::Unreadable { what: "clerk record", source };
         let mut docs: HashMap<String, ClerkDocument> = HashMap::new();
         for v in self.rows(INSTRUMENTS, keys)? {
             let r: InstrumentRow = serde_json::from_value(v).map_err(read)?;

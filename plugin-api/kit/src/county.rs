@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::address::{canonical_tokens, has_alphanumeric, TokenQuery, TokenSet};
 use crate::sql::SeedTable;
-use datahost_plugin_api::paging::{self, KeyedPage, Page, PageRequest};
+use datahost_plugin_api::paging::{KeyedPage, Page, PageRequest};
 use datahost_plugin_api::params::ParamText;
 use datahost_plugin_api::{ApiError, ParamSpec};
 

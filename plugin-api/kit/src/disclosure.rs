@@ -15,11 +15,12 @@ use std::collections::{HashMap, HashSet};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::error::StoredError;
 use crate::text::amount_range_bounds;
-use datahost_plugin_api::paging::{self, KeyedPage, Page, PageRequest};
+use datahost_plugin_api::paging::{KeyedPage, Page, PageRequest};
 use datahost_plugin_api::params::{normalize_ticker, ticker_spellings, TickerFilter};
 use datahost_plugin_api::query::RecordsQuery;
-use datahost_plugin_api::{ApiError, ApiSchema, Host};
+use datahost_plugin_api::{ApiError, ApiSchema, Host, HostError};
 
 /// Longest `member` pattern accepted, so a client cannot make the server scan with a huge needle.
 pub const MEMBER_MAX_CHARS: usize = 100;
@@ -189,9 +190,9 @@ pub trait TradeStore {
     /// Whether the filing's trades are in the store (else the filing's in-memory trades are served).
     fn holds(&self, doc_id: &str) -> bool;
     /// The stored trades in `ticker` (normalised), by DocID: which held filings trade it, and those trades.
-    fn trading(&self, ticker: &str) -> Result<HashMap<String, Vec<Self::Trade>>, String>;
+    fn trading(&self, ticker: &str) -> Result<HashMap<String, Vec<Self::Trade>>, StoredError>;
     /// Every stored trade of these held filings, by DocID.
-    fn of(&self, doc_ids: &[&str]) -> Result<HashMap<String, Vec<Self::Trade>>, String>;
+    fn of(&self, doc_ids: &[&str]) -> Result<HashMap<String, Vec<Self::Trade>>, StoredError>;
 }
 
 /// A filing as a request serves it: borrowed trades from memory, or owned trades read from a [`TradeStore`].
@@ -217,7 +218,7 @@ where
         &self,
         query: &DisclosureQuery,
         store: Option<&S>,
-    ) -> Result<Page<Served<'_, F>>, String> {
+    ) -> Result<Page<Served<'_, F>>, StoredError> {
         let trading = match (store, query.ticker.value()) {
             (Some(store), Some(ticker)) => Some(store.trading(ticker)?),
             _ => None,
@@ -260,7 +261,7 @@ pub fn stored_rows_trading(
     collection: &str,
     ticker_field: &str,
     ticker: &str,
-) -> Result<Vec<Value>, String> {
+) -> Result<Vec<Value>, HostError> {
     let spellings = ticker_spellings(ticker).into_iter().map(Value::from).collect();
     let rows = host.query_all_records(&RecordsQuery::new(dataset, collection).any_of(ticker_field, spellings))?;
     // A spelling the normaliser does not equate (none today) would be dropped here rather than served.
@@ -275,7 +276,7 @@ pub fn stored_rows_of(
     collection: &str,
     doc_field: &str,
     doc_ids: &[&str],
-) -> Result<Vec<Value>, String> {
+) -> Result<Vec<Value>, HostError> {
     let ids: Vec<Value> = doc_ids.iter().map(|id| Value::from(*id)).collect();
     let mut rows = Vec::new();
     for chunk in ids.chunks(500) {
@@ -290,7 +291,7 @@ pub fn stored_doc_ids(
     dataset: &str,
     collection: &str,
     doc_field: &str,
-) -> Result<HashSet<String>, String> {
+) -> Result<HashSet<String>, HostError> {
     let values = host.query_all_records(&RecordsQuery::new(dataset, collection).distinct(doc_field))?;
     Ok(values.into_iter().filter_map(|v| v.as_str().map(str::to_string)).collect())
 }

@@ -12,6 +12,7 @@
 //!   execs).
 //! - [`market`]: the close-price snapshot format of `prices`, read by `predictions` too.
 //! - [`snapshot`]: the `meta` block most dataset snapshots carry.
+//! - [`error`]: [`error::StoredError`], stored records that could not be read through the host.
 
 #![deny(missing_docs)]
 
@@ -20,6 +21,7 @@ pub mod clerk;
 pub mod companies;
 pub mod county;
 pub mod disclosure;
+pub mod error;
 pub mod market;
 pub mod snapshot;
 pub mod sql;

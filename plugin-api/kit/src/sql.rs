@@ -17,7 +17,7 @@
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use datahost_plugin_api::{ApiError, Host, LogLevel};
+use datahost_plugin_api::{ApiError, BoxError, Host, LogLevel};
 
 /// Rows per `INSERT` when syncing a seed.
 pub const BATCH_ROWS: usize = 1000;
@@ -126,7 +126,7 @@ pub fn sync_seed(
     dataset: &str,
     checksum: &str,
     tables: impl FnOnce() -> Vec<(SeedTable, Vec<Value>)>,
-) -> Result<SeedSync, String> {
+) -> Result<SeedSync, BoxError> {
     let stored = host.query("SELECT checksum FROM {schema}.seed_state WHERE dataset = $1", &[dataset.into()])?;
     if stored.first().and_then(|r| r["checksum"].as_str()) == Some(checksum) {
         return Ok(SeedSync::Unchanged);
@@ -176,7 +176,7 @@ pub fn load_store<S: DeserializeOwned, M>(
     layout_version: &str,
     rows: impl FnOnce(&S) -> Vec<(SeedTable, Vec<Value>)>,
     memory: impl FnOnce(S) -> M,
-) -> Result<Store<M>, String> {
+) -> Result<Store<M>, BoxError> {
     let raw = host.load_dataset_raw(dataset)?;
     let snapshot: S =
         serde_json::from_str(&raw).map_err(|e| format!("dataset `{dataset}` does not match its schema: {e}"))?;

@@ -10,8 +10,8 @@ mod ingest;
 mod tests;
 
 use datahost_plugin_api::{
-    export_plugin, ApiError, IngestBatch, InitContext, Manifest, Maturity, Plugin, Refusal, RequestEnvelope, Response,
-    SourceFile,
+    export_plugin, ApiError, BoxError, IngestBatch, InitContext, Manifest, Maturity, Plugin, Refusal, RequestEnvelope,
+    Response, SourceFile,
 };
 
 pub const SLUG: &str = "companies";
@@ -39,7 +39,7 @@ impl Plugin for Companies {
         ingest::parse(file)
     }
 
-    fn init(_ctx: InitContext) -> Result<Self, String> {
+    fn init(_ctx: InitContext) -> Result<Self, BoxError> {
         Ok(Companies)
     }
 

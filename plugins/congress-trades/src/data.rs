@@ -14,8 +14,9 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use datahost_plugin_api::ingest::{IngestedInfo, INGESTED_KEY};
 use datahost_plugin_api::openapi::schema;
 use datahost_plugin_api::reference::{CompanyQuery, CompanyRef};
-use datahost_plugin_api::{ApiSchema, Host};
+use datahost_plugin_api::{ApiSchema, BoxError, Host, HostError};
 use datahost_plugin_kit::disclosure::{self, Disclosure, DisclosureTrade, TradeStore};
+use datahost_plugin_kit::error::StoredError;
 use datahost_plugin_kit::snapshot::SnapshotMeta;
 use serde::{Deserialize, Serialize};
 
@@ -337,7 +338,7 @@ pub struct Loaded {
 }
 
 /// Reads the host's document: the ingested records when there are any, else the demo seed.
-pub fn load(doc: serde_json::Value, host: &Host) -> Result<Loaded, String> {
+pub fn load(doc: serde_json::Value, host: &Host) -> Result<Loaded, BoxError> {
     let unreadable = |e: serde_json::Error| format!("congress-trades dataset is not readable: {e}");
     if doc.get(INGESTED_KEY).is_some() {
         let ingested: IngestedDoc = serde_json::from_value(doc).map_err(unreadable)?;
@@ -388,16 +389,18 @@ impl PdfTrades {
     }
 
     /// DocIDs that have at least one stored row.
-    fn docs_with_rows(&self) -> Result<HashSet<String>, String> {
+    fn docs_with_rows(&self) -> Result<HashSet<String>, HostError> {
         disclosure::stored_doc_ids(&self.host, crate::SLUG, crate::ingest::TRADES, DOC_ID_FIELD)
     }
 
     /// The served trades (no `Deleted` rows) of parsed filings among `rows`, by DocID, in row order, with
     /// each ticker's company resolved through the host.
-    fn served(&self, rows: Vec<serde_json::Value>) -> Result<HashMap<String, Vec<Trade>>, String> {
+    fn served(&self, rows: Vec<serde_json::Value>) -> Result<HashMap<String, Vec<Trade>>, StoredError> {
         let mut records: Vec<TradeRecord> = rows
             .into_iter()
-            .map(|r| serde_json::from_value(r).map_err(|e| format!("a stored PTR trade row is not readable: {e}")))
+            .map(|r| {
+                serde_json::from_value(r).map_err(|source| StoredError::Unreadable { what: "PTR trade row", source })
+            })
             .collect::<Result<_, _>>()?;
         records.retain(|t| self.holds(&t.doc_id) && !t.is_deletion());
         records.sort_by(|a, b| (&a.doc_id, a.row).cmp(&(&b.doc_id, b.row)));
@@ -424,7 +427,7 @@ impl TradeStore for PdfTrades {
         self.parsed.contains(doc_id)
     }
 
-    fn trading(&self, ticker: &str) -> Result<HashMap<String, Vec<Trade>>, String> {
+    fn trading(&self, ticker: &str) -> Result<HashMap<String, Vec<Trade>>, StoredError> {
         self.served(disclosure::stored_rows_trading(
             &self.host,
             crate::SLUG,
@@ -434,7 +437,7 @@ impl TradeStore for PdfTrades {
         )?)
     }
 
-    fn of(&self, doc_ids: &[&str]) -> Result<HashMap<String, Vec<Trade>>, String> {
+    fn of(&self, doc_ids: &[&str]) -> Result<HashMap<String, Vec<Trade>>, StoredError> {
         self.served(disclosure::stored_rows_of(&self.host, crate::SLUG, crate::ingest::TRADES, DOC_ID_FIELD, doc_ids)?)
     }
 }

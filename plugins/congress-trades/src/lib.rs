@@ -12,8 +12,8 @@ mod schema;
 mod tests;
 
 use datahost_plugin_api::{
-    export_plugin, ApiError, IngestBatch, InitContext, Manifest, Maturity, Plugin, Refusal, RequestEnvelope, Response,
-    Seed, SourceFile,
+    export_plugin, ApiError, BoxError, IngestBatch, InitContext, Manifest, Maturity, Plugin, Refusal, RequestEnvelope,
+    Response, Seed, SourceFile,
 };
 use datahost_plugin_kit::disclosure::DisclosureIndex;
 
@@ -57,7 +57,7 @@ impl Plugin for CongressTrades {
         ingest::ingest(file)
     }
 
-    fn init(ctx: InitContext) -> Result<Self, String> {
+    fn init(ctx: InitContext) -> Result<Self, BoxError> {
         let doc: serde_json::Value = ctx.host.load_dataset(SLUG)?;
         let loaded = data::load(doc, &ctx.host)?;
         Ok(Self {

@@ -8,7 +8,7 @@ use chrono::NaiveDate;
 use datahost_plugin_api::ingest::{IngestedInfo, INGESTED_KEY};
 use datahost_plugin_api::params::parse_date;
 use datahost_plugin_api::reference::CompanyQuery;
-use datahost_plugin_api::{ApiSchema, Host, LogLevel};
+use datahost_plugin_api::{ApiSchema, BoxError, Host, LogLevel};
 use datahost_plugin_kit::companies::{self, CompaniesMeta, Dataset};
 use serde::{Deserialize, Serialize};
 
@@ -124,16 +124,16 @@ struct IngestedDoc {
 }
 
 /// Reads the host's document: the ingested awards once there are any, else the demo seed.
-pub fn load(host: &Host) -> Result<Index, String> {
+pub fn load(host: &Host) -> Result<Index, BoxError> {
     let doc: serde_json::Value = host.load_dataset(crate::SLUG)?;
     if doc.get(INGESTED_KEY).is_none() {
         let snapshot: Snapshot =
             serde_json::from_value(doc).map_err(|e| format!("the {} seed is not readable: {e}", crate::SLUG))?;
-        return index(snapshot);
+        return Ok(index(snapshot)?);
     }
     let doc: IngestedDoc =
         serde_json::from_value(doc).map_err(|e| format!("the ingested contract awards are not readable: {e}"))?;
-    index(Snapshot { meta: ingested_meta(&doc.ingested), companies: companies_of(doc.awards, host) })
+    Ok(index(Snapshot { meta: ingested_meta(&doc.ingested), companies: companies_of(doc.awards, host) })?)
 }
 
 /// Awards grouped by the company their recipient (or its parent) is: by the recipient's UEI or its parent's

@@ -14,8 +14,8 @@ mod schema;
 mod tests;
 
 use datahost_plugin_api::{
-    export_plugin, ApiError, IngestBatch, InitContext, Manifest, Maturity, Plugin, Refusal, RequestEnvelope, Response,
-    Seed, SourceFile,
+    export_plugin, ApiError, BoxError, IngestBatch, InitContext, Manifest, Maturity, Plugin, Refusal, RequestEnvelope,
+    Response, Seed, SourceFile,
 };
 
 pub const SLUG: &str = "contracts";
@@ -43,7 +43,7 @@ impl Plugin for Contracts {
     }
 
     /// Serves the ingested awards once there are any, else the demo seed; never both.
-    fn init(ctx: InitContext) -> Result<Self, String> {
+    fn init(ctx: InitContext) -> Result<Self, BoxError> {
         Ok(Self { index: data::load(&ctx.host)? })
     }
 

@@ -20,8 +20,8 @@ mod tests;
 
 use datahost_plugin_api::ingest::ingested_info;
 use datahost_plugin_api::{
-    export_plugin, ApiError, IngestBatch, InitContext, Manifest, Maturity, Migration, Plugin, Refusal, RequestEnvelope,
-    Response, Seed, SourceFile,
+    export_plugin, ApiError, BoxError, IngestBatch, InitContext, Manifest, Maturity, Migration, Plugin, Refusal,
+    RequestEnvelope, Response, Seed, SourceFile,
 };
 use datahost_plugin_kit::clerk::{self, ClerkStore};
 use datahost_plugin_kit::county::{self, CountyIndex};
@@ -67,7 +67,7 @@ impl Plugin for Deeds {
         data::migrations()
     }
 
-    fn init(ctx: InitContext) -> Result<Self, String> {
+    fn init(ctx: InitContext) -> Result<Self, BoxError> {
         if ingested_info(&ctx.host, SLUG)?.is_some() {
             return Ok(Self { source: Source::Stored(ClerkStore::load(ctx.host, SLUG)?) });
         }

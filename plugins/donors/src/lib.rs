@@ -18,8 +18,8 @@ mod tests;
 
 use datahost_plugin_api::ingest::INGESTED_KEY;
 use datahost_plugin_api::{
-    export_plugin, ApiError, IngestBatch, InitContext, Manifest, Maturity, Plugin, Refusal, RequestEnvelope, Response,
-    Seed, SourceFile,
+    export_plugin, ApiError, BoxError, IngestBatch, InitContext, Manifest, Maturity, Plugin, Refusal, RequestEnvelope,
+    Response, Seed, SourceFile,
 };
 
 pub const SLUG: &str = "donors";
@@ -48,7 +48,7 @@ impl Plugin for Donors {
         vec![Seed::new(SLUG, include_str!("../seed/donors.json"))]
     }
 
-    fn init(ctx: InitContext) -> Result<Self, String> {
+    fn init(ctx: InitContext) -> Result<Self, BoxError> {
         let doc: serde_json::Value = ctx.host.load_dataset(SLUG)?;
         let unreadable = |e: serde_json::Error| format!("donors dataset is not readable: {e}");
         let index = if doc.get(INGESTED_KEY).is_some() {

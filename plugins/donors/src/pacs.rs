@@ -14,8 +14,9 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use datahost_plugin_api::ingest::IngestedInfo;
 use datahost_plugin_api::query::RecordsQuery;
 use datahost_plugin_api::reference::{CompanyQuery, CompanyRef};
-use datahost_plugin_api::{Host, LogLevel};
+use datahost_plugin_api::{BoxError, Host, LogLevel};
 use datahost_plugin_kit::companies::{Companies, CompaniesMeta, Dataset};
+use datahost_plugin_kit::error::StoredError;
 use serde::Deserialize;
 
 use crate::data::{Company, Contribution, Entry, Index, MatchedBy, Provenance, ReportRef};
@@ -57,7 +58,10 @@ struct Pac {
 
 /// The contributions to candidates (24K) of the corporate PACs in the committee master, read from the
 /// records engine by committee id: only the rows that are served leave the table.
-fn corporate_contributions(host: &Host, committees: &[CommitteeRecord]) -> Result<Vec<ContributionRecord>, String> {
+fn corporate_contributions(
+    host: &Host,
+    committees: &[CommitteeRecord],
+) -> Result<Vec<ContributionRecord>, StoredError> {
     let corporate: Vec<serde_json::Value> = committees
         .iter()
         .filter(|c| c.org_type == CORPORATE)
@@ -69,14 +73,17 @@ fn corporate_contributions(host: &Host, committees: &[CommitteeRecord]) -> Resul
             .any_of(CONTRIBUTION_INDEX[0], ids.to_vec())
             .eq(CONTRIBUTION_INDEX[1], CONTRIBUTION_TO_CANDIDATE);
         for record in host.query_all_records(&query)? {
-            rows.push(serde_json::from_value(record).map_err(|e| format!("a stored FEC contribution row: {e}"))?);
+            rows.push(
+                serde_json::from_value(record)
+                    .map_err(|source| StoredError::Unreadable { what: "FEC contribution row", source })?,
+            );
         }
     }
     Ok(rows)
 }
 
 /// Builds the served index from the ingested records.
-pub fn index(doc: IngestedDoc, host: &Host) -> Result<Index, String> {
+pub fn index(doc: IngestedDoc, host: &Host) -> Result<Index, BoxError> {
     let contributions = corporate_contributions(host, &doc.committees)?;
     let committees: HashMap<&str, &CommitteeRecord> =
         doc.committees.iter().map(|c| (c.committee_id.as_str(), c)).collect();

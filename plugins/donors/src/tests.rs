@@ -76,7 +76,7 @@ fn malformed_or_fec_form_committee_id_in_the_seed_fails_init() {
             crate::SLUG,
             &seed.replacen("\"committeeId\": \"DEMO-C0001", &format!("\"committeeId\": \"{id}"), 1),
         );
-        let err = host.init::<Donors>().err().unwrap_or_default();
+        let err = host.init::<Donors>().err().map(|e| e.to_string()).unwrap_or_default();
         assert!(err.contains(&format!("committeeId `{id}`")), "{id}: {err}");
     }
 }

@@ -26,8 +26,8 @@ mod topk;
 
 use datahost_plugin_api::ingest::INGESTED_KEY;
 use datahost_plugin_api::{
-    export_plugin, ApiError, IngestBatch, InitContext, LogLevel, Manifest, Maturity, Plugin, Refusal, RequestEnvelope,
-    Response, Seed, SourceFile,
+    export_plugin, ApiError, BoxError, IngestBatch, InitContext, LogLevel, Manifest, Maturity, Plugin, Refusal,
+    RequestEnvelope, Response, Seed, SourceFile,
 };
 
 pub const SLUG: &str = "edgar-search";
@@ -62,7 +62,7 @@ impl Plugin for EdgarSearch {
         vec![Seed::new(SLUG, include_str!("../seed/edgar-search.json"))]
     }
 
-    fn init(ctx: InitContext) -> Result<Self, String> {
+    fn init(ctx: InitContext) -> Result<Self, BoxError> {
         let doc: serde_json::Value = ctx.host.load_dataset(SLUG)?;
         let started = std::time::Instant::now();
         let others = sources::Others::load(&ctx.host);

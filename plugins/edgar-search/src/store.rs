@@ -12,7 +12,7 @@ use std::time::{Duration, SystemTime};
 
 use datahost_plugin_api::ingest::IngestedInfo;
 use datahost_plugin_api::query::RecordsQuery;
-use datahost_plugin_api::{Host, LogLevel};
+use datahost_plugin_api::{BoxError, Host, LogLevel};
 use sha2::{Digest, Sha256};
 
 use crate::data::Filing;
@@ -36,7 +36,7 @@ pub fn ingested_index(
     host: &Host,
     own: Option<&IngestedInfo>,
     others: &Others,
-) -> Result<(SearchIndex, &'static str), String> {
+) -> Result<(SearchIndex, &'static str), BoxError> {
     let dir = match host.plugin_dir() {
         Ok(dir) => dir,
         Err(e) => {
@@ -75,7 +75,7 @@ pub fn ingested_index(
         });
     if let Err(e) = built {
         let _ = std::fs::remove_dir_all(&building);
-        return Err(e);
+        return Err(e.into());
     }
     let _ = std::fs::remove_dir_all(&building);
     let index = SearchIndex::open(&target)?;
@@ -94,7 +94,7 @@ pub fn fingerprint(own: Option<&IngestedInfo>, others: &Others) -> String {
 /// This dataset's filings (when it holds ingested records) and the other datasets', one per accession: a
 /// filing known both from its EDGAR submissions metadata and from its ingested document keeps the metadata
 /// (its primary document's address) and adds the document's facts to its text.
-fn all_filings(host: &Host, own: bool, others: &Others) -> Result<Vec<Filing>, String> {
+fn all_filings(host: &Host, own: bool, others: &Others) -> Result<Vec<Filing>, BoxError> {
     let mut filings = if own { read_filings(host)? } else { Vec::new() };
     let (theirs, left_out) = others.filings()?;
     if left_out > 0 {
@@ -122,7 +122,7 @@ fn all_filings(host: &Host, own: bool, others: &Others) -> Result<Vec<Filing>, S
 
 /// Every filing record, read by accession in pages (the accessions come from the declared index, not a
 /// table scan).
-fn read_filings(host: &Host) -> Result<Vec<Filing>, String> {
+fn read_filings(host: &Host) -> Result<Vec<Filing>, BoxError> {
     let accessions =
         host.query_all_records(&RecordsQuery::new(crate::SLUG, crate::ingest::FILINGS).distinct(ACCESSION_FIELD))?;
     let mut filings = Vec::with_capacity(accessions.len());

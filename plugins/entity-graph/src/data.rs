@@ -23,7 +23,7 @@
 //!   periodOfReport, filedDate, sourceUrl?, holdings: [{nameOfIssuer, titleOfClass, cusip, valueUsd, shares,
 //!   putCall, issuer?: {ticker}}]}]}` (each filer's latest filing, whole)
 
-use datahost_plugin_api::Host;
+use datahost_plugin_api::{BoxError, Host};
 use serde::de::{DeserializeOwned, Deserializer};
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -246,8 +246,8 @@ pub struct Doc {
 
 impl Doc {
     /// Reads a source through its route. Fails when the route fails or answers something other than an object.
-    pub fn fetch(host: &Host, route: &str, query: &[(&str, &str)]) -> Result<Doc, String> {
-        Doc::from_value(host.get_route(route, query)?)
+    pub fn fetch(host: &Host, route: &str, query: &[(&str, &str)]) -> Result<Doc, BoxError> {
+        Ok(Doc::from_value(host.get_route(route, query)?)?)
     }
 
     pub fn from_value(value: Value) -> Result<Doc, String> {

@@ -304,7 +304,7 @@ pub fn build(host: &Host) -> Graph {
     let mut b = Builder::default();
     let (mut used, mut unavailable, mut metas) = (Vec::new(), Vec::new(), Vec::new());
     for (dataset, route, query) in SOURCES {
-        match Doc::fetch(host, route, query).and_then(|doc| b.add(doc, dataset)) {
+        match Doc::fetch(host, route, query).and_then(|doc| Ok(b.add(doc, dataset)?)) {
             Ok(read) => {
                 used.push(dataset);
                 metas.push(read);

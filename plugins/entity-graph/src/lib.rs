@@ -17,7 +17,7 @@ mod tests;
 use std::sync::OnceLock;
 
 use datahost_plugin_api::{
-    export_plugin, ApiError, Host, InitContext, Manifest, Maturity, Plugin, RequestEnvelope, Response,
+    export_plugin, ApiError, BoxError, Host, InitContext, Manifest, Maturity, Plugin, RequestEnvelope, Response,
 };
 
 pub const SLUG: &str = "entity-graph";
@@ -66,7 +66,7 @@ impl Plugin for EntityGraph {
 
     /// Never fails: a source that fails or is unreadable is left out (when the graph is built) and listed in
     /// `meta.datasetsUnavailable`.
-    fn init(ctx: InitContext) -> Result<Self, String> {
+    fn init(ctx: InitContext) -> Result<Self, BoxError> {
         Ok(Self { host: ctx.host, graph: OnceLock::new() })
     }
 

@@ -21,6 +21,7 @@ use datahost_plugin_api::ingest::IngestedInfo;
 use datahost_plugin_api::params::normalize_ticker;
 use datahost_plugin_api::{ApiSchema, Host};
 use datahost_plugin_kit::companies::{Companies, CompaniesMeta};
+use datahost_plugin_kit::error::StoredError;
 use serde::{Deserialize, Serialize};
 
 use crate::records::{self, FormSummary, TransactionRecord};
@@ -204,7 +205,7 @@ impl Rosters {
     }
 
     /// The company's roster, reading its rows from the records engine the first time it is served.
-    pub fn roster<'a>(&self, c: &'a Company) -> Result<CompanyRoster<'a>, String> {
+    pub fn roster<'a>(&self, c: &'a Company) -> Result<CompanyRoster<'a>, StoredError> {
         let execs = match (c.execs.get(), &self.table, &c.issuer_cik) {
             (Some(execs), _, _) => execs,
             (None, Some(host), Some(cik)) => {

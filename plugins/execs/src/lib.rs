@@ -27,7 +27,7 @@ mod ingest;
 
 use datahost_plugin_api::ingest::INGESTED_KEY;
 use datahost_plugin_api::{
-    export_plugin, ApiError, InitContext, Manifest, Maturity, Plugin, RequestEnvelope, Response,
+    export_plugin, ApiError, BoxError, InitContext, Manifest, Maturity, Plugin, RequestEnvelope, Response,
 };
 
 pub const SLUG: &str = "execs";
@@ -55,7 +55,7 @@ impl Plugin for Execs {
         .owning_no_dataset()
     }
 
-    fn init(ctx: InitContext) -> Result<Self, String> {
+    fn init(ctx: InitContext) -> Result<Self, BoxError> {
         let doc: serde_json::Value = ctx.host.load_dataset(SOURCE_DATASET)?;
         let schema_error = |e: serde_json::Error| format!("dataset `{SOURCE_DATASET}` does not match its schema: {e}");
         let rosters = if doc.get(INGESTED_KEY).is_some() {

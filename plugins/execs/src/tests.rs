@@ -46,7 +46,7 @@ fn manifest_reads_insiders_and_ships_no_data() {
 
 #[test]
 fn init_fails_without_the_insiders_dataset() {
-    let err = TestHost::new().init::<Execs>().err().unwrap();
+    let err = TestHost::new().init::<Execs>().err().unwrap().to_string();
     assert!(err.contains("insiders"), "{err}");
 }
 

@@ -13,8 +13,9 @@ use std::collections::HashMap;
 
 use datahost_plugin_api::ingest::{IngestedInfo, INGESTED_KEY};
 use datahost_plugin_api::params::normalize_ticker;
-use datahost_plugin_api::Host;
+use datahost_plugin_api::{BoxError, Host};
 use datahost_plugin_kit::companies::Companies;
+use datahost_plugin_kit::error::StoredError;
 use datahost_plugin_kit::snapshot::SnapshotMeta;
 use serde::Deserialize;
 
@@ -135,7 +136,7 @@ pub struct Loaded {
 }
 
 /// Loads the dataset from the host: the ingested records when there are any, else the demo seed.
-pub fn load(host: &Host, dataset: &str) -> Result<Loaded, String> {
+pub fn load(host: &Host, dataset: &str) -> Result<Loaded, BoxError> {
     let doc: serde_json::Value = host.load_dataset(dataset)?;
     let schema_error = |e: serde_json::Error| format!("dataset `{dataset}` does not match its schema: {e}");
     if doc.get(INGESTED_KEY).is_some() {
@@ -191,7 +192,7 @@ impl Index {
 
     /// A company's transactions, newest first: from memory (the demo seed), or read from the records engine
     /// by issuer CIK (ingested filings).
-    pub fn filings<'a>(&self, c: &'a CompanyFilings) -> Result<Cow<'a, [Transaction]>, String> {
+    pub fn filings<'a>(&self, c: &'a CompanyFilings) -> Result<Cow<'a, [Transaction]>, StoredError> {
         let Some(host) = &self.table else { return Ok(Cow::Borrowed(&c.filings)) };
         let mut rows: Vec<Transaction> = records::issuer_transactions(host, &c.company.cik)?
             .into_iter()

@@ -19,8 +19,8 @@ mod schema;
 mod tests;
 
 use datahost_plugin_api::{
-    export_plugin, ApiError, IngestBatch, InitContext, LogLevel, Manifest, Maturity, Plugin, Refusal, RequestEnvelope,
-    Response, Seed, SourceFile,
+    export_plugin, ApiError, BoxError, IngestBatch, InitContext, LogLevel, Manifest, Maturity, Plugin, Refusal,
+    RequestEnvelope, Response, Seed, SourceFile,
 };
 
 pub const SLUG: &str = "insiders";
@@ -49,7 +49,7 @@ impl Plugin for Insiders {
         vec![Seed::new(SLUG, include_str!("../seed/insiders.json"))]
     }
 
-    fn init(ctx: InitContext) -> Result<Self, String> {
+    fn init(ctx: InitContext) -> Result<Self, BoxError> {
         let data::Loaded { index, orphans } = data::load(&ctx.host, SLUG)?;
         if orphans > 0 {
             ctx.host.log(LogLevel::Warn, &format!("{orphans} insider records name a ticker with no company entry"));

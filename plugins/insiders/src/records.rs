@@ -14,6 +14,7 @@ use datahost_plugin_api::ingest::IngestedInfo;
 use datahost_plugin_api::query::RecordsQuery;
 use datahost_plugin_api::reference::CompanyQuery;
 use datahost_plugin_api::{Host, LogLevel};
+use datahost_plugin_kit::error::StoredError;
 use datahost_plugin_kit::snapshot::SnapshotMeta;
 use serde::{Deserialize, Serialize};
 
@@ -216,11 +217,11 @@ pub fn issuers(forms: &[FormSummary], host: &Host) -> Vec<Issuer> {
 
 /// Every transaction row of one issuer, read from the records engine (the rows stay in its table: at
 /// national scale they do not fit in a plugin's memory), in ingest order.
-pub fn issuer_transactions(host: &Host, issuer_cik: &str) -> Result<Vec<TransactionRecord>, String> {
+pub fn issuer_transactions(host: &Host, issuer_cik: &str) -> Result<Vec<TransactionRecord>, StoredError> {
     let query = RecordsQuery::new(DATASET, TRANSACTIONS).eq(ISSUER_FIELD, issuer_cik);
     host.query_all_records(&query)?
         .into_iter()
-        .map(|r| serde_json::from_value(r).map_err(|e| format!("a stored Form 4 row of issuer {issuer_cik}: {e}")))
+        .map(|r| serde_json::from_value(r).map_err(|source| StoredError::Unreadable { what: "Form 4 row", source }))
         .collect()
 }
 

@@ -5,7 +5,7 @@
 use datahost_plugin_api::ingest::IngestedInfo;
 use datahost_plugin_api::openapi::schema;
 use datahost_plugin_api::reference::CompanyRef;
-use datahost_plugin_api::ApiSchema;
+use datahost_plugin_api::{ApiSchema, BoxError};
 use serde::{Deserialize, Serialize};
 
 use crate::records::VotingAuthority;
@@ -180,7 +180,7 @@ impl Index {
     /// The filer's latest filing with its holdings (largest first) and their total: from memory, or, for a
     /// table-backed index, read from the records engine (the served filing and the NEW HOLDINGS amendments
     /// merged into it) with each issuer named through the host's company list.
-    pub fn with_holdings<'a>(&self, filer: &'a Filer) -> Result<(std::borrow::Cow<'a, Filing>, u64), String> {
+    pub fn with_holdings<'a>(&self, filer: &'a Filer) -> Result<(std::borrow::Cow<'a, Filing>, u64), BoxError> {
         let Some(host) = self.table.as_ref() else {
             return Ok((std::borrow::Cow::Borrowed(&filer.latest), filer.total_value_usd));
         };
@@ -193,7 +193,7 @@ impl Index {
             .any_of("accession", accessions);
         let page = host.query_records(&query)?;
         if page.truncated {
-            return Err(format!("filing {} has more information-table rows than one read returns", f.accession));
+            return Err(format!("filing {} has more information-table rows than one read returns", f.accession).into());
         }
         let mut rows: Vec<crate::records::HoldingRecord> = page
             .records

@@ -14,8 +14,8 @@ mod tests;
 
 use datahost_plugin_api::ingest::INGESTED_KEY;
 use datahost_plugin_api::{
-    export_plugin, ApiError, IngestBatch, InitContext, Manifest, Maturity, Plugin, Refusal, RequestEnvelope, Response,
-    Seed, SourceFile,
+    export_plugin, ApiError, BoxError, IngestBatch, InitContext, Manifest, Maturity, Plugin, Refusal, RequestEnvelope,
+    Response, Seed, SourceFile,
 };
 
 pub const SLUG: &str = "institutional-holdings";
@@ -45,7 +45,7 @@ impl Plugin for InstitutionalHoldings {
     }
 
     /// Serves the ingested records once there are any, else the demo seed; never both.
-    fn init(ctx: InitContext) -> Result<Self, String> {
+    fn init(ctx: InitContext) -> Result<Self, BoxError> {
         let document: serde_json::Value = ctx.host.load_dataset(SLUG)?;
         let index = if document.get(INGESTED_KEY).is_some() {
             records::index_from_ingested(document, &ctx.host)?

@@ -12,7 +12,7 @@ use datahost_plugin_api::openapi::schema;
 use datahost_plugin_api::paging::{self, Page, PageRequest};
 use datahost_plugin_api::params::DEFAULT_MAX_LIMIT;
 use datahost_plugin_api::reference::CompanyRef;
-use datahost_plugin_api::{ApiError, ApiSchema, ParamSpec, RequestEnvelope, Response, RouteSpec};
+use datahost_plugin_api::{ApiError, ApiSchema, BoxError, ParamSpec, RequestEnvelope, Response, RouteSpec};
 use serde::Serialize;
 
 use crate::data::{AmendmentRef, Filing, Holding, Index, Meta, NameMatch};
@@ -261,7 +261,7 @@ fn generation(f: &Filing) -> String {
 }
 
 /// A read of the records engine failed: the answer would be incomplete, so say so instead.
-fn unavailable(e: String) -> ApiError {
+fn unavailable(e: BoxError) -> ApiError {
     ApiError::unavailable(format!("the 13F holdings could not be read: {e}"))
 }
 

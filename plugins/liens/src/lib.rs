@@ -15,7 +15,8 @@ mod tests;
 
 use datahost_plugin_api::ingest::ingested_info;
 use datahost_plugin_api::{
-    export_plugin, ApiError, InitContext, Manifest, Maturity, Migration, Plugin, RequestEnvelope, Response, Seed,
+    export_plugin, ApiError, BoxError, InitContext, Manifest, Maturity, Migration, Plugin, RequestEnvelope, Response,
+    Seed,
 };
 use datahost_plugin_kit::clerk::ClerkStore;
 use datahost_plugin_kit::county::{self, CountyIndex};
@@ -61,7 +62,7 @@ impl Plugin for Liens {
         data::migrations()
     }
 
-    fn init(ctx: InitContext) -> Result<Self, String> {
+    fn init(ctx: InitContext) -> Result<Self, BoxError> {
         // The deeds dataset may be absent (its plugin disabled): then only the demo seed can be served.
         if ingested_info(&ctx.host, CLERK_DATASET).ok().flatten().is_some() {
             return Ok(Self { source: Source::Stored(ClerkStore::load(ctx.host, CLERK_DATASET)?) });

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use datahost_plugin_api::ingest::{IngestedInfo, INGESTED_KEY};
 use datahost_plugin_api::reference::{CompanyQuery, CompanyRef};
-use datahost_plugin_api::{ApiSchema, Host, LogLevel};
+use datahost_plugin_api::{ApiSchema, BoxError, Host, LogLevel};
 use datahost_plugin_kit::companies::{self, CompaniesMeta, Dataset};
 use serde::{Deserialize, Serialize};
 
@@ -113,16 +113,16 @@ struct IngestedDoc {
 }
 
 /// Reads the host's document: the ingested LDA filings once there are any, else the demo seed.
-pub fn load(host: &Host) -> Result<Index, String> {
+pub fn load(host: &Host) -> Result<Index, BoxError> {
     let doc: serde_json::Value = host.load_dataset(crate::SLUG)?;
     if doc.get(INGESTED_KEY).is_none() {
         let snapshot: Snapshot =
             serde_json::from_value(doc).map_err(|e| format!("the {} seed is not readable: {e}", crate::SLUG))?;
-        return index(snapshot);
+        return Ok(index(snapshot)?);
     }
     let doc: IngestedDoc =
         serde_json::from_value(doc).map_err(|e| format!("the ingested LDA filings are not readable: {e}"))?;
-    index(Snapshot { meta: ingested_meta(&doc.ingested), companies: clients(doc.filings, host) })
+    Ok(index(Snapshot { meta: ingested_meta(&doc.ingested), companies: clients(doc.filings, host) })?)
 }
 
 /// One company per client: the SEC company its name matches through the host's company list, else the client

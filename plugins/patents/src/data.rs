@@ -12,7 +12,7 @@ use chrono::{Months, NaiveDate};
 use datahost_plugin_api::ingest::{IngestedInfo, INGESTED_KEY};
 use datahost_plugin_api::params::parse_date;
 use datahost_plugin_api::reference::{CompanyQuery, CompanyRef};
-use datahost_plugin_api::{ApiSchema, Host, LogLevel};
+use datahost_plugin_api::{ApiSchema, BoxError, Host, LogLevel};
 use datahost_plugin_kit::companies::{Companies, CompaniesMeta};
 use serde::{Deserialize, Serialize};
 
@@ -224,14 +224,14 @@ pub struct Index {
 }
 
 /// Loads the dataset from the host: the ingested records when there are any, else the demo seed.
-pub fn load(host: &Host, dataset: &str) -> Result<Index, String> {
+pub fn load(host: &Host, dataset: &str) -> Result<Index, BoxError> {
     let doc: serde_json::Value = host.load_dataset(dataset)?;
     let schema_error = |e: serde_json::Error| format!("dataset `{dataset}` does not match its schema: {e}");
     if doc.get(INGESTED_KEY).is_some() {
         let ingested: IngestedSnapshot = serde_json::from_value(doc).map_err(schema_error)?;
         Ok(from_ingested(ingested, host))
     } else {
-        from_seed(serde_json::from_value(doc).map_err(schema_error)?)
+        Ok(from_seed(serde_json::from_value(doc).map_err(schema_error)?)?)
     }
 }
 

@@ -16,8 +16,8 @@ mod schema;
 mod tests;
 
 use datahost_plugin_api::{
-    export_plugin, ApiError, IngestBatch, InitContext, Manifest, Maturity, Plugin, Refusal, RequestEnvelope, Response,
-    Seed, SourceFile,
+    export_plugin, ApiError, BoxError, IngestBatch, InitContext, Manifest, Maturity, Plugin, Refusal, RequestEnvelope,
+    Response, Seed, SourceFile,
 };
 
 pub const SLUG: &str = "patents";
@@ -45,7 +45,7 @@ impl Plugin for Patents {
         vec![Seed::new(SLUG, include_str!("../seed/patents.json"))]
     }
 
-    fn init(ctx: InitContext) -> Result<Self, String> {
+    fn init(ctx: InitContext) -> Result<Self, BoxError> {
         Ok(Self { index: data::load(&ctx.host, SLUG)? })
     }
 

@@ -14,7 +14,7 @@ mod tests;
 
 use datahost_plugin_api::reference::{CompanyQuery, CompanyRef};
 use datahost_plugin_api::{
-    export_plugin, ApiError, InitContext, LogLevel, Manifest, Maturity, Plugin, RequestEnvelope, Response,
+    export_plugin, ApiError, BoxError, InitContext, LogLevel, Manifest, Maturity, Plugin, RequestEnvelope, Response,
 };
 
 pub const SLUG: &str = "predictions";
@@ -43,7 +43,7 @@ impl Plugin for Predictions {
         .owning_no_dataset()
     }
 
-    fn init(ctx: InitContext) -> Result<Self, String> {
+    fn init(ctx: InitContext) -> Result<Self, BoxError> {
         let strategy = data::Strategy::from_config(&ctx.config)?;
         // Labels of ingested series come from the host's company list; without one they are the tickers.
         let resolve = |queries: &[CompanyQuery]| -> Vec<Option<CompanyRef>> {

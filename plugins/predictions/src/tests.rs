@@ -33,7 +33,7 @@
 
 use chrono::NaiveDate;
 use datahost_plugin_api::testing::{get, manifest_problems, TestHost};
-use datahost_plugin_api::{InitContext, Plugin};
+use datahost_plugin_api::{BoxError, InitContext, Plugin};
 use datahost_plugin_kit::market::{AssetSeries, Calendar, PriceSnapshot};
 use serde_json::{json, Value};
 
@@ -111,7 +111,7 @@ fn fixture_config() -> Value {
 }
 
 /// Initialises the plugin through the test host with `snapshot` as the `prices` dataset.
-fn plugin_on(snapshot: &PriceSnapshot, config: Value) -> Result<Predictions, String> {
+fn plugin_on(snapshot: &PriceSnapshot, config: Value) -> Result<Predictions, BoxError> {
     let host = TestHost::new();
     host.set_dataset("prices", &serde_json::to_string(snapshot).unwrap());
     Predictions::init(InitContext { host: host.host(), config })
@@ -411,11 +411,11 @@ fn bad_parameters_are_400_naming_the_rule() {
 #[test]
 fn init_reports_missing_or_unusable_prices() {
     let host = TestHost::new();
-    let err = host.init::<Predictions>().err().unwrap();
+    let err = host.init::<Predictions>().err().unwrap().to_string();
     assert!(err.contains("prices"), "{err}");
     let mut no_spy = fixture();
     no_spy.assets.retain(|a| a.ticker != "SPY");
-    assert_eq!(plugin_on(&no_spy, json!({})).err().unwrap(), "the prices dataset has no SPY series");
+    assert_eq!(plugin_on(&no_spy, json!({})).err().unwrap().to_string(), "the prices dataset has no SPY series");
     for (config, message) in [
         (json!({"window_days": 0}), "predictions config `window_days` must be an integer from 1 to 10000, got 0"),
         (
@@ -424,7 +424,7 @@ fn init_reports_missing_or_unusable_prices() {
         ),
         (json!({"live_since": "soon"}), "predictions config `live_since` must be a YYYY-MM-DD date, got \"soon\""),
     ] {
-        assert_eq!(plugin_on(&fixture(), config).err().unwrap(), message);
+        assert_eq!(plugin_on(&fixture(), config).err().unwrap().to_string(), message);
     }
 }
 

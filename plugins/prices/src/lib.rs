@@ -18,8 +18,8 @@ mod tests;
 
 use datahost_plugin_api::reference::{CompanyQuery, CompanyRef};
 use datahost_plugin_api::{
-    export_plugin, ApiError, IngestBatch, InitContext, LogLevel, Manifest, Maturity, Plugin, Refusal, RequestEnvelope,
-    Response, Seed, SourceFile,
+    export_plugin, ApiError, BoxError, IngestBatch, InitContext, LogLevel, Manifest, Maturity, Plugin, Refusal,
+    RequestEnvelope, Response, Seed, SourceFile,
 };
 
 pub const SLUG: &str = "prices";
@@ -46,7 +46,7 @@ impl Plugin for Prices {
         vec![Seed::new(SLUG, seed::snapshot_json())]
     }
 
-    fn init(ctx: InitContext) -> Result<Self, String> {
+    fn init(ctx: InitContext) -> Result<Self, BoxError> {
         let doc = ctx.host.load_dataset(SLUG)?;
         // Names come from the host's company list; without one (or on a failed call) a series has no name.
         let resolve = |queries: &[CompanyQuery]| -> Vec<Option<CompanyRef>> {

@@ -176,7 +176,7 @@ fn init_rejects_a_broken_snapshot() {
         r#"{"meta": {}, "assets": [{"ticker": "SPY", "name": "S", "kind": "major", "calendar": "weekdays",
             "start": "2026-10-31", "closes": [1.0]}]}"#,
     );
-    let err = host.init::<Prices>().err().unwrap();
+    let err = host.init::<Prices>().err().unwrap().to_string();
     assert!(err.contains("not a weekdays trading day"), "{err}");
     assert!(Prices::seeds()[0].snapshot_json.len() > 100_000);
 }

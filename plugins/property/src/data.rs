@@ -7,9 +7,10 @@ use std::collections::BTreeSet;
 
 use datahost_plugin_api::ingest::{ingested_info, IngestedInfo};
 use datahost_plugin_api::query::RecordsQuery;
-use datahost_plugin_api::{ApiSchema, Host, Migration};
+use datahost_plugin_api::{ApiSchema, BoxError, Host, HostError, Migration};
 use datahost_plugin_kit::address::{canonical_tokens, normalize_address, TokenSet};
 use datahost_plugin_kit::county::{self, state_name, CountyCoverage};
+use datahost_plugin_kit::error::StoredError;
 use datahost_plugin_kit::snapshot::SnapshotMeta;
 use datahost_plugin_kit::sql::{load_store, SeedTable, Store, SEED_STATE_TABLE};
 
@@ -341,7 +342,7 @@ pub struct Stored {
 }
 
 impl Stored {
-    pub fn load(info: &IngestedInfo, host: Host) -> Result<Self, String> {
+    pub fn load(info: &IngestedInfo, host: Host) -> Result<Self, HostError> {
         let query = RecordsQuery::new(crate::SLUG, PARCELS).distinct(COUNTY_FIELD);
         let onboarded =
             host.query_all_records(&query)?.into_iter().filter_map(|v| v.as_str().map(str::to_string)).collect();
@@ -354,14 +355,14 @@ impl Stored {
 
     /// The parcels the canonical query tokens name, in `county` when given, in [`sort_key`] order (then by
     /// source, so two sources' rows of one lot come out in a fixed order).
-    pub fn lookup(&self, query: &[String], county: Option<&str>) -> Result<Vec<Parcel>, String> {
+    pub fn lookup(&self, query: &[String], county: Option<&str>) -> Result<Vec<Parcel>, StoredError> {
         let keys = street_key_candidates(query).into_iter().map(Value::from).collect();
         let rows =
             self.host.query_all_records(&RecordsQuery::new(crate::SLUG, PARCELS).any_of(STREET_KEY_FIELD, keys))?;
         let mut found = Vec::new();
         for row in rows {
             let mut parcel: Parcel =
-                serde_json::from_value(row).map_err(|e| format!("a stored parcel is not readable: {e}"))?;
+                serde_json::from_value(row).map_err(|source| StoredError::Unreadable { what: "parcel", source })?;
             if county.is_some_and(|c| parcel.record.county != c) || !address_matches(query, &AddressKey::new(&parcel)) {
                 continue;
             }
@@ -381,7 +382,7 @@ pub enum Parcels {
 }
 
 impl Parcels {
-    pub fn load(host: Host) -> Result<Self, String> {
+    pub fn load(host: Host) -> Result<Self, BoxError> {
         if let Some(info) = ingested_info(&host, crate::SLUG)? {
             return Ok(Self::Stored(Stored::load(&info, host)?));
         }

@@ -19,8 +19,8 @@ mod schema;
 mod tests;
 
 use datahost_plugin_api::{
-    export_plugin, ApiError, IngestBatch, InitContext, Manifest, Maturity, Migration, Plugin, Refusal, RequestEnvelope,
-    Response, Seed, SourceFile,
+    export_plugin, ApiError, BoxError, IngestBatch, InitContext, Manifest, Maturity, Migration, Plugin, Refusal,
+    RequestEnvelope, Response, Seed, SourceFile,
 };
 use datahost_plugin_kit::sql::Store;
 
@@ -56,7 +56,7 @@ impl Plugin for Property {
         data::migrations()
     }
 
-    fn init(ctx: InitContext) -> Result<Self, String> {
+    fn init(ctx: InitContext) -> Result<Self, BoxError> {
         Ok(Self { parcels: data::Parcels::load(ctx.host)? })
     }
 

@@ -10,7 +10,7 @@ mod schema;
 mod tests;
 
 use datahost_plugin_api::{
-    export_plugin, ApiError, InitContext, Manifest, Maturity, Plugin, RequestEnvelope, Response, Seed,
+    export_plugin, ApiError, BoxError, InitContext, Manifest, Maturity, Plugin, RequestEnvelope, Response, Seed,
 };
 
 pub const SLUG: &str = "sam-entities";
@@ -37,7 +37,7 @@ impl Plugin for SamEntities {
         vec![Seed::new(SLUG, include_str!("../seed/sam-entities.json"))]
     }
 
-    fn init(ctx: InitContext) -> Result<Self, String> {
+    fn init(ctx: InitContext) -> Result<Self, BoxError> {
         let snapshot: data::Snapshot = ctx.host.load_dataset(SLUG)?;
         Ok(Self { index: data::Index::new(snapshot)? })
     }

@@ -12,6 +12,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use datahost_plugin_api::ingest::{IngestedInfo, INGESTED_KEY};
 use datahost_plugin_api::{ApiSchema, Host};
 use datahost_plugin_kit::disclosure::{self, Disclosure, DisclosureTrade, TradeStore};
+use datahost_plugin_kit::error::StoredError;
 use datahost_plugin_kit::snapshot::SnapshotMeta;
 use serde::{Deserialize, Serialize};
 
@@ -183,10 +184,13 @@ pub struct StoredTransactions {
 
 impl StoredTransactions {
     /// The served trades among `rows`, by DocID, in row order.
-    fn served(rows: Vec<serde_json::Value>) -> Result<HashMap<String, Vec<Trade>>, String> {
+    fn served(rows: Vec<serde_json::Value>) -> Result<HashMap<String, Vec<Trade>>, StoredError> {
         let mut records: Vec<TransactionRecord> = rows
             .into_iter()
-            .map(|r| serde_json::from_value(r).map_err(|e| format!("a stored Senate transaction row: {e}")))
+            .map(|r| {
+                serde_json::from_value(r)
+                    .map_err(|source| StoredError::Unreadable { what: "Senate transaction row", source })
+            })
             .collect::<Result<_, _>>()?;
         records.sort_by(|a, b| (&a.doc_id, a.row).cmp(&(&b.doc_id, b.row)));
         let mut by_doc: HashMap<String, Vec<Trade>> = HashMap::new();
@@ -209,11 +213,11 @@ impl TradeStore for StoredTransactions {
         self.held.contains(doc_id)
     }
 
-    fn trading(&self, ticker: &str) -> Result<HashMap<String, Vec<Trade>>, String> {
+    fn trading(&self, ticker: &str) -> Result<HashMap<String, Vec<Trade>>, StoredError> {
         Self::served(disclosure::stored_rows_trading(&self.host, crate::SLUG, TRANSACTIONS, TICKER_FIELD, ticker)?)
     }
 
-    fn of(&self, doc_ids: &[&str]) -> Result<HashMap<String, Vec<Trade>>, String> {
+    fn of(&self, doc_ids: &[&str]) -> Result<HashMap<String, Vec<Trade>>, StoredError> {
         Self::served(disclosure::stored_rows_of(&self.host, crate::SLUG, TRANSACTIONS, DOC_ID_FIELD, doc_ids)?)
     }
 }

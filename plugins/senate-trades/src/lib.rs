@@ -14,8 +14,8 @@ mod schema;
 mod tests;
 
 use datahost_plugin_api::{
-    export_plugin, ApiError, IngestBatch, InitContext, Manifest, Maturity, Plugin, Refusal, RequestEnvelope, Response,
-    Seed, SourceFile,
+    export_plugin, ApiError, BoxError, IngestBatch, InitContext, Manifest, Maturity, Plugin, Refusal, RequestEnvelope,
+    Response, Seed, SourceFile,
 };
 use datahost_plugin_kit::disclosure::DisclosureIndex;
 
@@ -49,7 +49,7 @@ impl Plugin for SenateTrades {
         vec![Seed::new(SLUG, include_str!("../seed/senate-trades.json"))]
     }
 
-    fn init(ctx: InitContext) -> Result<Self, String> {
+    fn init(ctx: InitContext) -> Result<Self, BoxError> {
         let loaded = data::load(ctx.host.load_dataset(SLUG)?, &ctx.host)?;
         Ok(Self { meta: loaded.meta, index: DisclosureIndex::new(loaded.filings), stored: loaded.stored })
     }

@@ -13,7 +13,8 @@ use std::collections::{HashMap, HashSet};
 
 use datahost_plugin_api::ingest::{IngestedInfo, INGESTED_KEY};
 use datahost_plugin_api::query::RecordsQuery;
-use datahost_plugin_api::Host;
+use datahost_plugin_api::{Host, HostError};
+use datahost_plugin_kit::error::StoredError;
 use datahost_plugin_kit::snapshot::SnapshotMeta;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -227,7 +228,7 @@ impl Vehicles {
         matches!(self, Self::Demo(index) if index.theft_checked)
     }
 
-    pub fn decode(&self, vin: &str) -> Result<Option<DecodeRow>, String> {
+    pub fn decode(&self, vin: &str) -> Result<Option<DecodeRow>, StoredError> {
         match self {
             Self::Demo(index) => Ok(index.decode(vin).cloned()),
             Self::Stored(stored) => stored.decode(vin),
@@ -249,14 +250,14 @@ impl Vehicles {
         }
     }
 
-    pub fn recalls(&self, make: &str, model: &str, year: i32) -> Result<Vec<Recall>, String> {
+    pub fn recalls(&self, make: &str, model: &str, year: i32) -> Result<Vec<Recall>, StoredError> {
         match self {
             Self::Demo(index) => Ok(index.recalls(make, model, year).into_iter().cloned().collect()),
             Self::Stored(stored) => stored.recalls(make, model, year),
         }
     }
 
-    pub fn complaints(&self, vin: &str, vehicle: Option<(&str, &str, i32)>) -> Result<u64, String> {
+    pub fn complaints(&self, vin: &str, vehicle: Option<(&str, &str, i32)>) -> Result<u64, StoredError> {
         match self {
             Self::Demo(index) => Ok(index.complaints(vin, vehicle)),
             Self::Stored(stored) => stored.complaints(vin, vehicle),
@@ -275,20 +276,22 @@ pub struct Stored {
 }
 
 impl Stored {
-    fn query(&self, q: RecordsQuery) -> Result<Vec<Value>, String> {
+    fn query(&self, q: RecordsQuery) -> Result<Vec<Value>, HostError> {
         Ok(self.host.query_records(&q)?.records)
     }
 
     /// vPIC's decode of exactly this VIN, when one was ingested.
-    fn decode(&self, vin: &str) -> Result<Option<DecodeRow>, String> {
+    fn decode(&self, vin: &str) -> Result<Option<DecodeRow>, StoredError> {
         let rows = self.query(RecordsQuery::new(crate::SLUG, "decodes").eq("vin", vin).limit(1))?;
         rows.into_iter()
             .next()
-            .map(|r| serde_json::from_value(r).map_err(|e| format!("a stored vPIC decode is not readable: {e}")))
+            .map(|r| {
+                serde_json::from_value(r).map_err(|source| StoredError::Unreadable { what: "vPIC decode", source })
+            })
             .transpose()
     }
 
-    fn recalls(&self, make: &str, model: &str, year: i32) -> Result<Vec<Recall>, String> {
+    fn recalls(&self, make: &str, model: &str, year: i32) -> Result<Vec<Recall>, StoredError> {
         let (make, model) = model_key(make, model);
         let rows = self.query(RecordsQuery::new(crate::SLUG, "recalls").eq("makeKey", make).eq("modelKey", model))?;
         let recalls = rows
@@ -301,7 +304,7 @@ impl Stored {
 
     /// Distinct ODI numbers: complaints naming a prefix of this VIN, plus those without a usable VIN about the
     /// same make, model and model year (the rule of [`Index::complaints`]).
-    fn complaints(&self, vin: &str, vehicle: Option<(&str, &str, i32)>) -> Result<u64, String> {
+    fn complaints(&self, vin: &str, vehicle: Option<(&str, &str, i32)>) -> Result<u64, StoredError> {
         let prefixes = (MIN_VIN_PREFIX..=vin.len()).map(|n| Value::from(&vin[..n])).collect();
         let mut odi: HashSet<String> = HashSet::new();
         let rows = self.query(RecordsQuery::new(crate::SLUG, "complaints").any_of("vin", prefixes))?;

@@ -19,8 +19,8 @@ mod tests;
 pub mod wmi;
 
 use datahost_plugin_api::{
-    export_plugin, ApiError, IngestBatch, InitContext, Manifest, Maturity, Plugin, Refusal, RequestEnvelope, Response,
-    Seed, SourceFile,
+    export_plugin, ApiError, BoxError, IngestBatch, InitContext, Manifest, Maturity, Plugin, Refusal, RequestEnvelope,
+    Response, Seed, SourceFile,
 };
 
 pub const SLUG: &str = "vin";
@@ -53,7 +53,7 @@ impl Plugin for Vin {
         vec![Seed::new(SLUG, include_str!("../seed/vin.json"))]
     }
 
-    fn init(ctx: InitContext) -> Result<Self, String> {
+    fn init(ctx: InitContext) -> Result<Self, BoxError> {
         Ok(Self { vehicles: data::Vehicles::load(ctx.host.load_dataset(SLUG)?, ctx.host)? })
     }
 

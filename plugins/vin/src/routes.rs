@@ -4,6 +4,7 @@
 use datahost_plugin_api::openapi::schema;
 use datahost_plugin_api::params::ParamText;
 use datahost_plugin_api::{ApiError, ApiSchema, ParamKind, ParamSpec, Params, RequestEnvelope, Response, RouteSpec};
+use datahost_plugin_kit::error::StoredError;
 use serde::Serialize;
 use serde_json::json;
 
@@ -178,7 +179,7 @@ pub struct Body<'a> {
 }
 
 /// A lookup in the records engine failed: the answer would be incomplete, so say so instead.
-fn unavailable(e: String) -> ApiError {
+fn unavailable(e: StoredError) -> ApiError {
     ApiError::unavailable(format!("the vehicle records could not be read: {e}"))
 }
 

@@ -108,7 +108,7 @@ impl Plugin for NhtsaInvestigations {
         vec![Seed::new(SLUG, include_str!("../seed/nhtsa-investigations.json"))]
     }
 
-    fn init(ctx: InitContext) -> Result<Self, String> {
+    fn init(ctx: InitContext) -> Result<Self, BoxError> {
         let mut rows = ctx.host.load_dataset::<Stored>(SLUG)?.investigations;
         rows.sort_by(|a, b| b.opened_on.cmp(&a.opened_on).then_with(|| a.action_number.cmp(&b.action_number)));
         Ok(Self { rows })
