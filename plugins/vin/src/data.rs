@@ -294,11 +294,13 @@ impl Stored {
     fn recalls(&self, make: &str, model: &str, year: i32) -> Result<Vec<Recall>, StoredError> {
         let (make, model) = model_key(make, model);
         let rows = self.query(RecordsQuery::new(crate::SLUG, "recalls").eq("makeKey", make).eq("modelKey", model))?;
-        let recalls = rows
-            .into_iter()
-            .filter_map(|r| serde_json::from_value::<RecallRow>(r).ok())
-            .filter_map(Recall::from_row)
-            .collect();
+        let mut recalls = Vec::with_capacity(rows.len());
+        for r in rows {
+            let row: RecallRow =
+                serde_json::from_value(r).map_err(|source| StoredError::Unreadable { what: "recall row", source })?;
+            // Rows that cannot match a vehicle (equipment, tires, child seats) are not recalls of one.
+            recalls.extend(Recall::from_row(row));
+        }
         Ok(newest_per_campaign(recalls, year))
     }
 

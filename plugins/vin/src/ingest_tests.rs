@@ -320,3 +320,21 @@ fn ingested_decode_recalls_and_complaints_are_served_with_provenance() {
     // The VIN vPIC refused: still a 400 by its check digit, and never a stored vehicle.
     assert_eq!(get(&p, ROUTE, &[("vin", "3VW3564650M388202")]).0, 400);
 }
+
+/// A stored recall row the plugin cannot read is the vehicle records' 503, never a recall left out of a 200.
+#[test]
+fn an_unreadable_stored_recall_row_is_a_503_not_a_missing_recall() {
+    let Some(recalls) = corpus("recalls.txt") else { return };
+    let mut recalls = parse("recalls.txt", &recalls);
+    // recalls.txt line 1: campaign 02V288000, FORD FOCUS 2001, the recall the Focus below is served.
+    let row = recalls.records.iter_mut().find(|r| r.data["campaignNumber"] == "02V288000").expect("line 1");
+    row.data["year"] = json!("two thousand one");
+    let focus = parse("focus.json", &handmade_decode("1FAFP34P31W100001", "FORD", "Focus", "2001"));
+    let host = TestHost::new();
+    host.set_ingested("vin", &[recalls, focus]);
+    let p = host.init::<Vin>().expect("init on ingested NHTSA records");
+    let (status, body) = get(&p, ROUTE, &[("vin", "1FAFP34P31W100001")]);
+    assert_eq!(status, 503, "{body}");
+    let message = body["error"].as_str().unwrap_or_default();
+    assert!(message.contains("a stored recall row is not readable"), "{body}");
+}
