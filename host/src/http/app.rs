@@ -611,9 +611,8 @@ async fn protocol_guard(State(state): State<Arc<AppState>>, request: Request, ne
 async fn observe(State(state): State<Arc<AppState>>, request: Request, next: Next) -> Response {
     let started = Instant::now();
     let route = request.extensions().get::<MatchedPath>().cloned();
-    // The access line's request fields, read only when it is written (this runs on every request).
-    // (Also off while the access target is filtered out, e.g. `RUST_LOG=warn`: nothing would be written.)
-    // The caller's or the server's request id, kept only while the access log is on (it runs on every request).
+    // The caller's or the server's request id, kept only while the access log is on (off too while its target
+    // is filtered out, e.g. `RUST_LOG=warn`): this runs on every request.
     let request_id = state.access_log.as_ref().and_then(|_| request.headers().get("x-request-id").cloned());
     let method = request.method().clone();
     let response = next.run(request).await;
