@@ -92,14 +92,7 @@ impl<'a> Query<'a> {
     /// A numeric identifier of 1 to `width` digits with leading zeros optional (such as an SEC CIK),
     /// returned zero-padded to `width` digits.
     pub fn padded_digits(&self, name: &str, width: usize) -> Result<Option<String>, ApiError> {
-        let Some(v) = self.str(name) else { return Ok(None) };
-        if v.is_empty() || v.len() > width || !v.bytes().all(|b| b.is_ascii_digit()) {
-            return Err(ApiError::bad_request(format!(
-                "{name} must be 1 to {width} digits (leading zeros optional), got `{}`",
-                clip(v)
-            )));
-        }
-        Ok(Some(format!("{v:0>width$}")))
+        self.str(name).map(|v| padded_digits_text(name, v, width)).transpose()
     }
 
     /// The optional `ticker` filter.
@@ -306,6 +299,10 @@ pub trait ParamValue: Sized {
     fn read(query: &Query<'_>, name: &str, max_chars: Option<usize>) -> Result<Self, ApiError>;
     /// Adds to the parameter's documentation what the type itself states (a pattern, an enum, an example).
     fn document(_spec: &mut crate::ParamSpec) {}
+    /// The text a list's cursor is bound to instead of the text sent (see [`ParamText::canonical`]).
+    fn canonical(&self) -> Option<String> {
+        None
+    }
 }
 
 /// A value read from the text of one query parameter: implement it on a type of your own (a newtype with its own
@@ -354,6 +351,12 @@ pub trait ParamText: Sized {
     fn parse(name: &str, raw: &str) -> Result<Self, ApiError>;
     /// Adds to the parameter's documentation what the type states (a pattern, an enum, an example).
     fn document(_spec: &mut crate::ParamSpec) {}
+    /// The value's one spelling, when it has several (`9990307` and `0009990307` are one CIK): a `page` field
+    /// declared after this parameter binds its cursor to this text instead of the text sent, so every spelling
+    /// walks the same pages. `None` (the default): the text sent is the value's only spelling.
+    fn canonical(&self) -> Option<String> {
+        None
+    }
 }
 
 impl<T: ParamText> ParamValue for Option<T> {
@@ -368,6 +371,9 @@ impl<T: ParamText> ParamValue for Option<T> {
     }
     fn document(spec: &mut crate::ParamSpec) {
         T::document(spec)
+    }
+    fn canonical(&self) -> Option<String> {
+        self.as_ref().and_then(T::canonical)
     }
 }
 
@@ -408,6 +414,37 @@ fn date_text(name: &str, v: &str) -> Result<NaiveDate, ApiError> {
         .ok_or_else(|| ApiError::bad_request(format!("{name} must be a date in YYYY-MM-DD form, got `{}`", clip(v))))
 }
 
+/// The rule of [`Query::padded_digits`] on a trimmed value.
+fn padded_digits_text(name: &str, v: &str, width: usize) -> Result<String, ApiError> {
+    if v.is_empty() || v.len() > width || !v.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(ApiError::bad_request(format!(
+            "{name} must be 1 to {width} digits (leading zeros optional), got `{}`",
+            clip(v)
+        )));
+    }
+    Ok(format!("{v:0>width$}"))
+}
+
+/// A numeric identifier of 1 to `WIDTH` digits with leading zeros optional (an SEC CIK is
+/// `ZeroPadded<10>`), held zero-padded to `WIDTH` digits (see [`Query::padded_digits`]). Every spelling of one
+/// identifier is one value: the padded text is its [`ParamText::canonical`] form, so a cursor walks the same
+/// pages whichever spelling the client sends. Documented with the pattern `^[0-9]{1,WIDTH}$`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ZeroPadded<const WIDTH: usize>(pub String);
+
+impl<const WIDTH: usize> ParamText for ZeroPadded<WIDTH> {
+    const KIND: crate::ParamKind = crate::ParamKind::String;
+    fn parse(name: &str, raw: &str) -> Result<Self, ApiError> {
+        padded_digits_text(name, raw.trim(), WIDTH).map(ZeroPadded)
+    }
+    fn document(spec: &mut crate::ParamSpec) {
+        spec.schema = Some(serde_json::json!({ "pattern": format!("^[0-9]{{1,{WIDTH}}}$") }));
+    }
+    fn canonical(&self) -> Option<String> {
+        Some(self.0.clone())
+    }
+}
+
 /// A positive integer, digits only (see [`Query::positive_int`]).
 impl ParamText for u64 {
     const KIND: crate::ParamKind = crate::ParamKind::Integer;
@@ -442,6 +479,9 @@ impl<T: ParamText> ParamValue for T {
     fn document(spec: &mut crate::ParamSpec) {
         T::document(spec)
     }
+    fn canonical(&self) -> Option<String> {
+        T::canonical(self)
+    }
 }
 
 /// A ticker filter is optional by nature: absent, it matches every ticker.
@@ -456,12 +496,17 @@ impl ParamValue for TickerFilter {
     }
 }
 
+/// The request a page parameter is read from: its cursor is bound to the route and the other parameters.
+fn whole_request<'a>(query: &Query<'a>) -> Result<&'a crate::RequestEnvelope, ApiError> {
+    query
+        .request()
+        .ok_or_else(|| ApiError::internal("a page parameter is read from a request's params(), not a bare Query"))
+}
+
 /// The page of a list that is served whole without `limit` (`#[param(page_or_all(max, of, whole))]`).
 #[doc(hidden)]
 pub fn __page_or_all(query: &Query<'_>, max: usize) -> Result<crate::paging::PageRequest, ApiError> {
-    let request = query
-        .request()
-        .ok_or_else(|| ApiError::internal("a page parameter is read from a request's params(), not a bare Query"))?;
+    let request = whole_request(query)?;
     crate::paging::PageRequest::parse_or_all(request, max)
 }
 
@@ -470,10 +515,23 @@ pub fn __page_or_all(query: &Query<'_>, max: usize) -> Result<crate::paging::Pag
 /// bound to, so only a [`Query`] taken from a request ([`crate::RequestEnvelope::params`]) can give it.
 #[doc(hidden)]
 pub fn __page(query: &Query<'_>, default: usize, max: usize) -> Result<crate::paging::PageRequest, ApiError> {
-    let request = query
-        .request()
-        .ok_or_else(|| ApiError::internal("a page parameter is read from a request's params(), not a bare Query"))?;
+    let request = whole_request(query)?;
     crate::paging::PageRequest::parse(request, default, max)
+}
+
+/// [`__page`] for a list whose cursor is bound to the canonical spelling of the parameters declared before it
+/// (`canonical`: name and [`ParamValue::canonical`] text of each that has one).
+#[doc(hidden)]
+pub fn __page_bound(
+    query: &Query<'_>,
+    default: usize,
+    max: usize,
+    canonical: &[(&str, Option<String>)],
+) -> Result<crate::paging::PageRequest, ApiError> {
+    let request = whole_request(query)?;
+    let normalized: Vec<(&str, &str)> =
+        canonical.iter().filter_map(|(name, text)| text.as_deref().map(|t| (*name, t))).collect();
+    crate::paging::PageRequest::parse_normalized(request, default, max, &normalized)
 }
 
 /// The spec of one derived parameter (called by `#[derive(Params)]`, not by hand).
@@ -701,6 +759,57 @@ mod tests {
         let pairs = q(&[]);
         let bare = <Listing as Params>::parse(Query::new(&pairs)).err().expect("a bare Query cannot page");
         assert_eq!(bare.status, 500);
+    }
+
+    /// A list of one filer's holdings: a CIK with several spellings, a field named like the derive's own
+    /// argument, and the page.
+    #[derive(crate::Params)]
+    struct Holdings {
+        /// Filer CIK.
+        #[param(example = "0000320193")]
+        cik: Option<ZeroPadded<10>>,
+        /// Free text.
+        query: Option<String>,
+        #[param(page(default = PAGE, max = 40, of = "holdings"))]
+        page: crate::paging::PageRequest,
+    }
+
+    #[test]
+    fn a_cursor_is_bound_to_the_canonical_spelling_of_the_parameters_before_the_page() {
+        let specs = <Holdings as Params>::specs();
+        assert_eq!(
+            specs[0],
+            crate::ParamSpec::string("cik", "Filer CIK.")
+                .example("0000320193")
+                .schema(serde_json::json!({"pattern": "^[0-9]{1,10}$"}))
+        );
+        let parse = |pairs: &[(&str, &str)]| {
+            <Holdings as Params>::parse(crate::RequestEnvelope::new("/v1/holdings", pairs).params())
+        };
+        let first = parse(&[("cik", "320193"), ("query", "x")]).unwrap();
+        assert_eq!(
+            (first.cik.clone().map(|c| c.0).as_deref(), first.query.as_deref()),
+            (Some("0000320193"), Some("x"))
+        );
+        let cursor = first.page.cursor_after(&7u32);
+        // Another spelling of the same CIK walks on with the same cursor.
+        let padded = parse(&[("cik", " 0000320193 "), ("query", "x"), ("cursor", &cursor)]).unwrap();
+        assert_eq!(padded.page.after::<u32>().unwrap(), Some(7));
+        // Another CIK, or another spelling of a parameter without a canonical form, is another walk.
+        for other in [[("cik", "320194"), ("query", "x")], [("cik", "320193"), ("query", "X")]] {
+            let mut pairs = other.to_vec();
+            pairs.push(("cursor", &cursor));
+            let refused = parse(&pairs).err().expect("a cursor of another query");
+            assert!(refused.message.starts_with("cursor belongs to a different query"), "{}", refused.message);
+        }
+        assert_eq!(
+            parse(&[("cik", "12345678901")]).err().unwrap().message,
+            "cik must be 1 to 10 digits (leading zeros optional), got `12345678901`"
+        );
+        assert_eq!(
+            parse(&[("cik", "9x")]).err().unwrap().message,
+            "cik must be 1 to 10 digits (leading zeros optional), got `9x`"
+        );
     }
 
     /// A value of the plugin's own type.

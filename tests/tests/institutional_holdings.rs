@@ -43,3 +43,21 @@ fn missing_malformed_and_unknown() {
     let (status, body) = server.get("/v1/institutional-holdings?q=no%20such%20fund");
     assert_envelope(status, &body, 404);
 }
+
+#[test]
+fn every_spelling_of_a_cik_walks_the_same_pages() {
+    let server = Server::start();
+    let (status, first) = server.get("/v1/institutional-holdings?cik=9990307&limit=2");
+    assert_eq!(status, 200, "{first}");
+    let next = first["next"].as_str().expect("150 holdings take more than one page of 2").to_string();
+    let (status, short) = server.get(&format!("/v1/institutional-holdings?cik=9990307&limit=2&cursor={next}"));
+    assert_eq!(status, 200, "{short}");
+    let (status, padded) = server.get(&format!("/v1/institutional-holdings?cik=0009990307&limit=2&cursor={next}"));
+    assert_eq!(status, 200, "a cursor of cik=9990307 walks on with cik=0009990307: {padded}");
+    assert_eq!(padded["holdings"], short["holdings"]);
+    assert_ne!(padded["holdings"], first["holdings"], "the second page, not the first again");
+    // Another filer is another walk.
+    let (status, other) = server.get(&format!("/v1/institutional-holdings?cik=9990303&limit=2&cursor={next}"));
+    assert_envelope(status, &other, 400);
+    assert!(other["error"].as_str().unwrap().starts_with("cursor belongs to a different query"), "{other}");
+}

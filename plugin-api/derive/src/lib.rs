@@ -137,18 +137,23 @@ fn params(input: &DeriveInput) -> syn::Result<Tokens> {
         return Err(syn::Error::new_spanned(&input.ident, "`Params` derives only on a struct with named fields"));
     };
     let api = quote!(::datahost_plugin_api);
-    let (mut specs, mut reads) = (Vec::new(), Vec::new());
+    let (mut specs, mut reads, mut idents) = (Vec::new(), Vec::new(), Vec::new());
+    // The parameters read so far (name, field) whose canonical spelling a later `page` field binds its cursor to.
+    let mut earlier: Vec<(String, syn::Ident)> = Vec::new();
     for field in &fields.named {
         let ident = field.ident.as_ref().expect("named field");
         let attrs = param_attrs(&field.attrs)?;
         let name = attrs.name.clone().unwrap_or_else(|| ident.to_string().trim_start_matches("r#").to_string());
         let ty = &field.ty;
+        // A local per field, named apart from `query` (a field may be called that) and from each other.
+        let local = quote::format_ident!("__param_{}", ident.to_string().trim_start_matches("r#"));
+        idents.push((ident.clone(), local.clone()));
         if let Some((default, max, of)) = &attrs.limit {
             if name != "limit" || attrs.example.is_some() || attrs.max_chars.is_some() {
                 return Err(syn::Error::new_spanned(ident, "`limit(..)` is the `limit` parameter alone"));
             }
             specs.push(quote!(#api::ParamSpec::limit(#default, #max, #of)));
-            reads.push(quote!(#ident: query.limit(#default, #max)?));
+            reads.push(quote!(let #local = query.limit(#default, #max)?;));
             continue;
         }
         if let Some((max, of, whole)) = &attrs.page_or_all {
@@ -160,7 +165,7 @@ fn params(input: &DeriveInput) -> syn::Result<Tokens> {
             }
             specs.push(quote!(#api::paging::limit_or_all_param(#of, #whole, #max)));
             specs.push(quote!(#api::paging::cursor_param()));
-            reads.push(quote!(#ident: #api::params::__page_or_all(&query, #max)?));
+            reads.push(quote!(let #local = #api::params::__page_or_all(&query, #max)?;));
             continue;
         }
         if let Some((default, max, of)) = &attrs.page {
@@ -169,7 +174,15 @@ fn params(input: &DeriveInput) -> syn::Result<Tokens> {
             }
             specs.push(quote!(#api::ParamSpec::limit(#default, #max, #of)));
             specs.push(quote!(#api::paging::cursor_param()));
-            reads.push(quote!(#ident: #api::params::__page(&query, #default, #max)?));
+            if earlier.is_empty() {
+                reads.push(quote!(let #local = #api::params::__page(&query, #default, #max)?;));
+            } else {
+                let bound =
+                    earlier.iter().map(|(name, field)| quote!((#name, #api::params::ParamValue::canonical(&#field))));
+                reads.push(quote!(
+                    let #local = #api::params::__page_bound(&query, #default, #max, &[#(#bound),*])?;
+                ));
+            }
             continue;
         }
         let description = doc_text(&field.attrs);
@@ -185,8 +198,10 @@ fn params(input: &DeriveInput) -> syn::Result<Tokens> {
             None => quote!(::core::option::Option::None),
         };
         specs.push(quote!(#api::params::__spec::<#ty>(#name, #description, #max_chars, #example)));
-        reads.push(quote!(#ident: <#ty as #api::params::ParamValue>::read(&query, #name, #max_chars)?));
+        reads.push(quote!(let #local = <#ty as #api::params::ParamValue>::read(&query, #name, #max_chars)?;));
+        earlier.push((name, local.clone()));
     }
+    let (fields, locals): (Vec<_>, Vec<_>) = idents.into_iter().unzip();
     let ident = &input.ident;
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
     Ok(quote! {
@@ -195,7 +210,8 @@ fn params(input: &DeriveInput) -> syn::Result<Tokens> {
                 ::std::vec![#(#specs),*]
             }
             fn parse(query: #api::Query<'_>) -> ::core::result::Result<Self, #api::ApiError> {
-                ::core::result::Result::Ok(Self { #(#reads),* })
+                #(#reads)*
+                ::core::result::Result::Ok(Self { #(#fields: #locals),* })
             }
         }
     })

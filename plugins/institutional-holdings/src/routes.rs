@@ -10,9 +10,10 @@ use std::cmp::Reverse;
 
 use datahost_plugin_api::openapi::schema;
 use datahost_plugin_api::paging::{self, Page, PageRequest};
+use datahost_plugin_api::params::ZeroPadded;
 use datahost_plugin_api::params::DEFAULT_MAX_LIMIT;
 use datahost_plugin_api::reference::CompanyRef;
-use datahost_plugin_api::{ApiError, ApiSchema, BoxError, ParamSpec, RequestEnvelope, Response, RouteSpec};
+use datahost_plugin_api::{ApiError, ApiSchema, BoxError, Params, RequestEnvelope, Response, RouteSpec};
 use serde::Serialize;
 
 use crate::data::{AmendmentRef, Filing, Holding, Index, Meta, NameMatch};
@@ -22,28 +23,24 @@ pub const DEFAULT_LIMIT: usize = 100;
 /// Long enough for any legal fund name; bounds the substring scan.
 pub const MAX_Q_CHARS: usize = 200;
 
+/// Query parameters of `GET /v1/institutional-holdings`.
+#[derive(Params)]
+struct Selection {
+    /// Filer CIK: 1 to 10 digits, leading zeros optional (`9990307` and `0009990307` are the same filer). Takes
+    /// precedence over `q`. One of `cik` or `q` is required.
+    #[param(example = "0009990307")]
+    cik: Option<ZeroPadded<10>>,
+    /// Filer name, case-insensitive; used when `cik` is omitted. Best match: the exact name, else a name starting
+    /// with it, else a name containing it; ties go to the largest filer by total value.
+    #[param(example = "granite harbor", max_chars = MAX_Q_CHARS)]
+    q: Option<String>,
+    // Declared after `cik`, so a walk binds the padded CIK: `9990307` and `0009990307` are one walk.
+    #[param(page(default = DEFAULT_LIMIT, max = DEFAULT_MAX_LIMIT, of = "holdings (largest first)"))]
+    page: PageRequest,
+}
+
 pub fn route_spec() -> RouteSpec {
-    RouteSpec::new(
-        crate::ROUTE,
-        vec![
-            ParamSpec::string(
-                "cik",
-                "Filer CIK: 1 to 10 digits, leading zeros optional (`9990307` and `0009990307` are the same filer). \
-                 Takes precedence over `q`. One of `cik` or `q` is required.",
-            )
-            .example("0009990307")
-            .schema(serde_json::json!({"pattern": "^[0-9]{1,10}$"})),
-            ParamSpec::string(
-                "q",
-                "Filer name, case-insensitive; used when `cik` is omitted. Best match: the exact name, else a name \
-                 starting with it, else a name containing it; ties go to the largest filer by total value.",
-            )
-            .example("granite harbor")
-            .schema(serde_json::json!({"maxLength": MAX_Q_CHARS})),
-            ParamSpec::limit(DEFAULT_LIMIT, DEFAULT_MAX_LIMIT, "holdings (largest first)"),
-            paging::cursor_param(),
-        ],
-    )
+    RouteSpec::new(crate::ROUTE, Selection::specs())
 }
 
 /// Path of the internal route.
@@ -221,15 +218,11 @@ pub fn handle(index: &Index, request: &RequestEnvelope) -> Result<Response, ApiE
             .collect();
         return Response::json(&LatestFilings { meta: &index.meta, filings });
     }
-    let q = request.params();
-    let cik = q.padded_digits("cik", 10)?;
-    // `9990307` and `0009990307` are one filer, so one walk.
-    let normalized: Vec<(&str, &str)> = cik.as_deref().map(|c| ("cik", c)).into_iter().collect();
-    let page = PageRequest::parse_normalized(request, DEFAULT_LIMIT, DEFAULT_MAX_LIMIT, &normalized)?;
-    let (filer, matched_by) = if let Some(cik) = cik {
+    let Selection { cik, q, page } = Selection::parse(request.params())?;
+    let (filer, matched_by) = if let Some(ZeroPadded(cik)) = cik {
         let filer = index.by_cik(&cik).ok_or_else(|| ApiError::not_found(format!("no 13F filer has cik {cik}")))?;
         (filer, "cik")
-    } else if let Some(name) = q.str_max("q", MAX_Q_CHARS)? {
+    } else if let Some(name) = q.as_deref() {
         let (filer, how) =
             index.by_name(name).ok_or_else(|| ApiError::not_found(format!("no 13F filer name matches q `{name}`")))?;
         let how = match how {
