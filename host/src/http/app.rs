@@ -9,7 +9,7 @@ use axum::body::Bytes;
 use std::net::SocketAddr;
 
 use axum::extract::{ConnectInfo, MatchedPath, Request, State};
-use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
+use axum::http::{header, HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -17,7 +17,6 @@ use axum::Router;
 use datahost_plugin_api::{RequestEnvelope, Tier};
 use metrics::{Counter, Histogram};
 use serde_json::json;
-use tower_http::request_id::{MakeRequestId, PropagateRequestIdLayer, RequestId, SetRequestIdLayer};
 
 use crate::access::auth::{presented, resolved, AuthError, Caller, Presented};
 use crate::access::ratelimit::{tier_limit, Decision};
@@ -47,17 +46,15 @@ struct RouteCtx {
     cache_misses: Counter,
 }
 
-/// Request ids: UUID v4 text from the thread's generator (seeded from the OS, reseeded now and then), not a
-/// `getrandom` system call per request as `MakeRequestUuid` makes.
-#[derive(Clone, Copy, Default)]
-struct MakeFastRequestId;
+/// The header carrying the request id, the caller's or the server's.
+const X_REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
-impl MakeRequestId for MakeFastRequestId {
-    fn make_request_id<B>(&mut self, _: &axum::http::Request<B>) -> Option<RequestId> {
-        let id = uuid::Builder::from_random_bytes(rand::random()).into_uuid();
-        let mut text = [0u8; uuid::fmt::Hyphenated::LENGTH];
-        HeaderValue::from_bytes(id.hyphenated().encode_lower(&mut text).as_bytes()).ok().map(RequestId::new)
-    }
+/// A new request id: UUID v4 text from the thread's generator (seeded from the OS, reseeded now and then), not a
+/// `getrandom` system call per request as tower-http's `MakeRequestUuid` makes.
+fn new_request_id() -> Option<HeaderValue> {
+    let id = uuid::Builder::from_random_bytes(rand::random()).into_uuid();
+    let mut text = [0u8; uuid::fmt::Hyphenated::LENGTH];
+    HeaderValue::from_bytes(id.hyphenated().encode_lower(&mut text).as_bytes()).ok()
 }
 
 /// Builds the router. In-process tests call this directly.
@@ -113,17 +110,12 @@ pub fn app(state: Arc<AppState>) -> Router {
     router
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
-        .layer(middleware::from_fn_with_state(state.clone(), observe))
-        .layer(middleware::from_fn_with_state(state.clone(), protocol_guard))
-        // Outside the protocol guard, so that its 414/431 envelopes carry the CORS headers too.
-        .layer(middleware::from_fn_with_state(state.clone(), cors))
-        .layer(PropagateRequestIdLayer::x_request_id())
-        .layer(SetRequestIdLayer::x_request_id(MakeFastRequestId))
+        .layer(middleware::from_fn_with_state(state.clone(), front))
         .with_state(state)
 }
 
 fn request_id(headers: &HeaderMap) -> Option<&str> {
-    headers.get("x-request-id").and_then(|v| v.to_str().ok())
+    headers.get(&X_REQUEST_ID).and_then(|v| v.to_str().ok())
 }
 
 /// The query string as name/value pairs in order (percent- and `+`-decoded); public for the `query` fuzz target.
@@ -515,14 +507,6 @@ impl From<Response> for Answer {
     }
 }
 
-/// CORS while `server.cors_allowed_origins` turns it on (`cors.rs`); otherwise the request passes untouched.
-async fn cors(State(state): State<Arc<AppState>>, request: Request, next: Next) -> Response {
-    match &state.cors {
-        Some(cors) => crate::http::cors::apply(cors, state.config.base_url(), request, next).await,
-        None => next.run(request).await,
-    }
-}
-
 async fn health(State(state): State<Arc<AppState>>) -> Response {
     let limiter = state.limiter.describe().await;
     let body = json!({
@@ -566,15 +550,60 @@ async fn method_not_allowed(State(state): State<Arc<AppState>>) -> Response {
         .into_response()
 }
 
-/// Counts and times every request by route template, status and tier (never by key or raw path).
+/// What the host does around every request, outermost first, in one middleware (one boxed future and one clone
+/// of the route's service per request, where a layer per step made five):
+/// 1. the request id: the caller's `X-Request-Id`, or a new one set on the request, so every step below and the
+///    plugin see it; it is copied onto the response unless the response names one itself;
+/// 2. CORS while `server.cors_allowed_origins` turns it on (`cors.rs`), outside the protocol guard so that its
+///    414/431 envelopes carry the CORS headers too;
+/// 3. the protocol guard ([`refused`]);
+/// 4. the per-request metrics and access line ([`observed`]) around the route.
+async fn front(State(state): State<Arc<AppState>>, mut request: Request, next: Next) -> Response {
+    let request_id = match request.headers().get(&X_REQUEST_ID) {
+        Some(id) => Some(id.clone()),
+        None => {
+            let id = new_request_id();
+            if let Some(id) = &id {
+                request.headers_mut().insert(X_REQUEST_ID, id.clone());
+            }
+            id
+        }
+    };
+    let mut response = match &state.cors {
+        Some(cors) => {
+            let (shared, next) = (state.clone(), next);
+            let inner = tower::service_fn(move |request: Request| {
+                let (state, next) = (shared.clone(), next.clone());
+                async move { Ok::<_, std::convert::Infallible>(guarded(&state, request, next).await) }
+            });
+            crate::http::cors::apply(cors, state.config.base_url(), request, inner).await
+        }
+        None => guarded(&state, request, next).await,
+    };
+    if let Some(id) = request_id {
+        if !response.headers().contains_key(&X_REQUEST_ID) {
+            response.headers_mut().insert(X_REQUEST_ID, id);
+        }
+    }
+    response
+}
+
+/// The protocol guard, then the route observed.
+async fn guarded(state: &AppState, request: Request, next: Next) -> Response {
+    match refused(state, &request) {
+        Some(refusal) => refusal,
+        None => observed(state, request, next).await,
+    }
+}
+
 /// Requests the HTTP parser accepts but the protocol or the server's limits do not, answered with the JSON
 /// envelope before any routing: HTTP/1.1 without `Host` (RFC 9112 section 3.2: 400), a request target longer
 /// than `server.max_request_target_bytes` (414) and headers larger than `server.max_header_bytes` (431).
-async fn protocol_guard(State(state): State<Arc<AppState>>, request: Request, next: Next) -> Response {
+fn refused(state: &AppState, request: &Request) -> Option<Response> {
     let server = &state.config.server;
-    let rid = request_id(request.headers());
     let refuse = |status: StatusCode, message: String| {
-        AppError::new(&server.base_url, status.as_u16(), message).with_request_id(rid).into_response()
+        let rid = request_id(request.headers());
+        Some(AppError::new(&server.base_url, status.as_u16(), message).with_request_id(rid).into_response())
     };
     if request.version() == axum::http::Version::HTTP_11 && !request.headers().contains_key(header::HOST) {
         return refuse(
@@ -602,26 +631,27 @@ async fn protocol_guard(State(state): State<Arc<AppState>>, request: Request, ne
             ),
         );
     }
-    next.run(request).await
+    None
 }
 
-/// Per-request metrics and the access log line. Only bounded values become labels or fields: the route
-/// template (not the path or query, which may hold a key), the status, the tier, the key id and the request
-/// id the server set (or the caller's, which is at most 64 characters by then).
-async fn observe(State(state): State<Arc<AppState>>, request: Request, next: Next) -> Response {
+/// Counts and times every request by route template, status and tier (never by key or raw path), and writes its
+/// access line. Only bounded values become labels or fields: the route template (not the path or query, which
+/// may hold a key), the status, the tier, the key id and the request id the server set (or the caller's, which is
+/// at most 64 characters by then).
+async fn observed(state: &AppState, request: Request, next: Next) -> Response {
     let started = Instant::now();
     let route = request.extensions().get::<MatchedPath>().cloned();
-    // The caller's or the server's request id, kept only while the access log is on (off too while its target
-    // is filtered out, e.g. `RUST_LOG=warn`): this runs on every request.
-    let request_id = state.access_log.as_ref().and_then(|_| request.headers().get("x-request-id").cloned());
-    let method = request.method().clone();
+    // The caller's or the server's request id and the method, kept only while the access log is on (off too while
+    // its target is filtered out, e.g. `RUST_LOG=warn`): this runs on every request.
+    let logged =
+        state.access_log.as_ref().map(|_| (request.headers().get(&X_REQUEST_ID).cloned(), request.method().clone()));
     let response = next.run(request).await;
     let elapsed = started.elapsed();
     let status = response.status().as_u16();
     let label = response.extensions().get::<TierLabel>();
     let tier = label.map_or("none", |l| l.0);
     let route = route.as_ref().map_or("unmatched", |m| m.as_str());
-    if let Some(log) = &state.access_log {
+    if let (Some(log), Some((request_id, method))) = (&state.access_log, &logged) {
         let request_id = request_id.as_ref().and_then(|v| v.to_str().ok()).unwrap_or("");
         log.record(&AccessRecord {
             method: method.as_str(),

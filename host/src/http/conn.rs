@@ -5,7 +5,8 @@
 //! hyper answers what it cannot parse itself (a malformed request line or header, a request target over 64 KiB,
 //! a head beyond its read buffer) with a bodiless 400, 414 or 431 and closes; [`EnvelopeIo`] recognises that
 //! head on its way to the socket and sends the same status with the JSON envelope instead. Everything hyper
-//! does parse reaches the router, whose `protocol_guard` answers protocol and size errors with the envelope.
+//! does parse reaches the router, whose front middleware (`app.rs`, `refused`) answers protocol and size errors
+//! with the envelope.
 
 use std::collections::HashMap;
 use std::convert::Infallible;

@@ -7,13 +7,13 @@
 //! - a preflight from an origin not allowed is a 403 envelope, one asking for another method a 405 envelope;
 //! - every other `OPTIONS`, and every `OPTIONS` while CORS is off, stays a 405 with `Allow: GET, HEAD`.
 
+use std::convert::Infallible;
 use std::time::Duration;
 
 use axum::extract::Request;
 use axum::http::{header, HeaderName, HeaderValue, Method};
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use tower::{Layer, ServiceExt};
+use tower::{Layer, Service, ServiceExt};
 use tower_http::cors::{AllowOrigin, CorsLayer};
 
 use crate::http::error::AppError;
@@ -63,16 +63,21 @@ impl Cors {
     }
 }
 
-/// The middleware's work while CORS is on: CORS headers on every response, and the `OPTIONS` rules above
-/// (`base_url` for the error envelopes). The router (`app.rs`) runs it when `AppState::cors` is set.
-pub async fn apply(cors: &Cors, base_url: &str, request: Request, next: Next) -> Response {
+/// The work while CORS is on, around `inner` (the rest of the request's handling): CORS headers on every
+/// response, and the `OPTIONS` rules above (`base_url` for the error envelopes). The router's front middleware
+/// (`app.rs`) runs it when `AppState::cors` is set.
+pub async fn apply<S>(cors: &Cors, base_url: &str, request: Request, inner: S) -> Response
+where
+    S: Service<Request, Response = Response, Error = Infallible> + Clone + Send + 'static,
+    S::Future: Send + 'static,
+{
     if request.method() == Method::OPTIONS {
         let headers = request.headers();
         let (Some(origin), Some(asked)) =
             (headers.get(header::ORIGIN), headers.get(header::ACCESS_CONTROL_REQUEST_METHOD))
         else {
             // Not a preflight: the router's 405.
-            return next.run(request).await;
+            return run(inner, request).await;
         };
         let vary = (header::VARY, HeaderValue::from_static("origin"));
         if !cors.allows(origin) {
@@ -96,8 +101,18 @@ pub async fn apply(cors: &Cors, base_url: &str, request: Request, next: Next) ->
             .into_response();
         }
     }
-    match cors.layer.layer(next).oneshot(request).await {
+    match cors.layer.layer(inner).oneshot(request).await {
         Ok(response) => response.into_response(),
+        Err(never) => match never {},
+    }
+}
+
+async fn run<S>(inner: S, request: Request) -> Response
+where
+    S: Service<Request, Response = Response, Error = Infallible>,
+{
+    match inner.oneshot(request).await {
+        Ok(response) => response,
         Err(never) => match never {},
     }
 }
