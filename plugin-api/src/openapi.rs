@@ -239,6 +239,13 @@ pub fn components_of<T: ApiSchema + ?Sized>() -> Map<String, Value> {
 /// - `inline`: a field of a derived struct type documented in place instead of as a `$ref`;
 /// - `description = <&str expression>`: a shared constant describes the field instead of a doc comment.
 ///
+/// `Option<Option<T>>` with `skip_serializing_if = "Option::is_none"` is an optional field that admits null: left
+/// out for `None`, null for `Some(None)` (a field only some rows carry, null when unknown on those).
+///
+/// On the struct, `#[schema(all_of = path::to::fn)]`: a `fn() -> Value` giving an array that becomes the object
+/// schema's `allOf`, for conditions across fields that no single field states, such as `if` a field has a value
+/// `then` others are required (a struct that flattens this one takes its clauses too).
+///
 /// ```
 /// use datahost_plugin_api::ApiSchema;
 ///
@@ -301,7 +308,7 @@ pub fn __inline(schema: Option<Value>, field: &str) -> Value {
 
 /// Merges a flattened struct's properties into `object` (called by `#[derive(ApiSchema)]`, not by hand): its
 /// required fields stay required unless the whole group may be left out (`optional`, an `Option` skipped when
-/// `None`).
+/// `None`); its `allOf` clauses join the object's.
 #[doc(hidden)]
 pub fn __flatten(mut object: Value, flattened: Option<Value>, optional: bool, field: &str) -> Value {
     let Some(inner) = flattened else {
@@ -318,6 +325,12 @@ pub fn __flatten(mut object: Value, flattened: Option<Value>, optional: bool, fi
             (object.get_mut("required").and_then(Value::as_array_mut), inner.get("required").and_then(Value::as_array))
         {
             required.extend(inner_required.iter().cloned());
+        }
+    }
+    if let (Some(object), Some(clauses)) = (object.as_object_mut(), inner.get("allOf").and_then(Value::as_array)) {
+        let all_of = object.entry("allOf").or_insert_with(|| Value::Array(Vec::new()));
+        if let Some(all_of) = all_of.as_array_mut() {
+            all_of.extend(clauses.iter().cloned());
         }
     }
     object
@@ -874,6 +887,60 @@ mod tests {
             "A holding with in-place parts.",
         );
         assert_eq!(components["TestHolding"], expected);
+    }
+
+    /// `then` clauses of the kinds of [`Sighting`].
+    fn sighting_requirements() -> Value {
+        json!([{
+            "if": {"properties": {"kind": {"const": "bird"}}, "required": ["kind"]},
+            "then": {"required": ["wingspan"]},
+        }])
+    }
+
+    /// A sighting whose fields depend on its kind.
+    #[derive(serde::Serialize, crate::ApiSchema)]
+    #[serde(rename_all = "camelCase")]
+    #[schema(name = "TestSighting", all_of = sighting_requirements)]
+    struct Sighting {
+        kind: &'static str,
+        /// Birds only: null when not measured.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        wingspan: Option<Option<f64>>,
+    }
+
+    /// A sighting with its place, flattened.
+    #[derive(serde::Serialize, crate::ApiSchema)]
+    #[schema(name = "TestPlacedSighting")]
+    struct PlacedSighting {
+        place: &'static str,
+        #[serde(flatten)]
+        sighting: Sighting,
+    }
+
+    #[test]
+    fn all_of_and_optional_nullable_fields() {
+        let components = components_of::<Sighting>();
+        let object = schema::object_with_optional(
+            &[("kind", schema::string())],
+            &[(
+                "wingspan",
+                schema::describe(schema::nullable(schema::number()), "Birds only: null when not measured."),
+            )],
+        );
+        let expected = schema::with(object, "allOf", sighting_requirements());
+        assert_eq!(
+            components["TestSighting"],
+            schema::describe(expected, "A sighting whose fields depend on its kind.")
+        );
+        // Left out for `None`, null for `Some(None)`, as documented.
+        let written = |wingspan| serde_json::to_value(Sighting { kind: "bird", wingspan }).unwrap();
+        assert_eq!(written(None), json!({"kind": "bird"}));
+        assert_eq!(written(Some(None)), json!({"kind": "bird", "wingspan": null}));
+        assert_eq!(written(Some(Some(1.5))), json!({"kind": "bird", "wingspan": 1.5}));
+        // A struct flattening it takes its clauses with its fields.
+        let placed = &components_of::<PlacedSighting>()["TestPlacedSighting"];
+        assert_eq!(placed["allOf"], sighting_requirements());
+        assert_eq!(placed["required"], json!(["place", "kind"]));
     }
 
     /// For each of serde's `rename_all` rules, a struct and an enum deriving both `Serialize` and `ApiSchema`.

@@ -340,6 +340,9 @@ struct SchemaAttrs {
     required: bool,
     /// The field's type documented in place (its object schema) instead of as a `$ref` to its component.
     inline: bool,
+    /// On a struct: a `fn() -> Value` whose array becomes the object schema's `allOf` (conditions across fields,
+    /// such as `if` one field has a value `then` others are required, that no single field can state).
+    all_of: Option<syn::Path>,
 }
 
 fn schema_attrs(attrs: &[Attribute]) -> syn::Result<SchemaAttrs> {
@@ -366,10 +369,12 @@ fn schema_attrs(attrs: &[Attribute]) -> syn::Result<SchemaAttrs> {
                 out.inline = true;
             } else if meta.path.is_ident("description") {
                 out.description = Some(meta.value()?.parse::<Expr>()?);
+            } else if meta.path.is_ident("all_of") {
+                out.all_of = Some(meta.value()?.parse::<syn::Path>()?);
             } else {
                 return Err(meta.error(
                     "expected `name`, `format`, `pattern`, `max_items`, `example`, `with`, `optional`, `required`, \
-                     `inline` or `description`",
+                     `inline`, `description` or `all_of`",
                 ));
             }
             Ok(())
@@ -397,6 +402,12 @@ fn api_schema(input: &DeriveInput) -> syn::Result<Tokens> {
     let container = serde_attrs(&input.attrs)?;
     let own = schema_attrs(&input.attrs)?;
     let component = own.name.unwrap_or_else(|| input.ident.to_string());
+    if let (Some(path), Data::Enum(_)) = (&own.all_of, &input.data) {
+        return Err(syn::Error::new_spanned(path, "`all_of` constrains a struct's object schema, not an enum"));
+    }
+    // Added to the object schema itself, so the component, an `inline` field and a flattening struct all get it.
+    let all_of =
+        own.all_of.as_ref().map(|path| quote!(let object = #api::openapi::schema::with(object, "allOf", #path());));
     let description = doc_text(&input.attrs);
     if description.is_empty() {
         return Err(syn::Error::new_spanned(&input.ident, "document the type: its doc comment is its description"));
@@ -435,6 +446,9 @@ fn api_schema(input: &DeriveInput) -> syn::Result<Tokens> {
                     (None, None) => plain,
                 };
                 let attrs = schema_attrs(&field.attrs)?;
+                if let Some(path) = &attrs.all_of {
+                    return Err(syn::Error::new_spanned(path, "`all_of` goes on the struct, not on a field"));
+                }
                 // An `Option` that serde leaves out when it is `None` is never written as null: it is an optional
                 // field of the inner type.
                 let ty = match (serde.none_left_out, option_inner(&field.ty)) {
@@ -508,6 +522,7 @@ fn api_schema(input: &DeriveInput) -> syn::Result<Tokens> {
                 }
                 fn flattened() -> ::core::option::Option<#api::serde_json::Value> {
                     let object = #api::openapi::schema::object_with_optional(&[#(#required),*], &[#(#optional),*]);
+                    #all_of
                     #(#flattened)*
                     ::core::option::Option::Some(object)
                 }

@@ -22,16 +22,16 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use datahost_plugin_api::params::normalize_ticker;
-use datahost_plugin_api::{Host, LogLevel};
+use datahost_plugin_api::{ApiSchema, Host, LogLevel};
 use datahost_plugin_kit::text::amount_range_bounds;
-use serde::Serialize;
-use serde_json::{json, Map, Value};
+use serde::{Serialize, Serializer};
 
 use crate::data::{
     ContractsCompany, Doc, DonorsCompany, HoldingsFiling, InsiderCompany, InsiderRow, LobbyingCompany, Meta,
     PatentsCompany, PtrFiling,
 };
-use crate::names::{date, issuer_key, issuer_of_asset, lookup_key, num, slug, timestamp, url};
+use crate::names::{date, issuer_key, issuer_of_asset, lookup_key, slug, timestamp, url, Amount};
+use crate::schema::{award_type_schema, chamber_schema, count_schema, holding_match_schema, quarters_schema};
 use crate::{CONTRACTS, DONORS, HOLDINGS, HOUSE, INSIDERS, LOBBYING, PATENTS, SENATE};
 
 /// A source: its dataset, the route that serves it, and the query the graph asks.
@@ -82,6 +82,13 @@ impl NodeType {
     }
 }
 
+/// Written as [`NodeType::as_str`] names it.
+impl Serialize for NodeType {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Relation {
     Traded,
@@ -117,18 +124,185 @@ impl Relation {
     }
 }
 
+/// Written as [`Relation::as_str`] names it.
+impl Serialize for Relation {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
 /// Where an edge's facts come from. Fields that the record does not give are left out.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, ApiSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(name = "EntityGraphProvenance")]
 pub struct Provenance {
+    /// Public address of the source record or of the dataset's source.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(format = "uri")]
     pub source_url: Option<String>,
+    /// SEC accession number (Form 4, 13F).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub accession: Option<String>,
+    /// Document id: PTR id, LD-2 filing UUID, award id, FEC committee id, patent number.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub doc_id: Option<String>,
+    /// Date of the cited record (filing, posting, award, contribution or grant date).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(format = "date")]
     pub date: Option<String>,
+}
+
+/// The fields only some node types carry, each left out when the node has none; `schema::NODE_FIELDS` lists
+/// those a type always carries.
+#[derive(Debug, Default, Serialize, ApiSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeFields {
+    /// company: the normalised ticker (share classes as `BRK.B`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ticker: Option<String>,
+    /// company (from insiders) or filer: SEC CIK, 10 digits.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cik: Option<String>,
+    /// company (from insiders): chief executive as listed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ceo: Option<String>,
+    /// member: chamber of Congress.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(with = chamber_schema)]
+    pub chamber: Option<String>,
+    /// committee: FEC committee id.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub committee_id: Option<String>,
+    /// filer: form of the latest 13F filing read (`13F-HR`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub form: Option<String>,
+    /// filer: quarter end of the latest 13F filing read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(format = "date")]
+    pub period_of_report: Option<String>,
+    /// agency (shared hub nodes only): what the node stands for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// The fields only some relations carry, each left out when the edge has none; `schema::EDGE_FIELDS` lists
+/// those a relation always carries.
+#[derive(Debug, Default, Serialize, ApiSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct EdgeFields {
+    /// traded: transaction type as disclosed (purchase, sale, sale (partial), exchange).
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    /// traded: asset as disclosed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub asset: Option<String>,
+    /// traded: bucketed amount range as disclosed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub amount_range: Option<String>,
+    /// traded: lower bound of amountRange in USD.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub amount_min: Option<Option<Amount>>,
+    /// traded: upper bound in USD; null when open-ended.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub amount_max: Option<Option<Amount>>,
+    /// traded: transaction date; awarded-contract: action date.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(format = "date")]
+    pub date: Option<String>,
+    /// traded (House only): several transactions reported as one line.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bundled: Option<bool>,
+    /// insider-of: the person's titles, newest filing first, comma-separated.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// insider-of: transaction code of the latest Form 4 row (P, S, A, M, F, G...).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
+    /// insider-of: distinct Form 4 filings; lobbied: LD-2 reports in the year.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(with = count_schema)]
+    pub filing_count: Option<i64>,
+    /// insider-of: Form 4 transaction rows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(with = count_schema)]
+    pub transaction_count: Option<usize>,
+    /// lobbied: filing year.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub year: Option<i64>,
+    /// lobbied: sum of the year's reported amounts in USD.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spend_usd: Option<Amount>,
+    /// lobbied: quarters reported, `<year>-Q<n>`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(with = quarters_schema)]
+    pub quarters: Option<Vec<String>>,
+    /// awarded-contract: obligated amount in USD.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub amount: Option<Amount>,
+    /// awarded-contract: award id (PIID).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub award_id: Option<String>,
+    /// awarded-contract: award type code.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(with = award_type_schema)]
+    pub award_type: Option<String>,
+    /// awarded-contract: award description.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// donated: election cycle.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cycle: Option<String>,
+    /// donated: PAC contributions to federal candidates, USD.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total_contributions_usd: Option<Amount>,
+    /// donated: number of contributions.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(with = count_schema)]
+    pub contribution_count: Option<i64>,
+    /// donated: share to Democratic candidates, percent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dem_pct: Option<Amount>,
+    /// donated: share to Republican candidates, percent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rep_pct: Option<Amount>,
+    /// holds: reported value in USD.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value_usd: Option<Amount>,
+    /// holds: shares or principal amount.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shares: Option<Amount>,
+    /// holds: issuer name as filed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name_of_issuer: Option<String>,
+    /// holds: CUSIP as filed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cusip: Option<String>,
+    /// holds: class of the security as filed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title_of_class: Option<String>,
+    /// holds: `Put` or `Call` for an option position, else null.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub put_call: Option<Option<String>>,
+    /// holds: quarter end of the 13F filing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(format = "date")]
+    pub period_of_report: Option<String>,
+    /// holds: how the holding was linked to the company: `issuer`, the company the holdings dataset resolved the
+    /// issuer to; `name`, its issuer name; `cusip`, a CUSIP issuer code that another holding linked by name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(with = holding_match_schema)]
+    pub matched_by: Option<&'static str>,
+    /// granted-patent: first-applicant name counted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub assignee_matched: Option<String>,
+    /// granted-patent: grants in the last 12 months, as `/v1/patents` counts them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(with = count_schema)]
+    pub granted_last12mo: Option<i64>,
+    /// granted-patent: grants in the 12 months before that.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(with = count_schema)]
+    pub granted_prior12mo: Option<i64>,
 }
 
 pub struct Node {
@@ -138,7 +312,8 @@ pub struct Node {
     /// Lower is better: the label comes from the best-ranked source that named the node.
     label_rank: u8,
     pub datasets: BTreeSet<&'static str>,
-    pub attrs: Map<String, Value>,
+    /// What its type adds (a company's ticker, a member's chamber...).
+    pub fields: NodeFields,
     /// [`lookup_key`]s the `entity` parameter matches: names, aliases, the id (and a company's ticker).
     names: BTreeSet<String>,
     /// Company names from non-13F datasets, for linking 13F holdings.
@@ -153,7 +328,8 @@ pub struct Edge {
     pub relation: Relation,
     pub dataset: &'static str,
     pub provenance: Provenance,
-    pub attrs: Map<String, Value>,
+    /// What its relation adds (a trade's amount range, a holding's value...).
+    pub fields: EdgeFields,
 }
 
 /// Facts about the build, reported in every response's `meta`.
@@ -267,35 +443,6 @@ impl Graph {
         }
         (chosen, distance)
     }
-
-    /// The node as JSON: `{id, type, label, datasets, ...type-specific fields}`.
-    pub fn node_json(&self, i: usize) -> Map<String, Value> {
-        let n = &self.nodes[i];
-        let mut out = Map::new();
-        out.insert("id".into(), json!(n.id));
-        out.insert("type".into(), json!(n.kind.as_str()));
-        out.insert("label".into(), json!(n.label));
-        out.insert("datasets".into(), json!(n.datasets));
-        for (k, v) in &n.attrs {
-            out.insert(k.clone(), v.clone());
-        }
-        out
-    }
-
-    /// The edge as JSON: `{source, target, relation, dataset, provenance, ...relation-specific fields}`.
-    pub fn edge_json(&self, e: usize) -> Value {
-        let edge = &self.edges[e];
-        let mut out = Map::new();
-        out.insert("source".into(), json!(self.nodes[edge.source].id));
-        out.insert("target".into(), json!(self.nodes[edge.target].id));
-        out.insert("relation".into(), json!(edge.relation.as_str()));
-        out.insert("dataset".into(), json!(edge.dataset));
-        out.insert("provenance".into(), json!(edge.provenance));
-        for (k, v) in &edge.attrs {
-            out.insert(k.clone(), v.clone());
-        }
-        Value::Object(out)
-    }
 }
 
 /// Builds the graph from every source route. A source that fails or is unreadable is logged, listed in
@@ -373,7 +520,7 @@ impl Builder {
                     label: String::new(),
                     label_rank: u8::MAX,
                     datasets: BTreeSet::new(),
-                    attrs: Map::new(),
+                    fields: NodeFields::default(),
                     issuer_names: Vec::new(),
                     hub: false,
                 });
@@ -406,7 +553,7 @@ impl Builder {
         let i = self.node(NodeType::Company, format!("company:{ticker}"), name, rank, dataset);
         let n = &mut self.nodes[i];
         n.names.insert(ticker.to_lowercase());
-        n.attrs.insert("ticker".into(), json!(ticker));
+        n.fields.ticker = Some(ticker);
         self.issuer_alias(i, name);
         Some(i)
     }
@@ -432,7 +579,7 @@ impl Builder {
     fn hub(&mut self, id: &str, label: &str, note: &str, dataset: &'static str) -> usize {
         let i = self.node(NodeType::Agency, id.to_string(), label, 0, dataset);
         self.nodes[i].hub = true;
-        self.nodes[i].attrs.insert("note".into(), json!(note));
+        self.nodes[i].fields.note = Some(note.to_string());
         i
     }
 
@@ -444,9 +591,9 @@ impl Builder {
         relation: Relation,
         dataset: &'static str,
         p: Provenance,
-    ) -> &mut Map<String, Value> {
-        self.edges.push(Edge { source, target, relation, dataset, provenance: p, attrs: Map::new() });
-        &mut self.edges.last_mut().expect("just pushed").attrs
+    ) -> &mut EdgeFields {
+        self.edges.push(Edge { source, target, relation, dataset, provenance: p, fields: EdgeFields::default() });
+        &mut self.edges.last_mut().expect("just pushed").fields
     }
 
     /// Form 4 reporting owners: one `insider-of` edge per person and company, with the person's titles
@@ -459,9 +606,10 @@ impl Builder {
                 orphans += c.filings.len();
                 continue;
             };
-            for (field, value) in [("cik", &c.cik), ("ceo", &c.ceo)] {
+            let fields = &mut self.nodes[company].fields;
+            for (field, value) in [(&mut fields.cik, &c.cik), (&mut fields.ceo, &c.ceo)] {
                 if !value.trim().is_empty() {
-                    self.nodes[company].attrs.insert(field.into(), json!(value.trim()));
+                    *field = Some(value.trim().to_string());
                 }
             }
             let mut groups: BTreeMap<&str, Vec<(usize, &InsiderRow)>> = BTreeMap::new();
@@ -496,11 +644,11 @@ impl Builder {
                     doc_id: None,
                     date: date(&filed(latest)),
                 };
-                let attrs = self.edge(person, company, Relation::InsiderOf, INSIDERS, p);
-                attrs.insert("title".into(), json!(titles.join(", ")));
-                attrs.insert("code".into(), json!(latest.code));
-                attrs.insert("filingCount".into(), json!(accessions.len()));
-                attrs.insert("transactionCount".into(), json!(rows.len()));
+                let fields = self.edge(person, company, Relation::InsiderOf, INSIDERS, p);
+                fields.title = Some(titles.join(", "));
+                fields.code = Some(latest.code.clone());
+                fields.filing_count = Some(accessions.len() as i64);
+                fields.transaction_count = Some(rows.len());
             }
         }
         if orphans > 0 {
@@ -530,11 +678,11 @@ impl Builder {
             let quarters: BTreeSet<&str> =
                 c.quarters.iter().map(|q| q.period.trim()).filter(|q| !q.is_empty()).collect();
             let p = Provenance { source_url: meta_url.clone(), ..Provenance::default() };
-            let attrs = self.edge(company, target, Relation::Lobbied, LOBBYING, p);
-            attrs.insert("year".into(), json!(c.year));
-            attrs.insert("spendUsd".into(), num(c.total_spend_usd));
-            attrs.insert("filingCount".into(), json!(c.filing_count));
-            attrs.insert("quarters".into(), json!(quarters));
+            let fields = self.edge(company, target, Relation::Lobbied, LOBBYING, p);
+            fields.year = Some(c.year);
+            fields.spend_usd = Some(Amount(c.total_spend_usd));
+            fields.filing_count = Some(c.filing_count);
+            fields.quarters = Some(quarters.into_iter().map(str::to_string).collect());
         }
     }
 
@@ -552,16 +700,12 @@ impl Builder {
                     doc_id: Some(a.award_id.clone()).filter(|id| !id.is_empty()),
                     date: date(&a.date),
                 };
-                let attrs = self.edge(agency, company, Relation::AwardedContract, CONTRACTS, p);
-                attrs.insert("amount".into(), num(a.amount));
-                if !a.award_id.is_empty() {
-                    attrs.insert("awardId".into(), json!(a.award_id));
-                }
-                if !a.award_type.is_empty() {
-                    attrs.insert("awardType".into(), json!(a.award_type));
-                }
-                attrs.insert("description".into(), json!(a.description));
-                attrs.insert("date".into(), json!(a.date));
+                let fields = self.edge(agency, company, Relation::AwardedContract, CONTRACTS, p);
+                fields.amount = Some(Amount(a.amount));
+                fields.award_id = Some(a.award_id.clone()).filter(|id| !id.is_empty());
+                fields.award_type = Some(a.award_type.clone()).filter(|t| !t.is_empty());
+                fields.description = Some(a.description.clone());
+                fields.date = Some(a.date.clone());
             }
         }
     }
@@ -580,7 +724,7 @@ impl Builder {
             let committee = self.node(NodeType::Committee, format!("committee:{key}"), label, 0, DONORS);
             self.alias(committee, &id);
             if !id.is_empty() {
-                self.nodes[committee].attrs.insert("committeeId".into(), json!(id));
+                self.nodes[committee].fields.committee_id = Some(id.clone());
             }
             let p = Provenance {
                 source_url: url(&c.provenance.source_url).or_else(|| meta_url.clone()),
@@ -588,14 +732,12 @@ impl Builder {
                 doc_id: Some(id.clone()).filter(|id| !id.is_empty()),
                 date: None,
             };
-            let attrs = self.edge(committee, company, Relation::Donated, DONORS, p);
-            attrs.insert("cycle".into(), json!(c.cycle));
-            attrs.insert("totalContributionsUsd".into(), num(c.total_contributions_usd));
-            if let Some(n) = c.contribution_count {
-                attrs.insert("contributionCount".into(), json!(n));
-            }
-            attrs.insert("demPct".into(), num(c.dem_pct));
-            attrs.insert("repPct".into(), num(c.rep_pct));
+            let fields = self.edge(committee, company, Relation::Donated, DONORS, p);
+            fields.cycle = Some(c.cycle);
+            fields.total_contributions_usd = Some(Amount(c.total_contributions_usd));
+            fields.contribution_count = c.contribution_count;
+            fields.dem_pct = Some(Amount(c.dem_pct));
+            fields.rep_pct = Some(Amount(c.rep_pct));
         }
     }
 
@@ -626,10 +768,10 @@ impl Builder {
                 doc_id: newest.map(|g| g.patent_number.clone()).filter(|n| !n.is_empty()),
                 date: newest.and_then(|g| date(&g.grant_date)),
             };
-            let attrs = self.edge(uspto, company, Relation::GrantedPatent, PATENTS, p);
-            attrs.insert("assigneeMatched".into(), json!(applicant.trim()));
-            attrs.insert("grantedLast12mo".into(), json!(c.granted_last12mo));
-            attrs.insert("grantedPrior12mo".into(), json!(c.granted_prior12mo));
+            let fields = self.edge(uspto, company, Relation::GrantedPatent, PATENTS, p);
+            fields.assignee_matched = Some(applicant.trim().to_string());
+            fields.granted_last12mo = Some(c.granted_last12mo);
+            fields.granted_prior12mo = Some(c.granted_prior12mo);
         }
     }
 
@@ -646,7 +788,7 @@ impl Builder {
                 c @ ("house" | "senate") => c.to_string(),
                 _ => default_chamber.to_string(),
             };
-            self.nodes[member].attrs.insert("chamber".into(), json!(chamber));
+            self.nodes[member].fields.chamber = Some(chamber);
             let source_url = url(&f.source_url).or_else(|| meta_url.clone());
             for t in f.trades.iter() {
                 let Some(company) = self.company(&t.ticker, issuer_of_asset(&t.asset), 2, dataset) else { continue };
@@ -657,18 +799,14 @@ impl Builder {
                     date: date(&f.filed_date),
                 };
                 let (min, max) = amount_range_bounds(&t.amount_range);
-                let attrs = self.edge(member, company, Relation::Traded, dataset, p);
-                attrs.insert("type".into(), json!(t.kind));
-                attrs.insert("asset".into(), json!(t.asset));
-                attrs.insert("amountRange".into(), json!(t.amount_range));
-                attrs.insert("amountMin".into(), min.map_or(Value::Null, num));
-                attrs.insert("amountMax".into(), max.map_or(Value::Null, num));
-                if let Some(d) = date(&t.date) {
-                    attrs.insert("date".into(), json!(d));
-                }
-                if let Some(b) = t.bundled {
-                    attrs.insert("bundled".into(), json!(b));
-                }
+                let fields = self.edge(member, company, Relation::Traded, dataset, p);
+                fields.kind = Some(t.kind.clone());
+                fields.asset = Some(t.asset.clone());
+                fields.amount_range = Some(t.amount_range.clone());
+                fields.amount_min = Some(min.map(Amount));
+                fields.amount_max = Some(max.map(Amount));
+                fields.date = date(&t.date);
+                fields.bundled = t.bundled;
             }
         }
     }
@@ -740,11 +878,11 @@ impl Builder {
             let filer = self.node(NodeType::Filer, format!("filer:{cik}"), label, 0, HOLDINGS);
             self.alias(filer, cik);
             self.alias(filer, cik.trim_start_matches('0'));
-            let attrs = &mut self.nodes[filer].attrs;
-            attrs.insert("cik".into(), json!(cik));
-            attrs.insert("form".into(), json!(f.form));
+            let fields = &mut self.nodes[filer].fields;
+            fields.cik = Some(cik.clone());
+            fields.form = Some(f.form.clone());
             if let Some(period) = date(&f.period_of_report) {
-                attrs.insert("periodOfReport".into(), json!(period));
+                fields.period_of_report = Some(period);
             }
             for ((company, how), h) in rows {
                 linked += 1;
@@ -754,23 +892,23 @@ impl Builder {
                     doc_id: None,
                     date: date(&f.filed_date),
                 };
-                let mut attrs = Map::new();
-                attrs.insert("valueUsd".into(), num(h.value_usd));
-                attrs.insert("shares".into(), num(h.shares));
-                attrs.insert("nameOfIssuer".into(), json!(h.name_of_issuer));
-                attrs.insert("cusip".into(), json!(h.cusip));
-                attrs.insert("titleOfClass".into(), json!(h.title_of_class));
-                attrs.insert("putCall".into(), json!(h.put_call));
-                if let Some(period) = date(&f.period_of_report) {
-                    attrs.insert("periodOfReport".into(), json!(period));
-                }
-                attrs.insert("matchedBy".into(), json!(how));
-                edges.push((filer, company, p, attrs));
+                let fields = EdgeFields {
+                    value_usd: Some(Amount(h.value_usd)),
+                    shares: Some(Amount(h.shares)),
+                    name_of_issuer: Some(h.name_of_issuer.clone()),
+                    cusip: Some(h.cusip.clone()),
+                    title_of_class: Some(h.title_of_class.clone()),
+                    put_call: Some(h.put_call.clone()),
+                    period_of_report: date(&f.period_of_report),
+                    matched_by: Some(how),
+                    ..EdgeFields::default()
+                };
+                edges.push((filer, company, p, fields));
             }
         }
-        for (filer, company, p, attrs) in edges {
+        for (filer, company, p, fields) in edges {
             self.nodes[company].datasets.insert(HOLDINGS);
-            *self.edge(filer, company, Relation::Holds, HOLDINGS, p) = attrs;
+            *self.edge(filer, company, Relation::Holds, HOLDINGS, p) = fields;
         }
         self.notes.push(format!(
             "institutional-holdings: {linked} holdings linked to companies, {unlinked} match no company and are not linked"
@@ -785,7 +923,7 @@ impl Builder {
     ) -> Graph {
         for n in &mut self.nodes {
             if n.label.is_empty() {
-                n.label = n.attrs.get("ticker").and_then(Value::as_str).unwrap_or(&n.id).to_string();
+                n.label = n.fields.ticker.as_deref().unwrap_or(&n.id).to_string();
             }
         }
         let nodes = &self.nodes;

@@ -2,7 +2,9 @@
 //! key that links 13F holdings (which name issuers the SEC's abbreviated way, `APPLIED MATLS INC`) to the
 //! companies of the other datasets (`Applied Materials, Inc.`).
 
+use datahost_plugin_api::openapi::{schema, ApiSchema};
 use datahost_plugin_api::params::parse_date;
+use serde::{Serialize, Serializer};
 use serde_json::Value;
 
 /// Slug for node ids: lower-case letters and digits, every other run of characters one `-`.
@@ -129,16 +131,28 @@ pub fn timestamp(text: &str) -> Option<chrono::DateTime<chrono::Utc>> {
     parse_date(text).and_then(|d| d.and_hms_opt(0, 0, 0)).map(|t| t.and_utc())
 }
 
-/// A money or count value as JSON: whole numbers as integers, others rounded to cents.
-pub fn num(value: f64) -> Value {
-    if !value.is_finite() {
-        return Value::from(0);
+/// A money or count value as the graph writes it: whole numbers as integers, others rounded to cents (a value
+/// that is not finite as 0).
+#[derive(Debug, Clone, Copy)]
+pub struct Amount(pub f64);
+
+impl Serialize for Amount {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if !self.0.is_finite() {
+            return serializer.serialize_i64(0);
+        }
+        let cents = (self.0 * 100.0).round() / 100.0;
+        if cents.fract() == 0.0 && cents.abs() < 9.0e15 {
+            serializer.serialize_i64(cents as i64)
+        } else {
+            serializer.serialize_f64(cents)
+        }
     }
-    let cents = (value * 100.0).round() / 100.0;
-    if cents.fract() == 0.0 && cents.abs() < 9.0e15 {
-        Value::from(cents as i64)
-    } else {
-        Value::from(cents)
+}
+
+impl ApiSchema for Amount {
+    fn schema() -> Value {
+        schema::number()
     }
 }
 
@@ -184,8 +198,10 @@ mod tests {
         assert_eq!(url("www.sec.gov"), None);
         assert_eq!(url("https://a b"), None);
         assert_eq!(date("2026-02-30"), None);
-        assert_eq!(num(20608275.0), Value::from(20608275));
-        assert_eq!(num(3280811.149999), Value::from(3280811.15));
+        let amount = |value: f64| serde_json::to_value(Amount(value)).unwrap();
+        assert_eq!(amount(20608275.0), Value::from(20608275));
+        assert_eq!(amount(3280811.149999), Value::from(3280811.15));
+        assert_eq!(amount(f64::NAN), Value::from(0));
         assert_eq!(timestamp("2026-11-01").unwrap().to_rfc3339(), "2026-11-01T00:00:00+00:00");
         assert_eq!(issuer_of_asset("Alphabet Inc. - Class A - Common Stock"), "Alphabet Inc.");
     }
