@@ -5,6 +5,7 @@
 
 use datahost_plugin_api::ApiSchema;
 use datahost_plugin_kit::companies::{self, Dataset};
+use datahost_plugin_kit::error::StoredError;
 use serde::{Deserialize, Serialize};
 
 /// One contribution from a company's PAC to a federal candidate: what the totals need. The snapshot also
@@ -110,20 +111,20 @@ pub struct Entry {
 
 impl Entry {
     /// An entry of ingested FEC records: its committee id must have the FEC form.
-    pub fn new(company: Company) -> Result<Self, String> {
+    pub fn new(company: Company) -> Result<Self, LoadError> {
         Self::checked(company, is_committee_id, "the FEC form C00123456")
     }
 
     /// An entry of the demo seed: its committee id must be a demo id, so a demo row can never pass for an FEC
     /// committee.
-    fn demo(company: Company) -> Result<Self, String> {
+    fn demo(company: Company) -> Result<Self, LoadError> {
         Self::checked(company, is_demo_committee_id, "the demo form DEMO-C0001")
     }
 
-    fn checked(company: Company, id_rule: fn(&str) -> bool, form: &str) -> Result<Self, String> {
+    fn checked(company: Company, id_rule: fn(&str) -> bool, form: &'static str) -> Result<Self, LoadError> {
         if !id_rule(&company.committee_id) {
-            let (ticker, id) = (&company.ticker, &company.committee_id);
-            return Err(format!("{ticker}: committeeId `{id}` is not of {form}"));
+            let (ticker, id) = (company.ticker.clone(), company.committee_id.clone());
+            return Err(LoadError::CommitteeId { ticker, id, form });
         }
         Ok(Self { totals: Totals::of(&company.contributions), company })
     }
@@ -132,8 +133,22 @@ impl Entry {
 pub type Index = Dataset<Entry>;
 
 /// The index of the demo seed (ingested records go through `pacs::index`).
-pub fn index(snapshot: Snapshot) -> Result<Index, String> {
+pub fn index(snapshot: Snapshot) -> Result<Index, LoadError> {
     Dataset::build(snapshot, Entry::demo, |e| &e.company.ticker)
+}
+
+/// Why the donors dataset cannot be loaded (which fails `init`), from the demo seed or the ingested records.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error("donors dataset is not readable: {0}")]
+    Unreadable(serde_json::Error),
+    /// The ingested contributions could not be queried.
+    #[error(transparent)]
+    Stored(#[from] StoredError),
+    /// A committee id not of the form its source has: a demo row must never pass for an FEC committee, nor
+    /// the reverse.
+    #[error("{ticker}: committeeId `{id}` is not of {form}")]
+    CommitteeId { ticker: String, id: String, form: &'static str },
 }
 
 /// Demo committee ids are `DEMO-C` and four digits: never of the FEC form (`C` and eight digits).

@@ -50,7 +50,7 @@ impl Plugin for Donors {
 
     fn init(ctx: InitContext) -> Result<Self, BoxError> {
         let doc: serde_json::Value = ctx.host.load_dataset(SLUG)?;
-        let unreadable = |e: serde_json::Error| format!("donors dataset is not readable: {e}");
+        let unreadable = data::LoadError::Unreadable;
         let index = if doc.get(INGESTED_KEY).is_some() {
             pacs::index(serde_json::from_value(doc).map_err(unreadable)?, &ctx.host)?
         } else {
