@@ -150,7 +150,7 @@ pub struct Index {
 }
 
 impl Index {
-    pub fn new(meta: Meta, filings: Vec<Filing>) -> Result<Self, String> {
+    pub fn new(meta: Meta, filings: Vec<Filing>) -> Result<Self, LoadError> {
         let mut latest: std::collections::BTreeMap<String, Filing> = Default::default();
         for filing in filings {
             validate(&filing)?;
@@ -237,12 +237,26 @@ impl Index {
     }
 }
 
-fn validate(f: &Filing) -> Result<(), String> {
+fn validate(f: &Filing) -> Result<(), LoadError> {
     if f.cik.len() != 10 || !f.cik.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(format!("filing {}: cik `{}` is not 10 digits", f.accession, f.cik));
+        return Err(LoadError::BadCik { accession: f.accession.clone(), cik: f.cik.clone() });
     }
     if let Some(h) = f.holdings.iter().find(|h| !matches!(h.put_call.as_deref(), None | Some("Put" | "Call"))) {
-        return Err(format!("filing {}: {} has putCall {:?}", f.accession, h.cusip, h.put_call));
+        let (accession, cusip, put_call) = (f.accession.clone(), h.cusip.clone(), h.put_call.clone());
+        return Err(LoadError::BadPutCall { accession, cusip, put_call });
     }
     Ok(())
+}
+
+/// Why the 13F filings cannot be loaded (which fails `init`), from the demo seed or the ingested records.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error("the {slug} seed is not readable: {0}", slug = crate::SLUG)]
+    Seed(serde_json::Error),
+    #[error("the ingested 13F records are not readable: {0}")]
+    Ingested(serde_json::Error),
+    #[error("filing {accession}: cik `{cik}` is not 10 digits")]
+    BadCik { accession: String, cik: String },
+    #[error("filing {accession}: {cusip} has putCall {put_call:?}")]
+    BadPutCall { accession: String, cusip: String, put_call: Option<String> },
 }

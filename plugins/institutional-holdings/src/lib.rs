@@ -50,8 +50,7 @@ impl Plugin for InstitutionalHoldings {
         let index = if document.get(INGESTED_KEY).is_some() {
             records::index_from_ingested(document, &ctx.host)?
         } else {
-            let snapshot: data::Snapshot =
-                serde_json::from_value(document).map_err(|e| format!("the {SLUG} seed is not readable: {e}"))?;
+            let snapshot: data::Snapshot = serde_json::from_value(document).map_err(data::LoadError::Seed)?;
             data::Index::new(snapshot.meta, snapshot.filings)?
         };
         Ok(Self { index })
