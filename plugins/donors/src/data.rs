@@ -5,8 +5,9 @@
 
 use datahost_plugin_api::ApiSchema;
 use datahost_plugin_kit::companies::{self, Dataset};
-use datahost_plugin_kit::error::StoredError;
 use serde::{Deserialize, Serialize};
+
+use crate::error::LoadError;
 
 /// One contribution from a company's PAC to a federal candidate: what the totals need. The snapshot also
 /// holds each contribution's `recipient`, `office`, `state` and `date`, which the endpoint does not report.
@@ -135,20 +136,6 @@ pub type Index = Dataset<Entry>;
 /// The index of the demo seed (ingested records go through `pacs::index`).
 pub fn index(snapshot: Snapshot) -> Result<Index, LoadError> {
     Dataset::build(snapshot, Entry::demo, |e| &e.company.ticker)
-}
-
-/// Why the donors dataset cannot be loaded (which fails `init`), from the demo seed or the ingested records.
-#[derive(Debug, thiserror::Error)]
-pub enum LoadError {
-    #[error("donors dataset is not readable: {0}")]
-    Unreadable(serde_json::Error),
-    /// The ingested contributions could not be queried.
-    #[error(transparent)]
-    Stored(#[from] StoredError),
-    /// A committee id not of the form its source has: a demo row must never pass for an FEC committee, nor
-    /// the reverse.
-    #[error("{ticker}: committeeId `{id}` is not of {form}")]
-    CommitteeId { ticker: String, id: String, form: &'static str },
 }
 
 /// Demo committee ids are `DEMO-C` and four digits: never of the FEC form (`C` and eight digits).

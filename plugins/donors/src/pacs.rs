@@ -19,7 +19,8 @@ use datahost_plugin_kit::companies::{Companies, CompaniesMeta, Dataset};
 use datahost_plugin_kit::error::StoredError;
 use serde::Deserialize;
 
-use crate::data::{Company, Contribution, Entry, Index, LoadError, MatchedBy, Provenance, ReportRef};
+use crate::data::{Company, Contribution, Entry, Index, MatchedBy, Provenance, ReportRef};
+use crate::error::LoadError;
 use crate::ingest::CONTRIBUTIONS;
 use crate::records::{CandidateRecord, CommitteeRecord, ContributionRecord, LinkageRecord};
 

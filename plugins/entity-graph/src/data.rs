@@ -23,10 +23,12 @@
 //!   periodOfReport, filedDate, sourceUrl?, holdings: [{nameOfIssuer, titleOfClass, cusip, valueUsd, shares,
 //!   putCall, issuer?: {ticker}}]}]}` (each filer's latest filing, whole)
 
-use datahost_plugin_api::{Host, HostError};
+use datahost_plugin_api::Host;
 use serde::de::{DeserializeOwned, Deserializer};
 use serde::Deserialize;
 use serde_json::{Map, Value};
+
+use crate::error::SourceError;
 
 /// A field of any JSON type: the value when it has the expected type, else the default.
 fn lenient<'de, D: Deserializer<'de>, T: DeserializeOwned + Default>(d: D) -> Result<T, D::Error> {
@@ -269,19 +271,4 @@ impl Doc {
         self.skipped += total - records.len();
         Ok(records)
     }
-}
-
-/// Why a source is left out of the graph (logged, and listed in `Info::unavailable`).
-#[derive(Debug, thiserror::Error)]
-pub enum SourceError {
-    /// Its route failed.
-    #[error(transparent)]
-    Route(#[from] HostError),
-    #[error("not a JSON object")]
-    NotAnObject,
-    /// The body lacks the array of records the source is read from (`companies`, `filings`).
-    #[error("the snapshot has no `{0}` array")]
-    NoArray(&'static str),
-    #[error("`{0}` is not a dataset the graph knows")]
-    UnknownDataset(&'static str),
 }

@@ -28,8 +28,9 @@ use serde::{Serialize, Serializer};
 
 use crate::data::{
     ContractsCompany, Doc, DonorsCompany, HoldingsFiling, InsiderCompany, InsiderRow, LobbyingCompany, Meta,
-    PatentsCompany, PtrFiling, SourceError,
+    PatentsCompany, PtrFiling,
 };
+use crate::error::SourceError;
 use crate::names::{date, issuer_key, issuer_of_asset, lookup_key, slug, timestamp, url, Amount};
 use crate::schema::{award_type_schema, chamber_schema, count_schema, holding_match_schema, quarters_schema};
 use crate::{CONTRACTS, DONORS, HOLDINGS, HOUSE, INSIDERS, LOBBYING, PATENTS, SENATE};

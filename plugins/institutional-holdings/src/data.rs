@@ -8,6 +8,7 @@ use datahost_plugin_api::reference::CompanyRef;
 use datahost_plugin_api::{ApiSchema, BoxError};
 use serde::{Deserialize, Serialize};
 
+use crate::error::LoadError;
 use crate::records::VotingAuthority;
 
 /// One position. The optional fields exist for ingested filings only (the seed has none of them).
@@ -246,17 +247,4 @@ fn validate(f: &Filing) -> Result<(), LoadError> {
         return Err(LoadError::BadPutCall { accession, cusip, put_call });
     }
     Ok(())
-}
-
-/// Why the 13F filings cannot be loaded (which fails `init`), from the demo seed or the ingested records.
-#[derive(Debug, thiserror::Error)]
-pub enum LoadError {
-    #[error("the {slug} seed is not readable: {0}", slug = crate::SLUG)]
-    Seed(serde_json::Error),
-    #[error("the ingested 13F records are not readable: {0}")]
-    Ingested(serde_json::Error),
-    #[error("filing {accession}: cik `{cik}` is not 10 digits")]
-    BadCik { accession: String, cik: String },
-    #[error("filing {accession}: {cusip} has putCall {put_call:?}")]
-    BadPutCall { accession: String, cusip: String, put_call: Option<String> },
 }

@@ -15,7 +15,8 @@ use datahost_plugin_api::reference::{CompanyQuery, CompanyRef};
 use datahost_plugin_api::{Host, LogLevel};
 use serde::{Deserialize, Serialize};
 
-use crate::data::{AmendmentRef, Filing, Holding, Index, LoadError, Meta};
+use crate::data::{AmendmentRef, Filing, Holding, Index, Meta};
+use crate::error::LoadError;
 
 pub const FILINGS: &str = "filings";
 pub const HOLDINGS: &str = "holdings";
