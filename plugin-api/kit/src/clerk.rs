@@ -22,7 +22,7 @@ use serde_json::{json, Value};
 use crate::address::{canonical_tokens, TokenSet};
 use crate::county::{clerk_key, parse_county_slug, ClerkKey, ClerkSearch};
 use crate::error::StoredError;
-use crate::tabular::{fill, parse_date, parse_number, placeholders, Header, Table};
+use crate::tabular::{fill, parse_date, parse_number, placeholders, Header, Table, TemplateError};
 use datahost_plugin_api::ingest::{IngestBatch, IngestRecord, Refusal, RowProblem, SourceFile};
 use datahost_plugin_api::query::RecordsQuery;
 use datahost_plugin_api::words::{WordIndex, WordSearch};
@@ -138,39 +138,42 @@ const LIEN_TYPES: &[&str] = &["mechanic's", "tax", "judgment"];
 
 impl ClerkMapping {
     /// Parses and checks a mapping file.
-    pub fn parse(file: &str, text: &str) -> Result<Self, String> {
-        let m: ClerkMapping = toml::from_str(text).map_err(|e| format!("mapping {file}: {e}"))?;
-        let bad = |msg: String| Err(format!("mapping {file}: {msg}"));
-        for (table, required, optional) in TABLE_FIELDS {
+    pub fn parse(file: &str, text: &str) -> Result<Self, MappingError> {
+        let bad = |problem| Err(MappingError { file: file.to_string(), problem });
+        let m: ClerkMapping = match toml::from_str(text) {
+            Ok(m) => m,
+            Err(e) => return bad(MappingProblem::Toml(e)),
+        };
+        for &(table, required, optional) in TABLE_FIELDS {
             let spec = m.table(table);
             if spec.detect.is_empty() {
-                return bad(format!("[{table}] `detect` lists no column"));
+                return bad(MappingProblem::NoDetect { table });
             }
             if let Some(f) = required.iter().find(|f| !spec.fields.contains_key(**f)) {
-                return bad(format!("[{table}.fields] has no `{f}`"));
+                return bad(MappingProblem::MissingField { table, field: f });
             }
             if let Some(f) =
                 spec.fields.keys().find(|f| !required.contains(&f.as_str()) && !optional.contains(&f.as_str()))
             {
-                return bad(format!("[{table}.fields] `{f}` is not a field of this table"));
+                return bad(MappingProblem::UnknownField { table, field: f.clone() });
             }
             for (name, template) in &spec.fields {
-                placeholders(template).map_err(|e| format!("mapping {file}: [{table}.fields] {name}: {e}"))?;
+                if let Err(source) = placeholders(template) {
+                    return bad(MappingProblem::Template { table, field: name.clone(), source });
+                }
             }
         }
         for slug in m.counties.values() {
-            parse_county_slug("county", slug).map_err(|e| format!("mapping {file}: {}", e.message))?;
+            if let Err(e) = parse_county_slug("county", slug) {
+                return bad(MappingProblem::County(e.message));
+            }
         }
         for (code, t) in &m.doc_types {
             let needs = matches!(t.kind, Kind::Lien | Kind::Release);
             match (&t.lien_type, needs) {
                 (Some(l), true) if LIEN_TYPES.contains(&l.as_str()) => {}
                 (None, false) => {}
-                _ => {
-                    return bad(format!(
-                        "doc type `{code}`: a lien or release names lien_type {LIEN_TYPES:?}, others none"
-                    ))
-                }
+                _ => return bad(MappingProblem::LienType { code: code.clone() }),
             }
         }
         Ok(m)
@@ -190,6 +193,65 @@ impl ClerkMapping {
     }
 }
 
+/// A mapping file that [`ClerkMapping::parse`] refuses: the file and what is wrong with it.
+#[derive(Debug, thiserror::Error)]
+#[error("mapping {file}: {problem}")]
+pub struct MappingError {
+    /// The mapping file's name.
+    pub file: String,
+    /// What is wrong with it.
+    pub problem: MappingProblem,
+}
+
+/// What is wrong with a mapping file.
+#[derive(Debug, thiserror::Error)]
+pub enum MappingProblem {
+    /// The file is not TOML of a mapping's shape.
+    #[error("{0}")]
+    Toml(toml::de::Error),
+    /// A table names no column that recognises its header.
+    #[error("[{table}] `detect` lists no column")]
+    NoDetect {
+        /// The table (`instruments`, `parties`, `legals`).
+        table: &'static str,
+    },
+    /// A field the table must map has no template.
+    #[error("[{table}.fields] has no `{field}`")]
+    MissingField {
+        /// The table.
+        table: &'static str,
+        /// The field.
+        field: &'static str,
+    },
+    /// A template for a field the table does not have.
+    #[error("[{table}.fields] `{field}` is not a field of this table")]
+    UnknownField {
+        /// The table.
+        table: &'static str,
+        /// The field as the file names it.
+        field: String,
+    },
+    /// A field's template is malformed.
+    #[error("[{table}.fields] {field}: {source}")]
+    Template {
+        /// The table.
+        table: &'static str,
+        /// The field.
+        field: String,
+        /// What is wrong with the template.
+        source: TemplateError,
+    },
+    /// A county code maps to something that is not a county slug: the slug check's message.
+    #[error("{0}")]
+    County(String),
+    /// A doc type whose lien type does not fit its kind.
+    #[error("doc type `{code}`: a lien or release names lien_type {LIEN_TYPES:?}, others none")]
+    LienType {
+        /// The doc type code.
+        code: String,
+    },
+}
+
 /// Parses every mapping file given (name, text); unreadable ones are returned as errors.
 pub fn mappings(files: &[(&str, &str)]) -> (Vec<ClerkMapping>, Vec<String>) {
     let mut ok = Vec::new();
@@ -197,7 +259,8 @@ pub fn mappings(files: &[(&str, &str)]) -> (Vec<ClerkMapping>, Vec<String>) {
     for (file, text) in files {
         match ClerkMapping::parse(file, text) {
             Ok(m) => ok.push(m),
-            Err(e) => errors.push(e),
+            // Kept as text: the callers put it in a refusal's message.
+            Err(e) => errors.push(e.to_string()),
         }
     }
     (ok, errors)
@@ -296,10 +359,10 @@ fn records_of(
         INSTRUMENTS => {
             let county = county_of(mapping, cell)?;
             let code = required(cell, "doc_type")?;
-            let recorded = parse_date(&required(cell, "recorded")?).map_err(|e| ("recorded", e))?;
+            let recorded = parse_date(&required(cell, "recorded")?).map_err(|e| ("recorded", e.to_string()))?;
             let amount = match cell("amount") {
                 a if a.is_empty() => None,
-                a => Some(parse_number(&a).map_err(|e| ("amount", e))?),
+                a => Some(parse_number(&a).map_err(|e| ("amount", e.to_string()))?),
             };
             let numbers: Vec<String> = cell("numbers").split_whitespace().map(str::to_string).collect();
             let t = mapping.doc_types.get(&code);

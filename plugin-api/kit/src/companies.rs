@@ -52,13 +52,13 @@ pub struct Dataset<E> {
 }
 
 impl<E> Dataset<E> {
-    /// Derives one entry per snapshot record (`entry` may reject a record, which fails `init`) and orders
-    /// them by `ticker`.
-    pub fn build<C>(
+    /// Derives one entry per snapshot record (`entry` may reject a record, with the plugin's own error, which
+    /// fails `init`) and orders them by `ticker`.
+    pub fn build<C, Error>(
         snapshot: Snapshot<C>,
-        entry: impl FnMut(C) -> Result<E, String>,
+        entry: impl FnMut(C) -> Result<E, Error>,
         ticker: impl Fn(&E) -> &str,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, Error> {
         let entries = snapshot.companies.into_iter().map(entry).collect::<Result<Vec<_>, _>>()?;
         Ok(Self { meta: snapshot.meta, companies: Companies::new(entries, ticker) })
     }

@@ -96,22 +96,36 @@ fn column_key(name: &str) -> String {
     name.trim().to_ascii_lowercase()
 }
 
+/// Why a mapping's template is malformed; each holds the template.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum TemplateError {
+    /// A `{` with no `}` after it.
+    #[error("`{0}` has an unclosed `{{`")]
+    Unclosed(String),
+    /// `{}`, or a `{` inside a placeholder.
+    #[error("`{0}` has an empty or nested placeholder")]
+    EmptyOrNested(String),
+    /// A `}` after the last placeholder.
+    #[error("`{0}` has a `}}` without its `{{`")]
+    UnopenedClose(String),
+}
+
 /// The `{column}` placeholders of a template, or why it is malformed.
-pub fn placeholders(template: &str) -> Result<Vec<String>, String> {
+pub fn placeholders(template: &str) -> Result<Vec<String>, TemplateError> {
     let mut out = Vec::new();
     let mut rest = template;
     while let Some(open) = rest.find('{') {
         let after = &rest[open + 1..];
-        let close = after.find('}').ok_or_else(|| format!("`{template}` has an unclosed `{{`"))?;
+        let close = after.find('}').ok_or_else(|| TemplateError::Unclosed(template.to_string()))?;
         let name = &after[..close];
         if name.is_empty() || name.contains('{') {
-            return Err(format!("`{template}` has an empty or nested placeholder"));
+            return Err(TemplateError::EmptyOrNested(template.to_string()));
         }
         out.push(name.to_string());
         rest = &after[close + 1..];
     }
     if rest.contains('}') {
-        return Err(format!("`{template}` has a `}}` without its `{{`"));
+        return Err(TemplateError::UnopenedClose(template.to_string()));
     }
     Ok(out)
 }
@@ -140,9 +154,20 @@ pub fn fill<'a>(template: &str, cell: impl Fn(&str) -> &'a str) -> String {
     out.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// A cell that does not read as what its field holds; each holds the cell as [`shown`].
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum CellError {
+    /// Not a number as [`parse_number`] reads them.
+    #[error("`{0}` is not a number")]
+    NotANumber(String),
+    /// Not a date as [`parse_date`] reads them.
+    #[error("`{0}` is not a date (YYYY-MM-DD or MM/DD/YYYY)")]
+    NotADate(String),
+}
+
 /// A number as exports write it: `1700`, `-3.5`, or with thousands separators `1,700` / `1,234,567.25`.
 /// Anything else (`1,70`, `12a`, `$5`) is refused rather than guessed.
-pub fn parse_number(text: &str) -> Result<f64, String> {
+pub fn parse_number(text: &str) -> Result<f64, CellError> {
     let t = text.trim();
     let plain = if t.contains(',') {
         let (int, frac) = t.split_once('.').map_or((t, None), |(i, f)| (i, Some(f)));
@@ -151,7 +176,7 @@ pub fn parse_number(text: &str) -> Result<f64, String> {
         let first_ok = groups.next().is_some_and(|g| (1..=3).contains(&g.len()));
         let rest_ok = groups.all(|g| g.len() == 3);
         if !(first_ok && rest_ok) {
-            return Err(format!("`{}` is not a number", shown(t)));
+            return Err(CellError::NotANumber(shown(t)));
         }
         let joined = int.replace(',', "");
         match frac {
@@ -166,16 +191,16 @@ pub fn parse_number(text: &str) -> Result<f64, String> {
         && plain.bytes().any(|b| b.is_ascii_digit());
     match plain.parse::<f64>() {
         Ok(n) if valid && n.is_finite() => Ok(n),
-        _ => Err(format!("`{}` is not a number", shown(t))),
+        _ => Err(CellError::NotANumber(shown(t))),
     }
 }
 
 /// `YYYY-MM-DD`, or `MM/DD/YYYY` with an optional time after it, as a checked calendar date.
-pub fn parse_date(text: &str) -> Result<String, String> {
+pub fn parse_date(text: &str) -> Result<String, CellError> {
     let day = text.split_whitespace().next().unwrap_or("");
     let parsed = chrono::NaiveDate::parse_from_str(day, "%Y-%m-%d")
         .or_else(|_| chrono::NaiveDate::parse_from_str(day, "%m/%d/%Y"))
-        .map_err(|_| format!("`{}` is not a date (YYYY-MM-DD or MM/DD/YYYY)", shown(text)))?;
+        .map_err(|_| CellError::NotADate(shown(text)))?;
     Ok(parsed.format("%Y-%m-%d").to_string())
 }
 

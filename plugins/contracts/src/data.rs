@@ -8,7 +8,7 @@ use chrono::NaiveDate;
 use datahost_plugin_api::ingest::{IngestedInfo, INGESTED_KEY};
 use datahost_plugin_api::params::parse_date;
 use datahost_plugin_api::reference::CompanyQuery;
-use datahost_plugin_api::{ApiSchema, BoxError, Host, LogLevel};
+use datahost_plugin_api::{ApiSchema, Host, HostError, LogLevel};
 use datahost_plugin_kit::companies::{self, CompaniesMeta, Dataset};
 use serde::{Deserialize, Serialize};
 
@@ -76,14 +76,14 @@ pub struct Entry {
 }
 
 /// Whether an award counts: an A-D type code and an action date in fiscal year 2024 or later.
-pub fn in_window(award: &Award, start: NaiveDate) -> Result<bool, String> {
-    let date =
-        parse_date(&award.date).ok_or_else(|| format!("award {} has a bad date `{}`", award.award_id, award.date))?;
+pub fn in_window(award: &Award, start: NaiveDate) -> Result<bool, LoadError> {
+    let date = parse_date(&award.date)
+        .ok_or_else(|| LoadError::BadDate { award_id: award.award_id.clone(), date: award.date.clone() })?;
     Ok(date >= start && AWARD_TYPES.contains(&award.award_type.as_str()))
 }
 
 impl Entry {
-    pub fn new(company: Company) -> Result<Self, String> {
+    pub fn new(company: Company) -> Result<Self, LoadError> {
         let start = parse_date(WINDOW_START).expect("constant date");
         let mut awards = Vec::new();
         for award in company.awards {
@@ -111,7 +111,7 @@ impl Entry {
 
 pub type Index = Dataset<Entry>;
 
-pub fn index(snapshot: Snapshot) -> Result<Index, String> {
+pub fn index(snapshot: Snapshot) -> Result<Index, LoadError> {
     Dataset::build(snapshot, Entry::new, |e| &e.ticker)
 }
 
@@ -124,16 +124,27 @@ struct IngestedDoc {
 }
 
 /// Reads the host's document: the ingested awards once there are any, else the demo seed.
-pub fn load(host: &Host) -> Result<Index, BoxError> {
+pub fn load(host: &Host) -> Result<Index, LoadError> {
     let doc: serde_json::Value = host.load_dataset(crate::SLUG)?;
     if doc.get(INGESTED_KEY).is_none() {
-        let snapshot: Snapshot =
-            serde_json::from_value(doc).map_err(|e| format!("the {} seed is not readable: {e}", crate::SLUG))?;
-        return Ok(index(snapshot)?);
+        return index(serde_json::from_value(doc).map_err(LoadError::Seed)?);
     }
-    let doc: IngestedDoc =
-        serde_json::from_value(doc).map_err(|e| format!("the ingested contract awards are not readable: {e}"))?;
-    Ok(index(Snapshot { meta: ingested_meta(&doc.ingested), companies: companies_of(doc.awards, host) })?)
+    let doc: IngestedDoc = serde_json::from_value(doc).map_err(LoadError::Ingested)?;
+    index(Snapshot { meta: ingested_meta(&doc.ingested), companies: companies_of(doc.awards, host) })
+}
+
+/// Why the contracts dataset cannot be loaded (which fails `init`).
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error(transparent)]
+    Host(#[from] HostError),
+    #[error("the {slug} seed is not readable: {0}", slug = crate::SLUG)]
+    Seed(serde_json::Error),
+    #[error("the ingested contract awards are not readable: {0}")]
+    Ingested(serde_json::Error),
+    /// An award whose action date does not parse, so the window cannot place it.
+    #[error("award {award_id} has a bad date `{date}`")]
+    BadDate { award_id: String, date: String },
 }
 
 /// Awards grouped by the company their recipient (or its parent) is: by the recipient's UEI or its parent's

@@ -7,6 +7,8 @@ use datahost_plugin_api::ApiSchema;
 use datahost_plugin_kit::companies::{self, Dataset};
 use serde::{Deserialize, Serialize};
 
+use crate::error::LoadError;
+
 /// One contribution from a company's PAC to a federal candidate: what the totals need. The snapshot also
 /// holds each contribution's `recipient`, `office`, `state` and `date`, which the endpoint does not report.
 #[derive(Debug, Clone, Deserialize)]
@@ -110,20 +112,20 @@ pub struct Entry {
 
 impl Entry {
     /// An entry of ingested FEC records: its committee id must have the FEC form.
-    pub fn new(company: Company) -> Result<Self, String> {
+    pub fn new(company: Company) -> Result<Self, LoadError> {
         Self::checked(company, is_committee_id, "the FEC form C00123456")
     }
 
     /// An entry of the demo seed: its committee id must be a demo id, so a demo row can never pass for an FEC
     /// committee.
-    fn demo(company: Company) -> Result<Self, String> {
+    fn demo(company: Company) -> Result<Self, LoadError> {
         Self::checked(company, is_demo_committee_id, "the demo form DEMO-C0001")
     }
 
-    fn checked(company: Company, id_rule: fn(&str) -> bool, form: &str) -> Result<Self, String> {
+    fn checked(company: Company, id_rule: fn(&str) -> bool, form: &'static str) -> Result<Self, LoadError> {
         if !id_rule(&company.committee_id) {
-            let (ticker, id) = (&company.ticker, &company.committee_id);
-            return Err(format!("{ticker}: committeeId `{id}` is not of {form}"));
+            let (ticker, id) = (company.ticker.clone(), company.committee_id.clone());
+            return Err(LoadError::CommitteeId { ticker, id, form });
         }
         Ok(Self { totals: Totals::of(&company.contributions), company })
     }
@@ -132,7 +134,7 @@ impl Entry {
 pub type Index = Dataset<Entry>;
 
 /// The index of the demo seed (ingested records go through `pacs::index`).
-pub fn index(snapshot: Snapshot) -> Result<Index, String> {
+pub fn index(snapshot: Snapshot) -> Result<Index, LoadError> {
     Dataset::build(snapshot, Entry::demo, |e| &e.company.ticker)
 }
 

@@ -160,7 +160,7 @@ pub fn ingest(file: &SourceFile<'_>) -> Result<IngestBatch, Refusal> {
     for (line, text) in lines.filter(|(_, l)| !l.trim().is_empty()) {
         match row(layout, text) {
             Ok(record) => records.push(record),
-            Err(message) => problems.push(RowProblem::line(line, message)),
+            Err(error) => problems.push(RowProblem::line(line, error.to_string())),
         }
     }
     Ok(IngestBatch { format: layout.format.into(), records, problems, notes })
@@ -211,40 +211,38 @@ fn detect(first: &str) -> Result<&'static Layout, Refusal> {
 }
 
 /// One line as a record of its layout, or why it cannot be read.
-fn row(layout: &Layout, line: &str) -> Result<IngestRecord, String> {
+fn row(layout: &Layout, line: &str) -> Result<IngestRecord, RowError> {
     let f: Vec<&str> = line.split('|').map(str::trim).collect();
     if f.len() != layout.columns.len() {
-        return Err(format!("expected {} `|`-separated fields, found {}", layout.columns.len(), f.len()));
+        return Err(RowError::FieldCount { expected: layout.columns.len(), found: f.len() });
     }
-    let check = |column: usize, valid: fn(&str) -> bool, what: &str| {
+    let check = |column: usize, valid: fn(&str) -> bool, what: &'static str| {
         if valid(f[column]) {
             Ok(f[column].to_string())
         } else {
-            Err(format!("{} `{}` is not {what}", layout.columns[column], f[column]))
+            Err(RowError::Invalid { column: layout.columns[column], value: f[column].to_string(), what })
         }
     };
     const COMMITTEE: &str = "a committee id (C + 8 digits)";
     const CANDIDATE: &str = "a candidate id (H, S or P + 8)";
     let record = |key: String, group: &str, data: serde_json::Result<serde_json::Value>| {
-        let data = data.map_err(|e| format!("record does not serialise: {e}"))?;
-        IngestRecord::new(layout.collection, key, group, data).map_err(|e| e.reason)
+        let data = data.map_err(RowError::Serialise)?;
+        IngestRecord::new(layout.collection, key, group, data).map_err(|e| RowError::Unstorable(e.reason))
     };
     match layout.format {
         PAS2 => {
             let committee_id = check(0, is_committee_id, COMMITTEE)?;
             let sub_id = check(21, is_digits, "a number")?;
             let file_num = check(18, is_digits, "a number")?;
-            let amount = parse_amount(f[14]).ok_or_else(|| format!("TRANSACTION_AMT `{}` is not an amount", f[14]))?;
+            let amount = parse_amount(f[14]).ok_or_else(|| RowError::NotAnAmount(f[14].to_string()))?;
             let date = match f[13] {
                 "" => None,
-                text => {
-                    Some(parse_date(text).ok_or_else(|| format!("TRANSACTION_DT `{text}` is not a date MMDDYYYY"))?)
-                }
+                text => Some(parse_date(text).ok_or_else(|| RowError::NotADate(text.to_string()))?),
             };
             let cycle = report_year(f[4])
                 .or_else(|| date.as_deref().and_then(|d| d[..4].parse().ok()))
                 .map(|year: i32| (year + year % 2).to_string())
-                .ok_or_else(|| format!("IMAGE_NUM `{}` and TRANSACTION_DT give no year for the cycle", f[4]))?;
+                .ok_or_else(|| RowError::NoCycle(f[4].to_string()))?;
             let contribution = ContributionRecord {
                 committee_id,
                 amendment_indicator: f[1].into(),
@@ -321,6 +319,27 @@ fn row(layout: &Layout, line: &str) -> Result<IngestRecord, String> {
             record(linkage.linkage_id.clone(), CCL, serde_json::to_value(&linkage))
         }
     }
+}
+
+/// What is wrong with one line of an FEC bulk file (a row problem, with the line).
+#[derive(Debug, thiserror::Error)]
+enum RowError {
+    #[error("expected {expected} `|`-separated fields, found {found}")]
+    FieldCount { expected: usize, found: usize },
+    /// `column` is the layout's column name, `what` what its value should be.
+    #[error("{column} `{value}` is not {what}")]
+    Invalid { column: &'static str, value: String, what: &'static str },
+    #[error("TRANSACTION_AMT `{0}` is not an amount")]
+    NotAnAmount(String),
+    #[error("TRANSACTION_DT `{0}` is not a date MMDDYYYY")]
+    NotADate(String),
+    #[error("IMAGE_NUM `{0}` and TRANSACTION_DT give no year for the cycle")]
+    NoCycle(String),
+    #[error("record does not serialise: {0}")]
+    Serialise(serde_json::Error),
+    /// The SDK would not make a record of the row; its reason.
+    #[error("{0}")]
+    Unstorable(String),
 }
 
 fn is_digits(text: &str) -> bool {

@@ -6,6 +6,7 @@
 //! snapshot, `tests.rs` and `ingest_tests.rs`.
 
 mod data;
+mod error;
 pub mod ingest;
 #[cfg(test)]
 mod ingest_tests;
@@ -50,7 +51,7 @@ impl Plugin for Donors {
 
     fn init(ctx: InitContext) -> Result<Self, BoxError> {
         let doc: serde_json::Value = ctx.host.load_dataset(SLUG)?;
-        let unreadable = |e: serde_json::Error| format!("donors dataset is not readable: {e}");
+        let unreadable = error::LoadError::Unreadable;
         let index = if doc.get(INGESTED_KEY).is_some() {
             pacs::index(serde_json::from_value(doc).map_err(unreadable)?, &ctx.host)?
         } else {

@@ -14,12 +14,13 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use datahost_plugin_api::ingest::IngestedInfo;
 use datahost_plugin_api::query::RecordsQuery;
 use datahost_plugin_api::reference::{CompanyQuery, CompanyRef};
-use datahost_plugin_api::{BoxError, Host, LogLevel};
+use datahost_plugin_api::{Host, LogLevel};
 use datahost_plugin_kit::companies::{Companies, CompaniesMeta, Dataset};
 use datahost_plugin_kit::error::StoredError;
 use serde::Deserialize;
 
 use crate::data::{Company, Contribution, Entry, Index, MatchedBy, Provenance, ReportRef};
+use crate::error::LoadError;
 use crate::ingest::CONTRIBUTIONS;
 use crate::records::{CandidateRecord, CommitteeRecord, ContributionRecord, LinkageRecord};
 
@@ -83,7 +84,7 @@ fn corporate_contributions(
 }
 
 /// Builds the served index from the ingested records.
-pub fn index(doc: IngestedDoc, host: &Host) -> Result<Index, BoxError> {
+pub fn index(doc: IngestedDoc, host: &Host) -> Result<Index, LoadError> {
     let contributions = corporate_contributions(host, &doc.committees)?;
     let committees: HashMap<&str, &CommitteeRecord> =
         doc.committees.iter().map(|c| (c.committee_id.as_str(), c)).collect();

@@ -118,8 +118,9 @@ impl Fields {
     }
 
     /// The fields of an index opened from disk, by name.
-    fn of(schema: &Schema) -> Result<Self, String> {
-        let field = |name: &str| schema.get_field(name).map_err(|e| format!("the search index lacks `{name}`: {e}"));
+    fn of(schema: &Schema) -> Result<Self, IndexError> {
+        let field =
+            |name: &'static str| schema.get_field(name).map_err(|source| IndexError::MissingField { name, source });
         Ok(Self {
             entity: field("entity")?,
             text: field("text")?,
@@ -193,6 +194,27 @@ pub struct SearchResult {
     pub hits: Vec<Hit>,
 }
 
+/// Why the search index cannot be built or opened (which fails `init`, or, for an index already on disk, has
+/// it rebuilt).
+#[derive(Debug, thiserror::Error)]
+pub enum IndexError {
+    /// An index opened from disk lacks a field this layout has.
+    #[error("the search index lacks `{name}`: {source}")]
+    MissingField { name: &'static str, source: tantivy::TantivyError },
+    #[error("creating {}: {source}", .dir.display())]
+    CreateDir { dir: std::path::PathBuf, source: std::io::Error },
+    #[error("creating the search index: {0}")]
+    Create(tantivy::TantivyError),
+    #[error("opening the search index {}: {source}", .dir.display())]
+    OpenDir { dir: std::path::PathBuf, source: tantivy::TantivyError },
+    #[error("building the search index: {0}")]
+    Build(tantivy::TantivyError),
+    #[error("filing {accession} has filedDate `{filed_date}`, not YYYY-MM-DD")]
+    FiledDate { accession: String, filed_date: String },
+    #[error("opening the search index: {0}")]
+    Open(tantivy::TantivyError),
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum SearchError {
     /// The query text is not valid query syntax (a client error).
@@ -214,40 +236,41 @@ fn date_key(d: NaiveDate) -> u64 {
 
 impl SearchIndex {
     /// An index in RAM (the demo seed, tests).
-    pub fn build(filings: Vec<Filing>) -> Result<Self, String> {
+    pub fn build(filings: Vec<Filing>) -> Result<Self, IndexError> {
         Self::build_with(filings, BuildOptions::default())
     }
 
-    pub fn build_with(filings: Vec<Filing>, opts: BuildOptions) -> Result<Self, String> {
+    pub fn build_with(filings: Vec<Filing>, opts: BuildOptions) -> Result<Self, IndexError> {
         let (schema, _) = Fields::schema();
         Self::fill(Index::create_in_ram(schema), filings, opts)
     }
 
     /// An index on disk in `dir` (created; it must be empty), opened memory-mapped once written.
-    pub fn build_in(dir: &std::path::Path, filings: Vec<Filing>, opts: BuildOptions) -> Result<Self, String> {
-        std::fs::create_dir_all(dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
+    pub fn build_in(dir: &std::path::Path, filings: Vec<Filing>, opts: BuildOptions) -> Result<Self, IndexError> {
+        std::fs::create_dir_all(dir).map_err(|source| IndexError::CreateDir { dir: dir.to_path_buf(), source })?;
         let (schema, _) = Fields::schema();
-        let index = Index::create_in_dir(dir, schema).map_err(|e| format!("creating the search index: {e}"))?;
+        let index = Index::create_in_dir(dir, schema).map_err(IndexError::Create)?;
         Self::fill(index, filings, opts)
     }
 
     /// Opens an index [`Self::build_in`] wrote.
-    pub fn open(dir: &std::path::Path) -> Result<Self, String> {
-        let index = Index::open_in_dir(dir).map_err(|e| format!("opening the search index {}: {e}", dir.display()))?;
+    pub fn open(dir: &std::path::Path) -> Result<Self, IndexError> {
+        let index = Index::open_in_dir(dir).map_err(|source| IndexError::OpenDir { dir: dir.to_path_buf(), source })?;
         Self::ready(index)
     }
 
-    fn fill(index: Index, mut filings: Vec<Filing>, opts: BuildOptions) -> Result<Self, String> {
+    fn fill(index: Index, mut filings: Vec<Filing>, opts: BuildOptions) -> Result<Self, IndexError> {
         // Newest first: documents are added in this order, so equal scores rank the newer filing first.
         filings.sort_by(|a, b| (&b.filed_date, &b.accession).cmp(&(&a.filed_date, &a.accession)));
         let fields = Fields::of(&index.schema())?;
-        let engine = |e: tantivy::TantivyError| format!("building the search index: {e}");
+        let engine = IndexError::Build;
         let mut writer = index
             .writer_with_num_threads::<TantivyDocument>(opts.threads.max(1), opts.writer_heap_bytes)
             .map_err(engine)?;
         for (order, f) in filings.iter().enumerate() {
-            let date = chrono::NaiveDate::parse_from_str(&f.filed_date, "%Y-%m-%d")
-                .map_err(|_| format!("filing {} has filedDate `{}`, not YYYY-MM-DD", f.accession, f.filed_date))?;
+            let date = chrono::NaiveDate::parse_from_str(&f.filed_date, "%Y-%m-%d").map_err(|_| {
+                IndexError::FiledDate { accession: f.accession.clone(), filed_date: f.filed_date.clone() }
+            })?;
             writer
                 .add_document(doc!(
                     fields.entity => f.entity.as_str(),
@@ -275,8 +298,8 @@ impl SearchIndex {
         Self::ready(index)
     }
 
-    fn ready(index: Index) -> Result<Self, String> {
-        let engine = |e: tantivy::TantivyError| format!("opening the search index: {e}");
+    fn ready(index: Index) -> Result<Self, IndexError> {
+        let engine = IndexError::Open;
         let fields = Fields::of(&index.schema())?;
         let reader = index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into().map_err(engine)?;
         let searcher = reader.searcher();

@@ -48,11 +48,11 @@ impl Others {
     }
 
     /// Their filings as search documents, and how many could not be (no accession or filed date).
-    pub fn filings(&self) -> Result<(Vec<Filing>, usize), String> {
+    pub fn filings(&self) -> Result<(Vec<Filing>, usize), Unreadable> {
         let mut out = Vec::new();
         let mut left_out = 0;
         for (dataset, doc) in &self.docs {
-            let unreadable = |e: serde_json::Error| format!("the ingested `{dataset}` filings are not readable: {e}");
+            let unreadable = |source| Unreadable { dataset, source };
             match *dataset {
                 INSIDERS => {
                     let forms: Vec<Form4> = serde_json::from_value(doc["forms"].clone()).map_err(unreadable)?;
@@ -71,6 +71,14 @@ impl Others {
         }
         Ok((out, left_out))
     }
+}
+
+/// Another dataset's ingested filings do not read as the records this plugin expects of it.
+#[derive(Debug, thiserror::Error)]
+#[error("the ingested `{dataset}` filings are not readable: {source}")]
+pub struct Unreadable {
+    pub dataset: &'static str,
+    pub source: serde_json::Error,
 }
 
 /// What a Form 4 `forms` record of `insiders` says (the fields used here).

@@ -16,7 +16,7 @@ use datahost_plugin_api::{BoxError, Host, LogLevel};
 use sha2::{Digest, Sha256};
 
 use crate::data::Filing;
-use crate::index::{BuildOptions, SearchIndex, LAYOUT_VERSION};
+use crate::index::{BuildOptions, IndexError, SearchIndex, LAYOUT_VERSION};
 use crate::sources::Others;
 
 /// The field the filing records are looked up by (declared in the manifest).
@@ -63,15 +63,16 @@ pub fn ingested_index(
     let nanos = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or_default();
     let building = dir.join(format!("{BUILDING_PREFIX}{}-{nanos}", std::process::id()));
     let built = SearchIndex::build_in(&building, filings, BuildOptions::default())
+        .map_err(PlaceError::Build)
         .and_then(|index| {
             drop(index);
-            std::fs::write(building.join(READY), &fingerprint).map_err(|e| format!("writing the ready marker: {e}"))
+            std::fs::write(building.join(READY), &fingerprint).map_err(PlaceError::ReadyMarker)
         })
         .and_then(|()| match std::fs::rename(&building, &target) {
             Ok(()) => Ok(()),
             // Another process (a replica sharing the directory) put the same index in place first.
             Err(_) if target.join(READY).is_file() => Ok(()),
-            Err(e) => Err(format!("moving the built index into {}: {e}", target.display())),
+            Err(source) => Err(PlaceError::Move { target: target.clone(), source }),
         });
     if let Err(e) = built {
         let _ = std::fs::remove_dir_all(&building);
@@ -81,6 +82,17 @@ pub fn ingested_index(
     let index = SearchIndex::open(&target)?;
     remove_others(&dir, &target);
     Ok((index, "indexed the ingested filings on disk"))
+}
+
+/// Why an index built on disk could not be put in place (its `building-*` directory is then removed).
+#[derive(Debug, thiserror::Error)]
+enum PlaceError {
+    #[error(transparent)]
+    Build(IndexError),
+    #[error("writing the ready marker: {0}")]
+    ReadyMarker(std::io::Error),
+    #[error("moving the built index into {}: {source}", .target.display())]
+    Move { target: PathBuf, source: std::io::Error },
 }
 
 /// What identifies one generation of the data and the index layout.

@@ -23,10 +23,12 @@
 //!   periodOfReport, filedDate, sourceUrl?, holdings: [{nameOfIssuer, titleOfClass, cusip, valueUsd, shares,
 //!   putCall, issuer?: {ticker}}]}]}` (each filer's latest filing, whole)
 
-use datahost_plugin_api::{BoxError, Host};
+use datahost_plugin_api::Host;
 use serde::de::{DeserializeOwned, Deserializer};
 use serde::Deserialize;
 use serde_json::{Map, Value};
+
+use crate::error::SourceError;
 
 /// A field of any JSON type: the value when it has the expected type, else the default.
 fn lenient<'de, D: Deserializer<'de>, T: DeserializeOwned + Default>(d: D) -> Result<T, D::Error> {
@@ -246,13 +248,13 @@ pub struct Doc {
 
 impl Doc {
     /// Reads a source through its route. Fails when the route fails or answers something other than an object.
-    pub fn fetch(host: &Host, route: &str, query: &[(&str, &str)]) -> Result<Doc, BoxError> {
-        Ok(Doc::from_value(host.get_route(route, query)?)?)
+    pub fn fetch(host: &Host, route: &str, query: &[(&str, &str)]) -> Result<Doc, SourceError> {
+        Doc::from_value(host.get_route(route, query)?)
     }
 
-    pub fn from_value(value: Value) -> Result<Doc, String> {
+    pub fn from_value(value: Value) -> Result<Doc, SourceError> {
         let Value::Object(mut body) = value else {
-            return Err("not a JSON object".into());
+            return Err(SourceError::NotAnObject);
         };
         let meta = body.remove("meta").and_then(|m| serde_json::from_value(m).ok()).unwrap_or_default();
         let data_status = body.get("dataStatus").and_then(Value::as_str).unwrap_or_default().to_string();
@@ -260,9 +262,9 @@ impl Doc {
     }
 
     /// The records under `key`. A missing or non-array `key` makes the dataset unreadable.
-    pub fn records<T: DeserializeOwned>(&mut self, key: &str) -> Result<Vec<T>, String> {
+    pub fn records<T: DeserializeOwned>(&mut self, key: &'static str) -> Result<Vec<T>, SourceError> {
         let Some(Value::Array(values)) = self.body.remove(key) else {
-            return Err(format!("the snapshot has no `{key}` array"));
+            return Err(SourceError::NoArray(key));
         };
         let total = values.len();
         let records: Vec<T> = values.into_iter().filter_map(|v| serde_json::from_value(v).ok()).collect();

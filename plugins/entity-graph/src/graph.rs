@@ -30,6 +30,7 @@ use crate::data::{
     ContractsCompany, Doc, DonorsCompany, HoldingsFiling, InsiderCompany, InsiderRow, LobbyingCompany, Meta,
     PatentsCompany, PtrFiling,
 };
+use crate::error::SourceError;
 use crate::names::{date, issuer_key, issuer_of_asset, lookup_key, slug, timestamp, url, Amount};
 use crate::schema::{award_type_schema, chamber_schema, count_schema, holding_match_schema, quarters_schema};
 use crate::{CONTRACTS, DONORS, HOLDINGS, HOUSE, INSIDERS, LOBBYING, PATENTS, SENATE};
@@ -451,7 +452,7 @@ pub fn build(host: &Host) -> Graph {
     let mut b = Builder::default();
     let (mut used, mut unavailable, mut metas) = (Vec::new(), Vec::new(), Vec::new());
     for (dataset, route, query) in SOURCES {
-        match Doc::fetch(host, route, query).and_then(|doc| Ok(b.add(doc, dataset)?)) {
+        match Doc::fetch(host, route, query).and_then(|doc| b.add(doc, dataset)) {
             Ok(read) => {
                 used.push(dataset);
                 metas.push(read);
@@ -485,7 +486,7 @@ struct Builder {
 
 impl Builder {
     /// Reads one source body into the graph.
-    fn add(&mut self, mut doc: Doc, dataset: &'static str) -> Result<SourceRead, String> {
+    fn add(&mut self, mut doc: Doc, dataset: &'static str) -> Result<SourceRead, SourceError> {
         let meta_url = url(&doc.meta.source_url);
         match dataset {
             INSIDERS => self.add_insiders(doc.records("companies")?, meta_url),
@@ -501,7 +502,7 @@ impl Builder {
                 self.add_ptrs(filings, dataset, meta_url)
             }
             HOLDINGS => self.add_holdings(doc.records("filings")?, meta_url),
-            other => return Err(format!("`{other}` is not a dataset the graph knows")),
+            other => return Err(SourceError::UnknownDataset(other)),
         }
         if doc.skipped > 0 {
             self.notes.push(format!("{dataset}: skipped {} records that are not objects", doc.skipped));

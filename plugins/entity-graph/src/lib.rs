@@ -7,6 +7,7 @@
 //! and its queries, `names.rs` id slugs and name matching, `tests.rs`.
 
 mod data;
+mod error;
 mod graph;
 mod names;
 mod routes;

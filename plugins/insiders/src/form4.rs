@@ -131,7 +131,7 @@ pub fn read(text: &str, start: usize, end: usize) -> Result<Form4, Refusal> {
         for (i, node) in table_node.children_named(transaction).enumerate() {
             let path = format!("/ownershipDocument/{table_name}/{transaction}[{}]", i + 1);
             let row = read_row(node, table, i + 1, &footnote_texts)
-                .map_err(|message| RowProblem::new(at.location(&path, node.offset), message));
+                .map_err(|error| RowProblem::new(at.location(&path, node.offset), error.to_string()));
             rows.push(row);
         }
     }
@@ -192,28 +192,28 @@ fn read_owner(doc: &Document<'_>, node: &Node, nth: usize) -> Result<Owner, Refu
 }
 
 /// One transaction row; the error names the field that cannot be read.
-fn read_row(node: &Node, table: Table, position: usize, footnotes: &HashMap<&str, String>) -> Result<Row, String> {
+fn read_row(node: &Node, table: Table, position: usize, footnotes: &HashMap<&str, String>) -> Result<Row, RowError> {
     let value = |path: &[&str]| -> Option<&str> {
         let mut full = path.to_vec();
         full.push("value");
         node.text_at(&full)
     };
-    let date_text = value(&["transactionDate"]).ok_or("transactionDate has no value")?;
-    let date = date_of(date_text).ok_or_else(|| format!("transactionDate `{date_text}` is not a date"))?;
-    let code = node.text_at(&["transactionCoding", "transactionCode"]).ok_or("transactionCode is missing")?;
+    let date_text = value(&["transactionDate"]).ok_or(RowError::NoValue("transactionDate"))?;
+    let date = date_of(date_text).ok_or_else(|| RowError::NotADate(date_text.to_string()))?;
+    let code = node.text_at(&["transactionCoding", "transactionCode"]).ok_or(RowError::NoCode)?;
     if !FORM4_CODES.contains(&code) {
-        return Err(format!("transactionCode `{code}` is not a Form 4 transaction code"));
+        return Err(RowError::NotAForm4Code(code.to_string()));
     }
     let acquired_disposed = value(&["transactionAmounts", "transactionAcquiredDisposedCode"])
-        .ok_or("transactionAcquiredDisposedCode has no value")?;
+        .ok_or(RowError::NoValue("transactionAcquiredDisposedCode"))?;
     if !matches!(acquired_disposed, "A" | "D") {
-        return Err(format!("transactionAcquiredDisposedCode must be A or D, got `{acquired_disposed}`"));
+        return Err(RowError::AcquiredDisposed(acquired_disposed.to_string()));
     }
-    let number = |path: &[&str], name: &str| -> Result<Option<f64>, String> {
-        value(path).map(|v| quantity(v).ok_or_else(|| format!("{name} `{v}` is not a number"))).transpose()
+    let number = |path: &[&str], field: &'static str| -> Result<Option<f64>, RowError> {
+        value(path).map(|v| quantity(v).ok_or_else(|| RowError::NotANumber { field, value: v.to_string() })).transpose()
     };
     let shares = number(&["transactionAmounts", "transactionShares"], "transactionShares")?
-        .ok_or("transactionShares has no value")?;
+        .ok_or(RowError::NoValue("transactionShares"))?;
     let mut ids: Vec<&str> = Vec::new();
     node.visit(&mut |n| {
         if let Some(id) = n.attr("id").filter(|_| n.name == "footnoteId") {
@@ -245,6 +245,23 @@ fn read_row(node: &Node, table: Table, position: usize, footnotes: &HashMap<&str
         underlying_security: value(&["underlyingSecurity", "underlyingSecurityTitle"]).map(collapse),
         underlying_shares: number(&["underlyingSecurity", "underlyingSecurityShares"], "underlyingSecurityShares")?,
     })
+}
+
+/// What is wrong with one transaction row (a row problem, at the row's XML path), naming the field.
+#[derive(Debug, thiserror::Error)]
+enum RowError {
+    #[error("{0} has no value")]
+    NoValue(&'static str),
+    #[error("transactionDate `{0}` is not a date")]
+    NotADate(String),
+    #[error("transactionCode is missing")]
+    NoCode,
+    #[error("transactionCode `{0}` is not a Form 4 transaction code")]
+    NotAForm4Code(String),
+    #[error("transactionAcquiredDisposedCode must be A or D, got `{0}`")]
+    AcquiredDisposed(String),
+    #[error("{field} `{value}` is not a number")]
+    NotANumber { field: &'static str, value: String },
 }
 
 /// Whether a trading symbol names a security (filers write `NONE` or `N/A` when the issuer has none).
@@ -383,10 +400,10 @@ fn parse_tree(xml: &str) -> Result<Node, XmlError> {
         let finished = match event {
             Err(e) => return Err(fail(&stack, reader.error_position() as usize, format!("malformed XML: {e}"))),
             Ok(Event::Start(start)) => {
-                stack.push(element(&start, offset).map_err(|m| fail(&stack, offset, m))?);
+                stack.push(element(&start, offset).map_err(|e| fail(&stack, offset, e.to_string()))?);
                 None
             }
-            Ok(Event::Empty(start)) => Some(element(&start, offset).map_err(|m| fail(&stack, offset, m))?),
+            Ok(Event::Empty(start)) => Some(element(&start, offset).map_err(|e| fail(&stack, offset, e.to_string()))?),
             Ok(Event::End(_)) => stack.pop(),
             Ok(Event::Text(t)) => {
                 let text = t.unescape().map_err(|e| fail(&stack, offset, format!("malformed XML text: {e}")))?;
@@ -423,15 +440,25 @@ fn parse_tree(xml: &str) -> Result<Node, XmlError> {
     root.ok_or(XmlError { offset: 0, path: "/".into(), message: "no XML element found".into() })
 }
 
-fn element(start: &BytesStart<'_>, offset: usize) -> Result<Node, String> {
+fn element(start: &BytesStart<'_>, offset: usize) -> Result<Node, BadAttribute> {
     let name = String::from_utf8_lossy(start.local_name().as_ref()).into_owned();
     let attrs = start
         .attributes()
         .map(|a| {
-            let a = a.map_err(|e| format!("malformed attribute in <{name}>: {e}"))?;
-            let value = a.unescape_value().map_err(|e| format!("malformed attribute in <{name}>: {e}"))?;
+            let a = a.map_err(|source| BadAttribute::Syntax { element: name.clone(), source })?;
+            let value = a.unescape_value().map_err(|source| BadAttribute::Value { element: name.clone(), source })?;
             Ok((String::from_utf8_lossy(a.key.local_name().as_ref()).into_owned(), value.into_owned()))
         })
-        .collect::<Result<Vec<_>, String>>()?;
+        .collect::<Result<Vec<_>, BadAttribute>>()?;
     Ok(Node { name, attrs, offset, ..Node::default() })
+}
+
+/// An attribute of an element that does not read (the whole document is then refused at the element).
+#[derive(Debug, thiserror::Error)]
+enum BadAttribute {
+    #[error("malformed attribute in <{element}>: {source}")]
+    Syntax { element: String, source: quick_xml::events::attributes::AttrError },
+    /// Its value has an entity or character reference that does not unescape.
+    #[error("malformed attribute in <{element}>: {source}")]
+    Value { element: String, source: quick_xml::Error },
 }

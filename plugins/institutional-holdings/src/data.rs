@@ -8,6 +8,7 @@ use datahost_plugin_api::reference::CompanyRef;
 use datahost_plugin_api::{ApiSchema, BoxError};
 use serde::{Deserialize, Serialize};
 
+use crate::error::LoadError;
 use crate::records::VotingAuthority;
 
 /// One position. The optional fields exist for ingested filings only (the seed has none of them).
@@ -150,7 +151,7 @@ pub struct Index {
 }
 
 impl Index {
-    pub fn new(meta: Meta, filings: Vec<Filing>) -> Result<Self, String> {
+    pub fn new(meta: Meta, filings: Vec<Filing>) -> Result<Self, LoadError> {
         let mut latest: std::collections::BTreeMap<String, Filing> = Default::default();
         for filing in filings {
             validate(&filing)?;
@@ -237,12 +238,13 @@ impl Index {
     }
 }
 
-fn validate(f: &Filing) -> Result<(), String> {
+fn validate(f: &Filing) -> Result<(), LoadError> {
     if f.cik.len() != 10 || !f.cik.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(format!("filing {}: cik `{}` is not 10 digits", f.accession, f.cik));
+        return Err(LoadError::BadCik { accession: f.accession.clone(), cik: f.cik.clone() });
     }
     if let Some(h) = f.holdings.iter().find(|h| !matches!(h.put_call.as_deref(), None | Some("Put" | "Call"))) {
-        return Err(format!("filing {}: {} has putCall {:?}", f.accession, h.cusip, h.put_call));
+        let (accession, cusip, put_call) = (f.accession.clone(), h.cusip.clone(), h.put_call.clone());
+        return Err(LoadError::BadPutCall { accession, cusip, put_call });
     }
     Ok(())
 }

@@ -118,7 +118,7 @@ fn read_submission(format: &str, text: &str, envelope: Envelope<'_>) -> Result<I
     for raw in &rows {
         match filing::read_position(raw) {
             Ok(p) => positions.push((raw.location(), p)),
-            Err(message) => problems.push(RowProblem::new(raw.location(), message)),
+            Err(bad) => problems.push(RowProblem::new(raw.location(), bad.to_string())),
         }
     }
     let priced: Vec<PricedPosition> = positions

@@ -5,6 +5,7 @@
 //! `ingest.rs` the parser of the official 13F files and `records.rs` the records it writes and `init` reads.
 
 mod data;
+mod error;
 pub mod ingest;
 mod records;
 mod routes;
@@ -50,8 +51,7 @@ impl Plugin for InstitutionalHoldings {
         let index = if document.get(INGESTED_KEY).is_some() {
             records::index_from_ingested(document, &ctx.host)?
         } else {
-            let snapshot: data::Snapshot =
-                serde_json::from_value(document).map_err(|e| format!("the {SLUG} seed is not readable: {e}"))?;
+            let snapshot: data::Snapshot = serde_json::from_value(document).map_err(error::LoadError::Seed)?;
             data::Index::new(snapshot.meta, snapshot.filings)?
         };
         Ok(Self { index })

@@ -16,6 +16,7 @@ use datahost_plugin_api::{Host, LogLevel};
 use serde::{Deserialize, Serialize};
 
 use crate::data::{AmendmentRef, Filing, Holding, Index, Meta};
+use crate::error::LoadError;
 
 pub const FILINGS: &str = "filings";
 pub const HOLDINGS: &str = "holdings";
@@ -214,9 +215,8 @@ struct IngestedDocument {
 
 /// Builds the index from ingested records, with a real `meta`, and names each latest filing's issuers
 /// through the host's company list (absent when the list is not ingested: the filing's own names stand).
-pub fn index_from_ingested(document: serde_json::Value, host: &Host) -> Result<Index, String> {
-    let document: IngestedDocument =
-        serde_json::from_value(document).map_err(|e| format!("the ingested 13F records are not readable: {e}"))?;
+pub fn index_from_ingested(document: serde_json::Value, host: &Host) -> Result<Index, LoadError> {
+    let document: IngestedDocument = serde_json::from_value(document).map_err(LoadError::Ingested)?;
     // Table-backed (holdings declared as indexed): the document lists the covers and counts the rows.
     let table_backed = document.ingested.collections.contains_key(HOLDINGS) && document.holdings.is_empty();
     let combined = combine(document.filings, document.holdings);

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use datahost_plugin_api::ingest::{IngestedInfo, INGESTED_KEY};
 use datahost_plugin_api::reference::{CompanyQuery, CompanyRef};
-use datahost_plugin_api::{ApiSchema, BoxError, Host, LogLevel};
+use datahost_plugin_api::{ApiSchema, Host, HostError, LogLevel};
 use datahost_plugin_kit::companies::{self, CompaniesMeta, Dataset};
 use serde::{Deserialize, Serialize};
 
@@ -65,9 +65,13 @@ pub struct Entry {
 
 impl Entry {
     /// `fallback_year` names the year of a company with no counted filing (the snapshot's year).
-    pub fn new(company: Company, fallback_year: i32) -> Result<Self, String> {
+    pub fn new(company: Company, fallback_year: i32) -> Result<Self, LoadError> {
         if let Some(bad) = company.filings.iter().find(|f| !(1..=4).contains(&f.quarter)) {
-            return Err(format!("{}: filing {} has quarter {}", company.ticker, bad.filing_uuid, bad.quarter));
+            return Err(LoadError::BadQuarter {
+                ticker: company.ticker.clone(),
+                filing_uuid: bad.filing_uuid.clone(),
+                quarter: bad.quarter,
+            });
         }
         let counted: Vec<&Filing> = company.filings.iter().filter(|f| FILING_YEARS.contains(&f.year)).collect();
         let mut by_period = std::collections::BTreeMap::<(i32, u8), (f64, usize)>::new();
@@ -95,12 +99,12 @@ impl Entry {
 
 pub type Index = Dataset<Entry>;
 
-pub fn index(snapshot: Snapshot) -> Result<Index, String> {
+pub fn index(snapshot: Snapshot) -> Result<Index, LoadError> {
     let year = snapshot
         .meta
         .generated_date()
         .map(|d| chrono::Datelike::year(&d))
-        .ok_or_else(|| format!("meta.generatedAt `{}` is not a date", snapshot.meta.generated_at))?;
+        .ok_or_else(|| LoadError::BadGeneratedAt(snapshot.meta.generated_at.clone()))?;
     Dataset::build(snapshot, |c| Entry::new(c, year), |e| &e.ticker)
 }
 
@@ -113,16 +117,29 @@ struct IngestedDoc {
 }
 
 /// Reads the host's document: the ingested LDA filings once there are any, else the demo seed.
-pub fn load(host: &Host) -> Result<Index, BoxError> {
+pub fn load(host: &Host) -> Result<Index, LoadError> {
     let doc: serde_json::Value = host.load_dataset(crate::SLUG)?;
     if doc.get(INGESTED_KEY).is_none() {
-        let snapshot: Snapshot =
-            serde_json::from_value(doc).map_err(|e| format!("the {} seed is not readable: {e}", crate::SLUG))?;
-        return Ok(index(snapshot)?);
+        return index(serde_json::from_value(doc).map_err(LoadError::Seed)?);
     }
-    let doc: IngestedDoc =
-        serde_json::from_value(doc).map_err(|e| format!("the ingested LDA filings are not readable: {e}"))?;
-    Ok(index(Snapshot { meta: ingested_meta(&doc.ingested), companies: clients(doc.filings, host) })?)
+    let doc: IngestedDoc = serde_json::from_value(doc).map_err(LoadError::Ingested)?;
+    index(Snapshot { meta: ingested_meta(&doc.ingested), companies: clients(doc.filings, host) })
+}
+
+/// Why the lobbying dataset cannot be loaded (which fails `init`).
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error(transparent)]
+    Host(#[from] HostError),
+    #[error("the {slug} seed is not readable: {0}", slug = crate::SLUG)]
+    Seed(serde_json::Error),
+    #[error("the ingested LDA filings are not readable: {0}")]
+    Ingested(serde_json::Error),
+    /// The snapshot's date names the year of a company with no counted filing.
+    #[error("meta.generatedAt `{0}` is not a date")]
+    BadGeneratedAt(String),
+    #[error("{ticker}: filing {filing_uuid} has quarter {quarter}")]
+    BadQuarter { ticker: String, filing_uuid: String, quarter: u8 },
 }
 
 /// One company per client: the SEC company its name matches through the host's company list, else the client

@@ -12,7 +12,7 @@ use chrono::{Months, NaiveDate};
 use datahost_plugin_api::ingest::{IngestedInfo, INGESTED_KEY};
 use datahost_plugin_api::params::parse_date;
 use datahost_plugin_api::reference::{CompanyQuery, CompanyRef};
-use datahost_plugin_api::{ApiSchema, BoxError, Host, LogLevel};
+use datahost_plugin_api::{ApiSchema, Host, HostError, LogLevel};
 use datahost_plugin_kit::companies::{Companies, CompaniesMeta};
 use serde::{Deserialize, Serialize};
 
@@ -154,11 +154,13 @@ pub struct Entry {
 }
 
 impl Entry {
-    fn from_seed(company: Company, windows: &Windows) -> Result<Self, String> {
+    fn from_seed(company: Company, windows: &Windows) -> Result<Self, LoadError> {
         let mut counts = (0, 0);
         for g in &company.grants {
-            let day = parse_date(&g.grant_date)
-                .ok_or_else(|| format!("grant {} has a bad grantDate `{}`", g.patent_number, g.grant_date))?;
+            let day = parse_date(&g.grant_date).ok_or_else(|| LoadError::BadGrantDate {
+                patent_number: g.patent_number.clone(),
+                grant_date: g.grant_date.clone(),
+            })?;
             if same_applicant(&g.first_applicant, &company.assignee_matched) {
                 windows.tally(day, &mut counts);
             }
@@ -224,23 +226,38 @@ pub struct Index {
 }
 
 /// Loads the dataset from the host: the ingested records when there are any, else the demo seed.
-pub fn load(host: &Host, dataset: &str) -> Result<Index, BoxError> {
+pub fn load(host: &Host, dataset: &str) -> Result<Index, LoadError> {
     let doc: serde_json::Value = host.load_dataset(dataset)?;
-    let schema_error = |e: serde_json::Error| format!("dataset `{dataset}` does not match its schema: {e}");
+    let schema_error = |source| LoadError::Schema { dataset: dataset.to_string(), source };
     if doc.get(INGESTED_KEY).is_some() {
         let ingested: IngestedSnapshot = serde_json::from_value(doc).map_err(schema_error)?;
         Ok(from_ingested(ingested, host))
     } else {
-        Ok(from_seed(serde_json::from_value(doc).map_err(schema_error)?)?)
+        from_seed(serde_json::from_value(doc).map_err(schema_error)?)
     }
 }
 
-fn from_seed(seed: SeedSnapshot) -> Result<Index, String> {
+/// Why the patents dataset cannot be loaded (which fails `init`).
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error(transparent)]
+    Host(#[from] HostError),
+    /// The document (seed or ingested records) does not read as the dataset.
+    #[error("dataset `{dataset}` does not match its schema: {source}")]
+    Schema { dataset: String, source: serde_json::Error },
+    /// The seed's date ends the counting windows.
+    #[error("meta.generatedAt `{0}` is not a date")]
+    BadGeneratedAt(String),
+    #[error("grant {patent_number} has a bad grantDate `{grant_date}`")]
+    BadGrantDate { patent_number: String, grant_date: String },
+}
+
+fn from_seed(seed: SeedSnapshot) -> Result<Index, LoadError> {
     let windows = seed
         .meta
         .generated_date()
         .and_then(Windows::ending)
-        .ok_or_else(|| format!("meta.generatedAt `{}` is not a date", seed.meta.generated_at))?;
+        .ok_or_else(|| LoadError::BadGeneratedAt(seed.meta.generated_at.clone()))?;
     let entries = seed.companies.into_iter().map(|c| Entry::from_seed(c, &windows)).collect::<Result<Vec<_>, _>>()?;
     Ok(Index {
         meta: Meta { base: seed.meta, windows, method: None, as_of: None, coverage: None },

@@ -54,7 +54,7 @@ pub fn ingest(file: &SourceFile<'_>) -> Result<IngestBatch, Refusal> {
 }
 
 /// One readable row of a table, or the reason it cannot be read (with the column when one is at fault).
-type RowResult = Result<IngestRecord, (Option<&'static str>, String)>;
+type RowResult = Result<IngestRecord, (Option<&'static str>, RowError)>;
 
 /// Reads a tab-separated bulk table whose header was recognised, one record per row via `read_row`.
 fn tsv(text: &str, format: &str, read_row: fn(&Row<'_>, &str) -> RowResult) -> Result<IngestBatch, Refusal> {
@@ -81,10 +81,10 @@ fn tsv(text: &str, format: &str, read_row: fn(&Row<'_>, &str) -> RowResult) -> R
         }
         match read_row(&Row { header: &header, record: &record }, format) {
             Ok(r) => batch.records.push(r),
-            Err((Some(column), message)) => {
-                batch.problems.push(RowProblem::new(format!("line {line}, column {column}"), message))
+            Err((Some(column), error)) => {
+                batch.problems.push(RowProblem::new(format!("line {line}, column {column}"), error.to_string()))
             }
-            Err((None, message)) => batch.problems.push(RowProblem::line(line, message)),
+            Err((None, error)) => batch.problems.push(RowProblem::line(line, error.to_string())),
         }
     }
     if batch.records.is_empty() && batch.problems.is_empty() {
@@ -106,8 +106,8 @@ impl Row<'_> {
         self.record.get(index).map(str::trim).filter(|v| !v.is_empty()).map(str::to_string)
     }
 
-    fn required(&self, column: &'static str) -> Result<String, (Option<&'static str>, String)> {
-        self.get(column).ok_or_else(|| (Some(column), format!("no {column}")))
+    fn required(&self, column: &'static str) -> Result<String, (Option<&'static str>, RowError)> {
+        self.get(column).ok_or((Some(column), RowError::Missing(column)))
     }
 }
 
@@ -119,7 +119,7 @@ fn patent_row(row: &Row<'_>, format: &str) -> RowResult {
         None => None,
         Some("0") => Some(false),
         Some("1") => Some(true),
-        Some(other) => return Err((Some("withdrawn"), format!("withdrawn `{other}` is neither 0 nor 1"))),
+        Some(other) => return Err((Some("withdrawn"), RowError::NotZeroOrOne(other.to_string()))),
     };
     patent_record(PatentRecord {
         source_url: patent_url(&patent_id),
@@ -136,9 +136,8 @@ fn patent_row(row: &Row<'_>, format: &str) -> RowResult {
 fn assignee_row(row: &Row<'_>, format: &str) -> RowResult {
     let patent_id = row.required("patent_id")?;
     let sequence = row.required("assignee_sequence")?;
-    let sequence = sequence
-        .parse::<u32>()
-        .map_err(|_| (Some("assignee_sequence"), format!("`{sequence}` is not a sequence number")))?;
+    let sequence =
+        sequence.parse::<u32>().map_err(|_| (Some("assignee_sequence"), RowError::NotASequence(sequence.clone())))?;
     assignee_record(AssigneeRecord {
         patent_id,
         sequence,
@@ -153,26 +152,47 @@ fn assignee_row(row: &Row<'_>, format: &str) -> RowResult {
 }
 
 /// `YYYY-MM-DD` checked as a calendar date.
-fn valid_date(value: &str) -> Result<String, String> {
+fn valid_date(value: &str) -> Result<String, RowError> {
     NaiveDate::parse_from_str(value, "%Y-%m-%d")
         .map(|d| d.format("%Y-%m-%d").to_string())
-        .map_err(|_| format!("patent_date `{value}` is not a YYYY-MM-DD date"))
+        .map_err(|_| RowError::NotADate(value.to_string()))
 }
 
-fn patent_record(patent: PatentRecord) -> Result<IngestRecord, String> {
-    IngestRecord::new(PATENTS, patent.patent_id.clone(), patent.patent_id.clone(), &patent).map_err(|r| r.reason)
+fn patent_record(patent: PatentRecord) -> Result<IngestRecord, RowError> {
+    IngestRecord::new(PATENTS, patent.patent_id.clone(), patent.patent_id.clone(), &patent)
+        .map_err(|r| RowError::Unstorable(r.reason))
 }
 
 /// An assignee row must name someone: an organization or an individual.
-fn assignee_record(assignee: AssigneeRecord) -> Result<IngestRecord, String> {
+fn assignee_record(assignee: AssigneeRecord) -> Result<IngestRecord, RowError> {
     if assignee.organization.is_none() && assignee.individual_name_last.is_none() {
-        return Err(format!(
-            "assignee {} of patent {} names neither an organization nor an individual",
-            assignee.sequence, assignee.patent_id
-        ));
+        return Err(RowError::NobodyNamed { sequence: assignee.sequence, patent_id: assignee.patent_id });
     }
     let key = format!("{}/{}", assignee.patent_id, assignee.sequence);
-    IngestRecord::new(ASSIGNEES, key, assignee.patent_id.clone(), &assignee).map_err(|r| r.reason)
+    IngestRecord::new(ASSIGNEES, key, assignee.patent_id.clone(), &assignee).map_err(|r| RowError::Unstorable(r.reason))
+}
+
+/// What is wrong with one patent or assignee row (a row problem: the table's line and column, or the API
+/// response's path, say where).
+#[derive(Debug, thiserror::Error)]
+enum RowError {
+    /// A required column is absent or empty.
+    #[error("no {0}")]
+    Missing(&'static str),
+    #[error("patent_date `{0}` is not a YYYY-MM-DD date")]
+    NotADate(String),
+    /// The API gave `patent_date` as another JSON value than text.
+    #[error("patent_date {0} is not a date string")]
+    DateNotText(Value),
+    #[error("withdrawn `{0}` is neither 0 nor 1")]
+    NotZeroOrOne(String),
+    #[error("`{0}` is not a sequence number")]
+    NotASequence(String),
+    #[error("assignee {sequence} of patent {patent_id} names neither an organization nor an individual")]
+    NobodyNamed { sequence: u32, patent_id: String },
+    /// The SDK would not make a record of the row; its reason.
+    #[error("{0}")]
+    Unstorable(String),
 }
 
 /// Reads a PatentSearch (or legacy) API response.
@@ -223,9 +243,9 @@ fn api_patent(patent: &Map<String, Value>, patent_id: &str, at: &str) -> Result<
     let date = match patent.get("patent_date") {
         None | Some(Value::Null) => return Ok(None),
         Some(Value::String(s)) => valid_date(s.trim()),
-        Some(other) => Err(format!("patent_date {other} is not a date string")),
+        Some(other) => Err(RowError::DateNotText(other.clone())),
     }
-    .map_err(|m| RowProblem::new(format!("{at}/patent_date"), format!("patent {patent_id}: {m}")))?;
+    .map_err(|e| RowProblem::new(format!("{at}/patent_date"), format!("patent {patent_id}: {e}")))?;
     let withdrawn = match patent.get("withdrawn") {
         None | Some(Value::Null) => None,
         Some(Value::Bool(b)) => Some(*b),
@@ -245,7 +265,7 @@ fn api_patent(patent: &Map<String, Value>, patent_id: &str, at: &str) -> Result<
         format: API_JSON.to_string(),
     })
     .map(Some)
-    .map_err(|m| RowProblem::new(at, m))
+    .map_err(|e| RowProblem::new(at, e.to_string()))
 }
 
 /// The assignee rows of one API patent (`assignees` absent or null: the patent has none in this response).
@@ -300,7 +320,7 @@ fn api_assignees(patent: &Map<String, Value>, patent_id: &str, at: &str, batch: 
         });
         match record {
             Ok(record) => batch.records.push(record),
-            Err(message) => batch.problems.push(RowProblem::new(at, message)),
+            Err(error) => batch.problems.push(RowProblem::new(at, error.to_string())),
         }
     }
 }

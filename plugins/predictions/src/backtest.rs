@@ -16,6 +16,7 @@ use chrono::NaiveDate;
 use datahost_plugin_kit::market::Calendar;
 
 use crate::data::{Market, Series, Strategy, BENCHMARK, POOL};
+use crate::error::BacktestError;
 
 /// One window's prediction. Percentages are unrounded here; the route rounds them for display.
 #[derive(Debug, Clone, PartialEq)]
@@ -105,10 +106,10 @@ fn pct(from: f64, to: f64) -> f64 {
 }
 
 /// Runs the strategy over the prices.
-pub fn run(market: &Market, strategy: &Strategy) -> Result<Backtest, String> {
-    let bench = market.get(BENCHMARK).ok_or_else(|| format!("the prices dataset has no {BENCHMARK} series"))?;
+pub fn run(market: &Market, strategy: &Strategy) -> Result<Backtest, BacktestError> {
+    let bench = market.get(BENCHMARK).ok_or(BacktestError::NoBenchmark)?;
     let days = &bench.dates;
-    let last = days.len().checked_sub(1).ok_or_else(|| format!("the {BENCHMARK} series has no closes"))?;
+    let last = days.len().checked_sub(1).ok_or(BacktestError::NoBenchmarkCloses)?;
     let data_end = days[last];
 
     let mut pool: Vec<&Series> = market.series.iter().filter(|s| s.in_pool()).collect();

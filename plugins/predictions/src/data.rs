@@ -12,6 +12,8 @@ use datahost_plugin_kit::market::PriceSnapshot;
 use serde::Deserialize;
 use serde_json::Value;
 
+use crate::error::{ConfigError, PricesError};
+
 /// The pool name rows carry.
 pub const POOL: &str = "trend-preferred";
 /// Asset kinds that make up the pool (the benchmark itself is left out).
@@ -52,14 +54,14 @@ impl Default for Strategy {
 
 impl Strategy {
     /// Defaults overridden by the plugin's config table (`lookback_days`, `window_days`, `live_since`).
-    pub fn from_config(config: &Value) -> Result<Self, String> {
+    pub fn from_config(config: &Value) -> Result<Self, ConfigError> {
         let mut s = Self::default();
-        let positive = |key: &str| -> Result<Option<usize>, String> {
+        let positive = |key: &'static str| -> Result<Option<usize>, ConfigError> {
             match config.get(key) {
                 None | Some(Value::Null) => Ok(None),
                 Some(v) => match v.as_u64() {
                     Some(n) if (1..=10_000).contains(&n) => Ok(Some(n as usize)),
-                    _ => Err(format!("predictions config `{key}` must be an integer from 1 to 10000, got {v}")),
+                    _ => Err(ConfigError::DayCount { key, value: v.clone() }),
                 },
             }
         };
@@ -72,10 +74,7 @@ impl Strategy {
         match config.get("live_since") {
             None | Some(Value::Null) => {}
             Some(v) => {
-                s.live_since = v
-                    .as_str()
-                    .and_then(parse_date)
-                    .ok_or_else(|| format!("predictions config `live_since` must be a YYYY-MM-DD date, got {v}"))?
+                s.live_since = v.as_str().and_then(parse_date).ok_or_else(|| ConfigError::LiveSince(v.clone()))?
             }
         }
         Ok(s)
@@ -135,21 +134,18 @@ struct IngestedPrices {
 pub type Resolver<'a> = &'a dyn Fn(&[CompanyQuery]) -> Vec<Option<CompanyRef>>;
 
 impl Market {
-    pub fn load(doc: Value, resolve: Resolver<'_>) -> Result<Self, String> {
+    pub fn load(doc: Value, resolve: Resolver<'_>) -> Result<Self, PricesError> {
         if doc.get(INGESTED_KEY).is_some() {
-            let doc: IngestedPrices =
-                serde_json::from_value(doc).map_err(|e| format!("the ingested prices are not readable: {e}"))?;
+            let doc: IngestedPrices = serde_json::from_value(doc).map_err(PricesError::Ingested)?;
             return Ok(Self::from_rows(doc.closes, resolve));
         }
-        let snapshot: PriceSnapshot =
-            serde_json::from_value(doc).map_err(|e| format!("dataset `prices` does not match its schema: {e}"))?;
-        Self::from_snapshot(snapshot)
+        Self::from_snapshot(serde_json::from_value(doc).map_err(PricesError::Seed)?)
     }
 
-    pub fn from_snapshot(snapshot: PriceSnapshot) -> Result<Self, String> {
+    pub fn from_snapshot(snapshot: PriceSnapshot) -> Result<Self, PricesError> {
         let problems = snapshot.problems();
         if !problems.is_empty() {
-            return Err(format!("the prices dataset is invalid: {}", problems.join("; ")));
+            return Err(PricesError::InvalidSnapshot(problems));
         }
         let demo = snapshot.meta.get("demo").and_then(Value::as_bool).unwrap_or(false);
         let series = snapshot

@@ -7,6 +7,7 @@
 
 mod backtest;
 mod data;
+mod error;
 mod routes;
 mod schema;
 #[cfg(test)]

@@ -70,28 +70,37 @@ struct IngestedDoc {
     closes: Vec<CloseRow>,
 }
 
+/// Why the prices dataset cannot be loaded (which fails `init`).
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error("the ingested prices are not readable: {0}")]
+    Ingested(serde_json::Error),
+    #[error("dataset `prices` does not match its schema: {0}")]
+    Seed(serde_json::Error),
+    /// What [`PriceSnapshot::problems`] found.
+    #[error("the prices snapshot is invalid: {}", .0.join("; "))]
+    InvalidSnapshot(Vec<String>),
+}
+
 /// Looks up company names for tickers through the host; `None` per ticker it does not know.
 pub type Resolver<'a> = &'a dyn Fn(&[CompanyQuery]) -> Vec<Option<CompanyRef>>;
 
 impl Index {
     /// Builds the index from whichever document the host served.
-    pub fn load(doc: Value, resolve: Resolver<'_>) -> Result<Self, String> {
+    pub fn load(doc: Value, resolve: Resolver<'_>) -> Result<Self, LoadError> {
         if doc.get(INGESTED_KEY).is_some() {
-            let doc: IngestedDoc =
-                serde_json::from_value(doc).map_err(|e| format!("the ingested prices are not readable: {e}"))?;
+            let doc: IngestedDoc = serde_json::from_value(doc).map_err(LoadError::Ingested)?;
             Ok(Self::from_rows(doc.closes, resolve))
         } else {
-            let snapshot: PriceSnapshot =
-                serde_json::from_value(doc).map_err(|e| format!("dataset `prices` does not match its schema: {e}"))?;
-            Self::new(snapshot)
+            Self::new(serde_json::from_value(doc).map_err(LoadError::Seed)?)
         }
     }
 
     /// The demo seed (or any snapshot in the SDK's format).
-    pub fn new(snapshot: PriceSnapshot) -> Result<Self, String> {
+    pub fn new(snapshot: PriceSnapshot) -> Result<Self, LoadError> {
         let problems = snapshot.problems();
         if !problems.is_empty() {
-            return Err(format!("the prices snapshot is invalid: {}", problems.join("; ")));
+            return Err(LoadError::InvalidSnapshot(problems));
         }
         let note = snapshot.meta.get("note").and_then(|v| v.as_str()).unwrap_or("Daily close prices.").to_string();
         let assets = snapshot

@@ -179,7 +179,7 @@ pub fn parse(file: &SourceFile<'_>) -> Result<IngestBatch, Refusal> {
                 let group = format!("{}:{}", close.source.as_str(), close.ticker);
                 batch.records.push(IngestRecord::new(COLLECTION, key, group, &close)?);
             }
-            Err(message) => batch.problems.push(RowProblem::line(line, message)),
+            Err(error) => batch.problems.push(RowProblem::line(line, error.to_string())),
         }
     }
     if let Some((ticker, symbol)) = &named_ticker {
@@ -190,40 +190,54 @@ pub fn parse(file: &SourceFile<'_>) -> Result<IngestBatch, Refusal> {
 }
 
 /// Reads one data row; the error names the column.
-fn read_row(layout: &Layout, fields: &[&str], named: Option<&(String, String)>) -> Result<CloseRow, String> {
+fn read_row(layout: &Layout, fields: &[&str], named: Option<&(String, String)>) -> Result<CloseRow, RowError> {
     if fields.len() != layout.columns {
-        return Err(format!("{} fields where the header has {}", fields.len(), layout.columns));
+        return Err(RowError::FieldCount { found: fields.len(), expected: layout.columns });
     }
     if let Some(p) = layout.period {
         if fields[p] != "D" {
-            return Err(format!("column <PER> is `{}`, not `D` (daily)", clip(fields[p])));
+            return Err(RowError::NotDaily(clip(fields[p])));
         }
     }
     let (ticker, symbol) = match (layout.ticker, named) {
         (Some(col), _) => {
             let symbol = fields[col];
-            (
-                ticker_of_symbol(symbol)
-                    .ok_or_else(|| format!("column <TICKER> `{}` is not a ticker", clip(symbol)))?,
-                symbol.to_string(),
-            )
+            (ticker_of_symbol(symbol).ok_or_else(|| RowError::NotATicker(clip(symbol)))?, symbol.to_string())
         }
         (None, Some((ticker, symbol))) => (ticker.clone(), symbol.clone()),
-        (None, None) => return Err("no ticker".into()),
+        (None, None) => return Err(RowError::NoTicker),
     };
     let date_text = fields[layout.date];
     let date = NaiveDate::parse_from_str(date_text, layout.date_format)
-        .map_err(|_| format!("column date `{}` is not a date ({})", clip(date_text), layout.date_format))?;
+        .map_err(|_| RowError::NotADate { value: clip(date_text), format: layout.date_format })?;
     let close = price(fields[layout.close], "close")?;
     let adj_close = layout.adj_close.map(|c| price(fields[c], "adj close")).transpose()?;
     Ok(CloseRow { ticker, symbol, source: layout.source, date, close, adj_close })
 }
 
-fn price(text: &str, column: &str) -> Result<f64, String> {
+fn price(text: &str, column: &'static str) -> Result<f64, RowError> {
     match text.parse::<f64>() {
         Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
-        _ => Err(format!("column {column} `{}` is not a positive number", clip(text))),
+        _ => Err(RowError::NotAPrice { column, value: clip(text) }),
     }
+}
+
+/// What is wrong with one data row (a row problem, with the row's line). `value` is the column's text, clipped.
+#[derive(Debug, thiserror::Error)]
+enum RowError {
+    #[error("{found} fields where the header has {expected}")]
+    FieldCount { found: usize, expected: usize },
+    #[error("column <PER> is `{0}`, not `D` (daily)")]
+    NotDaily(String),
+    #[error("column <TICKER> `{0}` is not a ticker")]
+    NotATicker(String),
+    /// The layout has no ticker column and the file name gave none.
+    #[error("no ticker")]
+    NoTicker,
+    #[error("column date `{value}` is not a date ({format})")]
+    NotADate { value: String, format: &'static str },
+    #[error("column {column} `{value}` is not a positive number")]
+    NotAPrice { column: &'static str, value: String },
 }
 
 /// `SPY.US` -> `SPY`; other markets keep their suffix (`VOD.UK`). `None` unless letters, digits and `.-^=`.

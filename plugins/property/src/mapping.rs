@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 
 use datahost_plugin_kit::county::parse_county_slug;
 pub use datahost_plugin_kit::tabular::Header;
-use datahost_plugin_kit::tabular::{fill, parse_date, parse_number, placeholders, shown};
+use datahost_plugin_kit::tabular::{fill, parse_date, parse_number, placeholders, shown, CellError};
 use serde::Deserialize;
 
 /// The mapping files shipped in `mappings/` (file name, text), collected at build time.
@@ -192,7 +192,7 @@ impl Mapping {
                 if text.is_empty() {
                     return Ok(Value::Absent);
                 }
-                typed(&text, kind).map_err(|message| CellProblem { column: rule_column(rule), message })
+                typed(&text, kind).map_err(|e| CellProblem { column: rule_column(rule), message: e.to_string() })
             }
             Rule::Column(c) => {
                 let problem = |message: String| CellProblem { column: c.column.clone(), message };
@@ -209,12 +209,12 @@ impl Mapping {
                 if kind == Kind::Text {
                     return Ok(Value::Text(raw.to_string()));
                 }
-                let mut number = parse_number(raw).map_err(problem)?;
+                let mut number = parse_number(raw).map_err(|e| problem(e.to_string()))?;
                 if let Some(minus) = &c.minus {
                     let other = header.cell(row, minus);
                     if !other.is_empty() {
-                        number -=
-                            parse_number(other).map_err(|message| CellProblem { column: minus.clone(), message })?;
+                        number -= parse_number(other)
+                            .map_err(|e| CellProblem { column: minus.clone(), message: e.to_string() })?;
                     }
                 }
                 if number == 0.0 && c.zero_is_absent {
@@ -248,18 +248,27 @@ fn rule_column(rule: &Rule) -> String {
     }
 }
 
-fn typed(text: &str, kind: Kind) -> Result<Value, String> {
+/// Why a template's text does not read as its field's kind (a row problem at the rule's column).
+#[derive(Debug, thiserror::Error)]
+enum KindError {
+    #[error(transparent)]
+    Cell(#[from] CellError),
+    #[error("`{0}` is not a whole number")]
+    NotWhole(String),
+}
+
+fn typed(text: &str, kind: Kind) -> Result<Value, KindError> {
     match kind {
         Kind::Text => Ok(Value::Text(text.to_string())),
         Kind::Integer => {
             let n = parse_number(text)?;
             if n.fract() != 0.0 {
-                return Err(format!("`{}` is not a whole number", shown(text)));
+                return Err(KindError::NotWhole(shown(text)));
             }
             Ok(Value::Integer(n as i64))
         }
-        Kind::Number => parse_number(text).map(Value::Number),
-        Kind::Date => parse_date(text).map(Value::Text),
+        Kind::Number => Ok(Value::Number(parse_number(text)?)),
+        Kind::Date => Ok(Value::Text(parse_date(text)?)),
     }
 }
 

@@ -115,13 +115,13 @@ pub struct Index {
 }
 
 impl Index {
-    pub fn new(snapshot: Snapshot) -> Result<Self, String> {
+    pub fn new(snapshot: Snapshot) -> Result<Self, UnknownStatus> {
         let mut entities = Vec::with_capacity(snapshot.entities.len());
         for mut entity in snapshot.entities {
             let active = match entity.status.to_ascii_lowercase().as_str() {
                 "active" => true,
                 "inactive" => false,
-                other => return Err(format!("entity {} has status `{other}`, not Active or Inactive", entity.uei)),
+                _ => return Err(UnknownStatus { uei: entity.uei, status: entity.status }),
             };
             // Serve the one spelling SPEC shows, whatever the snapshot used.
             entity.status = if active { "Active" } else { "Inactive" }.into();
@@ -131,6 +131,15 @@ impl Index {
         entities.sort_by(|a, b| name_order(&a.entity, &b.entity));
         Ok(Self { meta: snapshot.meta, entities })
     }
+}
+
+/// A snapshot entity whose status is neither Active nor Inactive (which fails `init`): what it is served as
+/// would be a guess.
+#[derive(Debug, thiserror::Error)]
+#[error("entity {uei} has status `{status}`, not Active or Inactive")]
+pub struct UnknownStatus {
+    pub uei: String,
+    pub status: String,
 }
 
 /// Name order: case-insensitive name, then the name as written, then UEI (total and deterministic).

@@ -149,10 +149,9 @@ pub struct Loaded {
 }
 
 /// Reads the host's document: the ingested records when there are any, else the demo seed.
-pub fn load(doc: serde_json::Value, host: &Host) -> Result<Loaded, String> {
-    let unreadable = |e: serde_json::Error| format!("senate-trades dataset is not readable: {e}");
+pub fn load(doc: serde_json::Value, host: &Host) -> Result<Loaded, Unreadable> {
     if doc.get(INGESTED_KEY).is_some() {
-        let ingested: IngestedDoc = serde_json::from_value(doc).map_err(unreadable)?;
+        let ingested: IngestedDoc = serde_json::from_value(doc).map_err(Unreadable)?;
         let filings = filings_from_records(&ingested.reports, ingested.filings);
         let held = ingested.reports.iter().map(|r| r.doc_id.clone()).collect();
         let trades = ingested.ingested.collections.get(TRANSACTIONS).copied().unwrap_or_default();
@@ -162,13 +161,18 @@ pub fn load(doc: serde_json::Value, host: &Host) -> Result<Loaded, String> {
             stored: Some(StoredTransactions { host: *host, held }),
         })
     } else {
-        let mut seed: Snapshot = serde_json::from_value(doc).map_err(unreadable)?;
+        let mut seed: Snapshot = serde_json::from_value(doc).map_err(Unreadable)?;
         for filing in &mut seed.filings {
             filing.sort_date = filing.filed_date.clone().unwrap_or_default();
         }
         Ok(Loaded { meta: seed.meta, filings: seed.filings, stored: None })
     }
 }
+
+/// The host's document (seed or ingested records) does not read as the dataset, which fails `init`.
+#[derive(Debug, thiserror::Error)]
+#[error("senate-trades dataset is not readable: {0}")]
+pub struct Unreadable(serde_json::Error);
 
 /// The collection of transaction rows, and the fields they are looked up by (declared in the manifest).
 pub const TRANSACTIONS: &str = "transactions";

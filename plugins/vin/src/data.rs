@@ -192,6 +192,15 @@ pub struct Index {
     pub sources: Sources,
 }
 
+/// The host's document does not read as the vehicle dataset, which fails `init`.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error("the ingested vehicle records are not readable: {0}")]
+    Ingested(serde_json::Error),
+    #[error("dataset `vin` does not match its schema: {0}")]
+    Seed(serde_json::Error),
+}
+
 /// Where a request's vehicle facts come from.
 pub enum Vehicles {
     Demo(Box<Index>),
@@ -200,10 +209,9 @@ pub enum Vehicles {
 
 impl Vehicles {
     /// From whichever document the host served: the demo seed, or the `ingested` block of the NHTSA records.
-    pub fn load(doc: Value, host: Host) -> Result<Self, String> {
+    pub fn load(doc: Value, host: Host) -> Result<Self, LoadError> {
         if doc.get(INGESTED_KEY).is_some() {
-            let doc: IngestedDoc = serde_json::from_value(doc)
-                .map_err(|e| format!("the ingested vehicle records are not readable: {e}"))?;
+            let doc: IngestedDoc = serde_json::from_value(doc).map_err(LoadError::Ingested)?;
             let held = |name: &str, listed: bool| listed || doc.ingested.collections.get(name).is_some_and(|n| *n > 0);
             let sources = Sources {
                 recalls: held("recalls", doc.recalls.is_some()).then_some(RECALLS_FILE_URL),
@@ -211,8 +219,7 @@ impl Vehicles {
             };
             return Ok(Self::Stored(Stored { host, sources }));
         }
-        let snapshot: Snapshot =
-            serde_json::from_value(doc).map_err(|e| format!("dataset `vin` does not match its schema: {e}"))?;
+        let snapshot: Snapshot = serde_json::from_value(doc).map_err(LoadError::Seed)?;
         Ok(Self::Demo(Box::new(Index::new(snapshot))))
     }
 

@@ -199,7 +199,7 @@ fn decode_text(bytes: &[u8]) -> (std::borrow::Cow<'_, str>, bool) {
     }
 }
 
-type RowReader = fn(&[&str]) -> Result<IngestRecord, String>;
+type RowReader = fn(&[&str]) -> Result<IngestRecord, RowError>;
 
 /// Reads every row of a flat file with `read`. A short last row is where a cut download ends: the file is
 /// refused; a short row elsewhere is a problem of that row.
@@ -223,16 +223,41 @@ fn flat_file(
         }
         match read(&fields) {
             Ok(record) => batch.records.push(record),
-            Err(message) => batch.problems.push(RowProblem::line(line, message)),
+            Err(error) => batch.problems.push(RowProblem::line(line, error.to_string())),
         }
     }
     Ok(batch)
 }
 
-fn recall_record(f: &[&str]) -> Result<IngestRecord, String> {
+/// What is wrong with one row of a flat file (a row problem, with the row's line). `field` names the field as
+/// the file's dictionary does (`3 MAKETXT`); `value` is the field's text, clipped.
+#[derive(Debug, thiserror::Error)]
+enum RowError {
+    #[error("field 2 CAMPNO `{0}` is not a campaign number")]
+    NotACampaign(String),
+    #[error("field 15 VIN `{0}` is not a VIN or VIN prefix")]
+    NotAVin(String),
+    #[error("field {0} is empty")]
+    Empty(&'static str),
+    #[error("field 16 RCDATE (report received date) is empty")]
+    NoReportDate,
+    #[error("field {field} `{value}` is not a model year")]
+    NotAModelYear { field: &'static str, value: String },
+    #[error("field {field} `{value}` is not a YYYYMMDD date")]
+    NotADate { field: &'static str, value: String },
+    #[error("field {field} `{value}` is not a number")]
+    NotANumber { field: &'static str, value: String },
+    #[error("field {field} `{value}` is not Y or N")]
+    NotYesNo { field: &'static str, value: String },
+    /// The SDK would not make a record of the row; its reason.
+    #[error("{0}")]
+    Unstorable(String),
+}
+
+fn recall_record(f: &[&str]) -> Result<IngestRecord, RowError> {
     let campaign = f[1];
     if !is_campaign_number(campaign) {
-        return Err(format!("field 2 CAMPNO `{}` is not a campaign number", clip(campaign)));
+        return Err(RowError::NotACampaign(clip(campaign)));
     }
     let (make, model) = (required(f[2], "3 MAKETXT")?, required(f[3], "4 MODELTXT")?);
     let (make_key, model_key) = crate::data::model_key(&make, &model);
@@ -252,7 +277,7 @@ fn recall_record(f: &[&str]) -> Result<IngestRecord, String> {
         potential_units_affected: number(f[11], "12 POTAFF")?,
         owner_notification_date: date(f[12], "13 ODATE")?,
         initiator: f[13].into(),
-        report_date: date(f[15], "16 RCDATE")?.ok_or("field 16 RCDATE (report received date) is empty")?,
+        report_date: date(f[15], "16 RCDATE")?.ok_or(RowError::NoReportDate)?,
         record_created: date(f[16], "17 DATEA")?,
         fmvss: f[18].into(),
         summary: f[19].into(),
@@ -268,13 +293,13 @@ fn recall_record(f: &[&str]) -> Result<IngestRecord, String> {
     } else {
         format!("{campaign}:{}", row.component_id)
     };
-    IngestRecord::new("recalls", key, campaign, &row).map_err(|r| r.reason)
+    IngestRecord::new("recalls", key, campaign, &row).map_err(|r| RowError::Unstorable(r.reason))
 }
 
-fn complaint_record(f: &[&str]) -> Result<IngestRecord, String> {
+fn complaint_record(f: &[&str]) -> Result<IngestRecord, RowError> {
     let vin = f[14].to_ascii_uppercase();
     if !vin.is_empty() && (vin.len() > 17 || !vin.chars().all(|c| c.is_ascii_alphanumeric())) {
-        return Err(format!("field 15 VIN `{}` is not a VIN or VIN prefix", clip(&vin)));
+        return Err(RowError::NotAVin(clip(&vin)));
     }
     // The record's key and group: a row without them cannot be stored or amended later.
     let (cmpl_id, odi_number) = (required(f[0], "1 CMPLID")?, required(f[1], "2 ODINO")?);
@@ -303,7 +328,7 @@ fn complaint_record(f: &[&str]) -> Result<IngestRecord, String> {
         product_type: f[45].into(),
     };
     let (key, group) = (row.cmpl_id.clone(), row.odi_number.clone());
-    IngestRecord::new("complaints", key, group, &row).map_err(|r| r.reason)
+    IngestRecord::new("complaints", key, group, &row).map_err(|r| RowError::Unstorable(r.reason))
 }
 
 /// A vPIC response: DecodeVin (`{Count, Message, SearchCriteria: "VIN:...", Results: [{Variable, Value,
@@ -527,48 +552,46 @@ fn is_digits(text: &str) -> bool {
     !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit())
 }
 
-fn required(text: &str, field: &str) -> Result<String, String> {
+fn required(text: &str, field: &'static str) -> Result<String, RowError> {
     if text.is_empty() {
-        Err(format!("field {field} is empty"))
+        Err(RowError::Empty(field))
     } else {
         Ok(text.to_string())
     }
 }
 
 /// A model year; 9999 ("unknown or N/A" in the dictionaries) and empty are `None`.
-fn model_year(text: &str, field: &str) -> Result<Option<i32>, String> {
+fn model_year(text: &str, field: &'static str) -> Result<Option<i32>, RowError> {
     match text {
         "" | "9999" => Ok(None),
         _ => match text.parse::<i32>() {
             Ok(y) if (1900..=2100).contains(&y) => Ok(Some(y)),
-            _ => Err(format!("field {field} `{}` is not a model year", clip(text))),
+            _ => Err(RowError::NotAModelYear { field, value: clip(text) }),
         },
     }
 }
 
 /// A YYYYMMDD date; empty is `None`.
-fn date(text: &str, field: &str) -> Result<Option<NaiveDate>, String> {
+fn date(text: &str, field: &'static str) -> Result<Option<NaiveDate>, RowError> {
     if text.is_empty() {
         return Ok(None);
     }
-    NaiveDate::parse_from_str(text, "%Y%m%d")
-        .map(Some)
-        .map_err(|_| format!("field {field} `{}` is not a YYYYMMDD date", clip(text)))
+    NaiveDate::parse_from_str(text, "%Y%m%d").map(Some).map_err(|_| RowError::NotADate { field, value: clip(text) })
 }
 
-fn number<T: std::str::FromStr>(text: &str, field: &str) -> Result<Option<T>, String> {
+fn number<T: std::str::FromStr>(text: &str, field: &'static str) -> Result<Option<T>, RowError> {
     if text.is_empty() {
         return Ok(None);
     }
-    text.parse().map(Some).map_err(|_| format!("field {field} `{}` is not a number", clip(text)))
+    text.parse().map(Some).map_err(|_| RowError::NotANumber { field, value: clip(text) })
 }
 
-fn yes_no(text: &str, field: &str) -> Result<Option<bool>, String> {
+fn yes_no(text: &str, field: &'static str) -> Result<Option<bool>, RowError> {
     match text {
         "" => Ok(None),
         "Y" => Ok(Some(true)),
         "N" => Ok(Some(false)),
-        _ => Err(format!("field {field} `{}` is not Y or N", clip(text))),
+        _ => Err(RowError::NotYesNo { field, value: clip(text) }),
     }
 }
 

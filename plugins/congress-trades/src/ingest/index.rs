@@ -163,7 +163,7 @@ impl Rows {
     fn push(&mut self, location: String, raw: &RawRow) {
         let filing = match check(raw) {
             Ok(filing) => filing,
-            Err(message) => return self.problems.push(RowProblem::new(location, message)),
+            Err(error) => return self.problems.push(RowProblem::new(location, error.to_string())),
         };
         if let Some((first_at, first)) = self.seen.get(&filing.doc_id) {
             if *first == filing {
@@ -193,34 +193,34 @@ impl Rows {
 }
 
 /// Checks one row and builds its record; the message names the column at fault.
-fn check(raw: &RawRow) -> Result<IndexFilingRecord, String> {
-    let get = |column: &str| -> Result<String, String> {
-        raw.get(column).map(|v| collapse_spaces(v)).ok_or_else(|| format!("no {column}"))
+fn check(raw: &RawRow) -> Result<IndexFilingRecord, RowError> {
+    let get = |column: &'static str| -> Result<String, RowError> {
+        raw.get(column).map(|v| collapse_spaces(v)).ok_or(RowError::NoColumn(column))
     };
     let doc_id = get("DocID")?;
     if doc_id.is_empty() || !doc_id.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(format!("DocID `{doc_id}` is not a number"));
+        return Err(RowError::DocId(doc_id));
     }
     let last = get("Last")?;
     if last.is_empty() {
-        return Err("Last (the member's last name) is empty".into());
+        return Err(RowError::NoLastName);
     }
     let filing_type = get("FilingType")?;
     if filing_type.len() != 1 || !filing_type.bytes().all(|b| b.is_ascii_uppercase()) {
-        return Err(format!("FilingType `{filing_type}` is not a one-letter code"));
+        return Err(RowError::FilingType(filing_type));
     }
     let year_text = get("Year")?;
     let year: i32 = match year_text.parse() {
         Ok(y) if year_text.len() == 4 => y,
-        _ => return Err(format!("Year `{year_text}` is not a year")),
+        _ => return Err(RowError::Year(year_text)),
     };
     let date_text = get("FilingDate")?;
     let filed_date = match (date_text.is_empty(), us_date(&date_text)) {
         // Some non-PTR rows (FilingType W in 2023FD) have no date: that is what the index says, not a fault.
         (true, _) if filing_type != PTR_FILING_TYPE => None,
-        (true, _) => return Err("FilingDate is empty for a Periodic Transaction Report".into()),
+        (true, _) => return Err(RowError::PtrUndated),
         (false, Some(date)) => Some(date),
-        (false, None) => return Err(format!("FilingDate `{date_text}` is not a M/D/YYYY date")),
+        (false, None) => return Err(RowError::FilingDate(date_text)),
     };
     let (first, suffix) = (get("First")?, get("Suffix")?);
     let member = [first.as_str(), last.as_str(), suffix.as_str()]
@@ -244,6 +244,26 @@ fn check(raw: &RawRow) -> Result<IndexFilingRecord, String> {
         source_url,
         doc_id,
     })
+}
+
+/// What is wrong with one row of the annual index (a row problem, at the row); the message names the column at
+/// fault.
+#[derive(Debug, thiserror::Error)]
+enum RowError {
+    #[error("no {0}")]
+    NoColumn(&'static str),
+    #[error("DocID `{0}` is not a number")]
+    DocId(String),
+    #[error("Last (the member's last name) is empty")]
+    NoLastName,
+    #[error("FilingType `{0}` is not a one-letter code")]
+    FilingType(String),
+    #[error("Year `{0}` is not a year")]
+    Year(String),
+    #[error("FilingDate is empty for a Periodic Transaction Report")]
+    PtrUndated,
+    #[error("FilingDate `{0}` is not a M/D/YYYY date")]
+    FilingDate(String),
 }
 
 fn collapse_spaces(text: &str) -> String {

@@ -119,8 +119,8 @@ pub(super) fn parse_pages(pages: &[String], file_name: &str) -> Result<IngestBat
         let row = i as u64 + 1;
         let trade = match raw.parse(&doc_id, row) {
             Ok(trade) => trade,
-            Err(message) => {
-                problems.push(RowProblem::new(raw.at.to_string(), message));
+            Err(error) => {
+                problems.push(RowProblem::new(raw.at.to_string(), error.to_string()));
                 continue;
             }
         };
@@ -372,16 +372,16 @@ impl RawRow {
     }
 
     /// Reads the cells: `[ID] [owner] asset [(TICKER)] [[CODE]] type date date amount`.
-    fn parse(&self, doc_id: &str, row: u64) -> Result<TradeRecord, String> {
+    fn parse(&self, doc_id: &str, row: u64) -> Result<TradeRecord, RowError> {
         let words: Vec<&str> = self.cells.split_whitespace().collect();
-        let shown = || format!("`{}`", self.cells);
-        let dates = dates_at(&words).ok_or_else(|| format!("no transaction and notification dates in {}", shown()))?;
+        let cells = || self.cells.clone();
+        let dates = dates_at(&words).ok_or_else(|| RowError::NoDates(cells()))?;
         let (type_code, kind, type_start) = match &words[..dates] {
             [.., "S", "(partial)"] => ("S (partial)", "sale (partial)", dates - 2),
             [.., "P"] => ("P", "purchase", dates - 1),
             [.., "S"] => ("S", "sale", dates - 1),
             [.., "E"] => ("E", "exchange", dates - 1),
-            _ => return Err(format!("no transaction type (P, S, S (partial), E) before the dates in {}", shown())),
+            _ => return Err(RowError::NoType(cells())),
         };
         let (asset_type, asset_end) = match words[..type_start].last() {
             Some(w) if w.len() > 2 && w.starts_with('[') && w.ends_with(']') => {
@@ -391,12 +391,12 @@ impl RawRow {
         };
         let (transaction_id, owner, asset_words) = lead_columns(&words[..asset_end]);
         if asset_words.is_empty() {
-            return Err(format!("no asset in {}", shown()));
+            return Err(RowError::NoAsset(cells()));
         }
         let (asset, ticker) = split_ticker(&asset_words.join(" "));
         let amount_range = words[dates + 2..].join(" ");
         if amount_range.is_empty() || amount_range.ends_with('-') || amount_range_bounds(&amount_range).0.is_none() {
-            return Err(format!("amount `{amount_range}` is not a readable amount range in {}", shown()));
+            return Err(RowError::Amount { amount: amount_range, cells: cells() });
         }
         let date_of = |w: &str| us_date(w).unwrap_or_default();
         Ok(TradeRecord {
@@ -419,6 +419,19 @@ impl RawRow {
             subholding_of: self.detail(Label::SubholdingOf),
         })
     }
+}
+
+/// What is wrong with one transaction row (a row problem, at the row); each names the row's cells as read.
+#[derive(Debug, thiserror::Error)]
+enum RowError {
+    #[error("no transaction and notification dates in `{0}`")]
+    NoDates(String),
+    #[error("no transaction type (P, S, S (partial), E) before the dates in `{0}`")]
+    NoType(String),
+    #[error("no asset in `{0}`")]
+    NoAsset(String),
+    #[error("amount `{amount}` is not a readable amount range in `{cells}`")]
+    Amount { amount: String, cells: String },
 }
 
 /// The ID and Owner columns in front of the asset: an optional 10-digit Clerk transaction id (sometimes

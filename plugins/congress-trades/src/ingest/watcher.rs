@@ -117,7 +117,7 @@ pub fn read(text: &str) -> Result<IngestBatch, Refusal> {
                     Err(refusal) => batch.problems.push(RowProblem::line(line as usize, refusal.reason)),
                 }
             }
-            Err(message) => batch.problems.push(RowProblem::line(line as usize, message)),
+            Err(error) => batch.problems.push(RowProblem::line(line as usize, error.to_string())),
         }
     }
     batch.notes.push(format!(
@@ -128,28 +128,42 @@ pub fn read(text: &str) -> Result<IngestBatch, Refusal> {
     Ok(batch)
 }
 
+/// What is wrong with one row of the export (a row problem, at its line), naming the column; the value is
+/// clipped.
+#[derive(Debug, thiserror::Error)]
+enum RowError {
+    #[error("ptr_link `{0}` is not a Clerk PTR address (`.../ptr-pdfs/<year>/<DocID>.pdf`)")]
+    PtrLink(String),
+    #[error("disclosure_date `{0}` is not a MM/DD/YYYY date")]
+    DisclosureDate(String),
+    #[error("transaction_date `{0}` is not a plausible YYYY-MM-DD date")]
+    TransactionDate(String),
+    #[error("amount `{0}` is not a disclosed range (`$1,001 - $15,000`, `Over $50,000,000`)")]
+    Amount(String),
+    #[error("owner `{0}` is not joint, spouse, dependent or self")]
+    Owner(String),
+    #[error("type `{0}` is not purchase, sale_full, sale_partial or exchange")]
+    Type(String),
+    #[error("representative is empty")]
+    NoRepresentative,
+}
+
 /// One row, or what is wrong with it (naming the column). `f` holds the columns in [`COLUMNS`] order.
-fn row(f: &[&str; 12]) -> Result<WatcherTradeRecord, String> {
+fn row(f: &[&str; 12]) -> Result<WatcherTradeRecord, RowError> {
     let [_, disclosure_date, transaction_date, owner, ticker, asset, kind, amount, representative, district, link, gains] =
         *f;
-    let (year, doc_id) = ptr_address(link).ok_or_else(|| {
-        format!("ptr_link `{}` is not a Clerk PTR address (`.../ptr-pdfs/<year>/<DocID>.pdf`)", clip(link))
-    })?;
-    let disclosure_date = us_date(disclosure_date)
-        .ok_or_else(|| format!("disclosure_date `{}` is not a MM/DD/YYYY date", clip(disclosure_date)))?;
+    let (year, doc_id) = ptr_address(link).ok_or_else(|| RowError::PtrLink(clip(link)))?;
+    let disclosure_date = us_date(disclosure_date).ok_or_else(|| RowError::DisclosureDate(clip(disclosure_date)))?;
     let date = chrono::NaiveDate::parse_from_str(transaction_date, "%Y-%m-%d")
         .ok()
         .filter(|d| transaction_date.len() == 10 && chrono::Datelike::year(d) >= EARLIEST_YEAR)
-        .ok_or_else(|| format!("transaction_date `{}` is not a plausible YYYY-MM-DD date", clip(transaction_date)))?;
+        .ok_or_else(|| RowError::TransactionDate(clip(transaction_date)))?;
     // `$1,001 -` is a range cut off in the export: its upper bound is unknown, not `$1,001`.
     let cut = amount.trim_end().ends_with('-');
     let (low, high) = amount_range_bounds(amount);
     let open_ended = amount.to_ascii_lowercase().contains("over");
     if cut || low.is_none() || (high.is_none() && !open_ended) {
-        return Err(format!(
-            "amount `{}` is not a disclosed range (`$1,001 - $15,000`, `Over $50,000,000`)",
-            clip(amount)
-        ));
+        return Err(RowError::Amount(clip(amount)));
     }
     let owner = match owner.to_ascii_lowercase().as_str() {
         "joint" => "JT",
@@ -158,18 +172,18 @@ fn row(f: &[&str; 12]) -> Result<WatcherTradeRecord, String> {
         // The form's owner column left blank means the member (as the PDF parser reads it); the export writes
         // that blank as empty or as `--`, its mark for an empty cell.
         "self" | "" | "--" => "self",
-        other => return Err(format!("owner `{}` is not joint, spouse, dependent or self", clip(other))),
+        other => return Err(RowError::Owner(clip(other))),
     };
     let kind = match kind {
         "purchase" => "purchase",
         "sale_full" | "sale" => "sale",
         "sale_partial" => "sale (partial)",
         "exchange" => "exchange",
-        other => return Err(format!("type `{}` is not purchase, sale_full, sale_partial or exchange", clip(other))),
+        other => return Err(RowError::Type(clip(other))),
     };
     let member = member_from_filer_name(representative);
     if member.is_empty() {
-        return Err("representative is empty".into());
+        return Err(RowError::NoRepresentative);
     }
     let cap_gains_over_200_usd = match gains.to_ascii_lowercase().as_str() {
         "true" => Some(true),

@@ -180,19 +180,39 @@ impl Position {
     }
 }
 
+/// Everything that is wrong with one information-table row (its row problem), in the order it was found.
+#[derive(Debug, thiserror::Error)]
+#[error("{}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
+pub struct BadPosition(pub Vec<PositionFault>);
+
+/// One thing wrong with an information-table row; `path` is the element's path within the row.
+#[derive(Debug, thiserror::Error)]
+pub enum PositionFault {
+    #[error("{0} is missing")]
+    Missing(&'static str),
+    #[error("{path} `{text}` is not a whole number")]
+    NotAWholeNumber { path: &'static str, text: String },
+    #[error("cusip `{0}` is not 9 letters and digits")]
+    BadCusip(String),
+    #[error("shrsOrPrnAmt/sshPrnamtType `{0}` is neither SH nor PRN")]
+    BadSharesType(String),
+    #[error("putCall `{0}` is neither Put nor Call")]
+    BadPutCall(String),
+}
+
 /// Reads one row, or says everything that is wrong with it.
-pub fn read_position(raw: &RawRow) -> Result<Position, String> {
-    let mut wrong: Vec<String> = Vec::new();
-    let mut number = |path: &str| -> Option<u64> {
+pub fn read_position(raw: &RawRow) -> Result<Position, BadPosition> {
+    let mut wrong: Vec<PositionFault> = Vec::new();
+    let mut number = |path: &'static str| -> Option<u64> {
         match raw.get(path) {
             None => {
-                wrong.push(format!("{path} is missing"));
+                wrong.push(PositionFault::Missing(path));
                 None
             }
             Some(text) => {
                 let n = whole_number(text);
                 if n.is_none() {
-                    wrong.push(format!("{path} `{text}` is not a whole number"));
+                    wrong.push(PositionFault::NotAWholeNumber { path, text: text.to_string() });
                 }
                 n
             }
@@ -212,22 +232,22 @@ pub fn read_position(raw: &RawRow) -> Result<Position, String> {
 
     let name = raw.get("nameOfIssuer").map(str::trim).unwrap_or_default();
     if name.is_empty() {
-        wrong.push("nameOfIssuer is missing".into());
+        wrong.push(PositionFault::Missing("nameOfIssuer"));
     }
     let cusip = raw.get("cusip").map(str::trim).unwrap_or_default();
     if cusip.len() != 9 || !cusip.bytes().all(|b| b.is_ascii_alphanumeric()) {
-        wrong.push(format!("cusip `{cusip}` is not 9 letters and digits"));
+        wrong.push(PositionFault::BadCusip(cusip.to_string()));
     }
     let shares_type = raw.get("shrsOrPrnAmt/sshPrnamtType").map(str::trim).unwrap_or_default();
     if !matches!(shares_type, "SH" | "PRN") {
-        wrong.push(format!("shrsOrPrnAmt/sshPrnamtType `{shares_type}` is neither SH nor PRN"));
+        wrong.push(PositionFault::BadSharesType(shares_type.to_string()));
     }
     let put_call = match raw.get("putCall").map(|p| p.trim().to_ascii_lowercase()) {
         None => None,
         Some(p) if p == "put" => Some("Put".to_string()),
         Some(p) if p == "call" => Some("Call".to_string()),
         Some(other) => {
-            wrong.push(format!("putCall `{other}` is neither Put nor Call"));
+            wrong.push(PositionFault::BadPutCall(other));
             None
         }
     };
@@ -245,6 +265,6 @@ pub fn read_position(raw: &RawRow) -> Result<Position, String> {
             other_manager: raw.get("otherManager").map(|m| m.trim().to_string()),
             voting_authority,
         }),
-        _ => Err(wrong.join("; ")),
+        _ => Err(BadPosition(wrong)),
     }
 }
