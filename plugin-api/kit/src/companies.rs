@@ -42,6 +42,56 @@ pub struct Snapshot<C> {
     pub companies: Vec<C>,
 }
 
+/// A company dataset's document as the host holds it: the demo seed until records are ingested, then the
+/// document assembled from them (`I`: the plugin's shape of it, with the `ingested` object of
+/// [`datahost_plugin_api::ingest::INGESTED_KEY`]).
+#[derive(Debug)]
+pub enum Document<C, I> {
+    /// The demo seed snapshot.
+    Seed(Snapshot<C>),
+    /// The ingested records' document.
+    Ingested(I),
+}
+
+/// Why a company dataset's document does not read (which fails the plugin's `init`).
+#[derive(Debug, thiserror::Error)]
+pub enum DocumentError {
+    /// The host could not give the document.
+    #[error(transparent)]
+    Host(#[from] datahost_plugin_api::HostError),
+    /// The seed does not match the plugin's snapshot shape.
+    #[error("the {dataset} seed is not readable: {source}")]
+    Seed {
+        /// The dataset's slug.
+        dataset: &'static str,
+        /// Where the seed departs from the shape.
+        source: serde_json::Error,
+    },
+    /// The ingested document does not match the plugin's shape of it.
+    #[error("the ingested {what} are not readable: {source}")]
+    Ingested {
+        /// What the ingested records are (`contract awards`).
+        what: &'static str,
+        /// Where the document departs from the shape.
+        source: serde_json::Error,
+    },
+}
+
+/// Reads `dataset`'s document from the host as its seed or, once records are ingested, as the ingested document;
+/// `what` names the ingested records in the error (`contract awards`).
+pub fn read_document<C: serde::de::DeserializeOwned, I: serde::de::DeserializeOwned>(
+    host: &datahost_plugin_api::Host,
+    dataset: &'static str,
+    what: &'static str,
+) -> Result<Document<C, I>, DocumentError> {
+    let doc: Value = host.load_dataset(dataset)?;
+    if doc.get(datahost_plugin_api::ingest::INGESTED_KEY).is_none() {
+        let seed = serde_json::from_value(doc).map_err(|source| DocumentError::Seed { dataset, source })?;
+        return Ok(Document::Seed(seed));
+    }
+    serde_json::from_value(doc).map(Document::Ingested).map_err(|source| DocumentError::Ingested { what, source })
+}
+
 /// A loaded company dataset: its `meta` and the per-company entries a plugin derived from the snapshot.
 #[derive(Debug, Clone)]
 pub struct Dataset<E> {
@@ -333,6 +383,34 @@ pub fn check_endpoint<P: datahost_plugin_api::Plugin>(route: &str, ticker: &str)
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[derive(Debug, Deserialize)]
+    struct Ingested {
+        ingested: Value,
+        awards: Vec<String>,
+    }
+
+    #[test]
+    fn a_document_reads_as_its_seed_until_records_are_ingested() {
+        let test = datahost_plugin_api::testing::TestHost::new();
+        let read = || read_document::<String, Ingested>(&test.host(), "awards", "award records");
+        test.set_dataset(
+            "awards",
+            r#"{"meta": {"generatedAt": "2026-01-02", "source": "demo", "sourceUrl": "https://demo.invalid", "caveat": "c"}, "companies": ["A"]}"#,
+        );
+        let Ok(Document::Seed(seed)) = read() else { panic!("a seed: {:?}", read()) };
+        assert_eq!(seed.companies, ["A"]);
+        test.set_dataset("awards", r#"{"ingested": {"files": 1}, "awards": ["x"]}"#);
+        let Ok(Document::Ingested(doc)) = read() else { panic!("ingested: {:?}", read()) };
+        assert_eq!((doc.ingested["files"].as_u64(), doc.awards), (Some(1), vec!["x".to_string()]));
+        // Each shape's error names which document did not read.
+        test.set_dataset("awards", r#"{"ingested": {}, "awards": 3}"#);
+        let e = read().unwrap_err().to_string();
+        assert!(e.starts_with("the ingested award records are not readable: invalid type"), "{e}");
+        test.set_dataset("awards", r#"{"companies": 3}"#);
+        let e = read().unwrap_err().to_string();
+        assert!(e.starts_with("the awards seed is not readable: "), "{e}");
+    }
 
     #[test]
     fn select_filters_by_normalised_ticker_and_sorts() {

@@ -5,11 +5,11 @@
 use std::collections::BTreeMap;
 
 use chrono::NaiveDate;
-use datahost_plugin_api::ingest::{IngestedInfo, INGESTED_KEY};
+use datahost_plugin_api::ingest::IngestedInfo;
 use datahost_plugin_api::params::parse_date;
 use datahost_plugin_api::reference::CompanyQuery;
-use datahost_plugin_api::{ApiSchema, Host, HostError, LogLevel};
-use datahost_plugin_kit::companies::{self, CompaniesMeta, Dataset};
+use datahost_plugin_api::{ApiSchema, Host, LogLevel};
+use datahost_plugin_kit::companies::{self, CompaniesMeta, Dataset, Document};
 use serde::{Deserialize, Serialize};
 
 use crate::ingest::AwardRecord;
@@ -125,23 +125,19 @@ struct IngestedDoc {
 
 /// Reads the host's document: the ingested awards once there are any, else the demo seed.
 pub fn load(host: &Host) -> Result<Index, LoadError> {
-    let doc: serde_json::Value = host.load_dataset(crate::SLUG)?;
-    if doc.get(INGESTED_KEY).is_none() {
-        return index(serde_json::from_value(doc).map_err(LoadError::Seed)?);
+    match companies::read_document::<Company, IngestedDoc>(host, crate::SLUG, "contract awards")? {
+        Document::Seed(snapshot) => index(snapshot),
+        Document::Ingested(doc) => {
+            index(Snapshot { meta: ingested_meta(&doc.ingested), companies: companies_of(doc.awards, host) })
+        }
     }
-    let doc: IngestedDoc = serde_json::from_value(doc).map_err(LoadError::Ingested)?;
-    index(Snapshot { meta: ingested_meta(&doc.ingested), companies: companies_of(doc.awards, host) })
 }
 
 /// Why the contracts dataset cannot be loaded (which fails `init`).
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
     #[error(transparent)]
-    Host(#[from] HostError),
-    #[error("the {slug} seed is not readable: {0}", slug = crate::SLUG)]
-    Seed(serde_json::Error),
-    #[error("the ingested contract awards are not readable: {0}")]
-    Ingested(serde_json::Error),
+    Document(#[from] companies::DocumentError),
     /// An award whose action date does not parse, so the window cannot place it.
     #[error("award {award_id} has a bad date `{date}`")]
     BadDate { award_id: String, date: String },

@@ -4,10 +4,10 @@
 
 use std::collections::BTreeMap;
 
-use datahost_plugin_api::ingest::{IngestedInfo, INGESTED_KEY};
+use datahost_plugin_api::ingest::IngestedInfo;
 use datahost_plugin_api::reference::{CompanyQuery, CompanyRef};
-use datahost_plugin_api::{ApiSchema, Host, HostError, LogLevel};
-use datahost_plugin_kit::companies::{self, CompaniesMeta, Dataset};
+use datahost_plugin_api::{ApiSchema, Host, LogLevel};
+use datahost_plugin_kit::companies::{self, CompaniesMeta, Dataset, Document};
 use serde::{Deserialize, Serialize};
 
 use crate::ingest::LdaFilingRecord;
@@ -118,23 +118,19 @@ struct IngestedDoc {
 
 /// Reads the host's document: the ingested LDA filings once there are any, else the demo seed.
 pub fn load(host: &Host) -> Result<Index, LoadError> {
-    let doc: serde_json::Value = host.load_dataset(crate::SLUG)?;
-    if doc.get(INGESTED_KEY).is_none() {
-        return index(serde_json::from_value(doc).map_err(LoadError::Seed)?);
+    match companies::read_document::<Company, IngestedDoc>(host, crate::SLUG, "LDA filings")? {
+        Document::Seed(snapshot) => index(snapshot),
+        Document::Ingested(doc) => {
+            index(Snapshot { meta: ingested_meta(&doc.ingested), companies: clients(doc.filings, host) })
+        }
     }
-    let doc: IngestedDoc = serde_json::from_value(doc).map_err(LoadError::Ingested)?;
-    index(Snapshot { meta: ingested_meta(&doc.ingested), companies: clients(doc.filings, host) })
 }
 
 /// Why the lobbying dataset cannot be loaded (which fails `init`).
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
     #[error(transparent)]
-    Host(#[from] HostError),
-    #[error("the {slug} seed is not readable: {0}", slug = crate::SLUG)]
-    Seed(serde_json::Error),
-    #[error("the ingested LDA filings are not readable: {0}")]
-    Ingested(serde_json::Error),
+    Document(#[from] companies::DocumentError),
     /// The snapshot's date names the year of a company with no counted filing.
     #[error("meta.generatedAt `{0}` is not a date")]
     BadGeneratedAt(String),
