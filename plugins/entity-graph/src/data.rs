@@ -1,7 +1,7 @@
 //! The slices of the eight source datasets the graph reads, as lenient serde structs over the bodies their
 //! public routes answer (fetched with `route.get`, the answer an owner key gets): only the fields the graph
-//! uses, every one of them optional (absent, null or of another JSON type reads as empty), and records that are
-//! not objects are skipped one by one. An additive field, or a change in a field the graph does not read, never
+//! uses, every one of them optional (absent, null or of another JSON type reads as empty), and records (or elements
+//! of their nested lists) that are not objects are skipped one by one, counted, and logged. An additive field, or a change in a field the graph does not read, never
 //! breaks the graph; a route that fails or answers no record array is reported unavailable and left out (see
 //! `graph::build`). Reading the routes, not the stored records, means the graph sees exactly what clients see:
 //! the demo seed or the ingested records, whichever the owning plugin serves.
@@ -37,8 +37,15 @@ fn lenient<'de, D: Deserializer<'de>, T: DeserializeOwned + Default>(d: D) -> Re
 }
 
 /// A nested list whose elements are kept when they read and skipped when they do not (a non-array is empty).
+/// Skipped elements are counted for [`Doc::records`], which reports them with the records it skipped.
 #[derive(Debug, Clone)]
 pub struct List<T>(pub Vec<T>);
+
+thread_local! {
+    /// Elements of nested lists skipped while this thread reads records: serde gives a `Deserialize` impl no
+    /// context to report into, and one [`Doc::records`] call reads its records on one thread.
+    static NESTED_SKIPPED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
 
 impl<T> Default for List<T> {
     fn default() -> Self {
@@ -56,7 +63,12 @@ impl<T> std::ops::Deref for List<T> {
 impl<'de, T: DeserializeOwned> Deserialize<'de> for List<T> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         Ok(List(match Value::deserialize(d)? {
-            Value::Array(values) => values.into_iter().filter_map(|v| serde_json::from_value(v).ok()).collect(),
+            Value::Array(values) => {
+                let total = values.len();
+                let read: Vec<T> = values.into_iter().filter_map(|v| serde_json::from_value(v).ok()).collect();
+                NESTED_SKIPPED.with(|n| n.set(n.get() + total - read.len()));
+                read
+            }
             _ => Vec::new(),
         }))
     }
@@ -244,6 +256,9 @@ pub struct Doc {
     body: Map<String, Value>,
     /// Records that were not objects and were skipped.
     pub skipped: usize,
+    /// Elements of the records' nested lists (trades, filings, quarters, awards, grants, holdings) that were not
+    /// objects and were skipped.
+    pub skipped_nested: usize,
 }
 
 impl Doc {
@@ -258,7 +273,7 @@ impl Doc {
         };
         let meta = body.remove("meta").and_then(|m| serde_json::from_value(m).ok()).unwrap_or_default();
         let data_status = body.get("dataStatus").and_then(Value::as_str).unwrap_or_default().to_string();
-        Ok(Doc { meta, data_status, body, skipped: 0 })
+        Ok(Doc { meta, data_status, body, skipped: 0, skipped_nested: 0 })
     }
 
     /// The records under `key`. A missing or non-array `key` makes the dataset unreadable.
@@ -267,8 +282,10 @@ impl Doc {
             return Err(SourceError::NoArray(key));
         };
         let total = values.len();
+        NESTED_SKIPPED.with(|n| n.set(0));
         let records: Vec<T> = values.into_iter().filter_map(|v| serde_json::from_value(v).ok()).collect();
         self.skipped += total - records.len();
+        self.skipped_nested += NESTED_SKIPPED.with(|n| n.replace(0));
         Ok(records)
     }
 }

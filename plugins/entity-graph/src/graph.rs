@@ -507,6 +507,13 @@ impl Builder {
         if doc.skipped > 0 {
             self.notes.push(format!("{dataset}: skipped {} records that are not objects", doc.skipped));
         }
+        if doc.skipped_nested > 0 {
+            self.notes.push(format!(
+                "{dataset}: skipped {} elements of nested lists (trades, filings, quarters, awards, grants, holdings) \
+                 that are not objects",
+                doc.skipped_nested
+            ));
+        }
         Ok(SourceRead { meta: doc.meta, data_status: doc.data_status })
     }
 

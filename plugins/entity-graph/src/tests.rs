@@ -480,6 +480,12 @@ fn unreadable_datasets_degrade_the_graph_and_additive_fields_do_not() {
     assert_eq!((energy["amount"].as_u64(), energy["description"].as_str()), (Some(0), Some("")));
     assert_eq!(energy["provenance"], json!({"docId": "W9", "date": "2025-03-03"}), "no usable sourceUrl in that meta");
     assert!(host.logs().iter().any(|l| l.contains("skipped 1 records that are not objects")), "{:?}", host.logs());
+    // The award `17` inside `topAwards` is counted too, not dropped unsaid.
+    assert!(
+        host.logs().iter().any(|l| l.contains("contracts: skipped 1 elements of nested lists")),
+        "{:?}",
+        host.logs()
+    );
 }
 
 #[test]
