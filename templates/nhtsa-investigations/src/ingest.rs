@@ -36,23 +36,36 @@ pub fn parse(file: &SourceFile<'_>) -> Result<IngestBatch, Refusal> {
                     Err(refusal) => batch.problems.push(RowProblem::line(i + 1, refusal.reason)),
                 }
             }
-            Err(message) => batch.problems.push(RowProblem::line(i + 1, message)),
+            Err(problem) => batch.problems.push(RowProblem::line(i + 1, problem.to_string())),
         }
     }
     Ok(batch)
 }
 
-fn row(line: &str, source: &str) -> Result<Investigation, String> {
+/// What is wrong with one row: its text is the row problem reported at the row's line.
+#[derive(Debug, thiserror::Error)]
+enum RowError {
+    #[error("{0} fields, FLAT_INV has {FIELDS}")]
+    FieldCount(usize),
+    #[error("field 1 (action number) `{0}` is not an NHTSA action number")]
+    ActionNumber(String),
+    #[error("field 4 (year) `{0}` is not a year")]
+    Year(String),
+    #[error("field {field} `{text}` is not a YYYYMMDD date")]
+    Date { field: &'static str, text: String },
+}
+
+fn row(line: &str, source: &str) -> Result<Investigation, RowError> {
     let f: Vec<&str> = line.trim_end_matches('\r').split('\t').map(str::trim).collect();
     if f.len() < FIELDS {
-        return Err(format!("{} fields, FLAT_INV has {FIELDS}", f.len()));
+        return Err(RowError::FieldCount(f.len()));
     }
     if !is_action_number(f[0]) {
-        return Err(format!("field 1 (action number) `{}` is not an NHTSA action number", f[0]));
+        return Err(RowError::ActionNumber(f[0].into()));
     }
     let year = match f[3] {
         "9999" | "" => None,
-        y => Some(y.parse::<u16>().map_err(|_| format!("field 4 (year) `{y}` is not a year"))?),
+        y => Some(y.parse::<u16>().map_err(|_| RowError::Year(y.into()))?),
     };
     let optional = |s: &str| Some(s.to_string()).filter(|s| !s.is_empty());
     Ok(Investigation {
@@ -62,8 +75,8 @@ fn row(line: &str, source: &str) -> Result<Investigation, String> {
         year,
         component: f[4].into(),
         manufacturer: f[5].into(),
-        opened_on: date(f[6]).map_err(|e| format!("field 7 (open date) {e}"))?,
-        closed_on: date(f[7]).map_err(|e| format!("field 8 (close date) {e}"))?,
+        opened_on: date(f[6], "7 (open date)")?,
+        closed_on: date(f[7], "8 (close date)")?,
         recall_campaign: optional(f[8]),
         subject: f[9].into(),
         summary: f[10].into(),
@@ -77,14 +90,14 @@ fn is_action_number(s: &str) -> bool {
     (1..=2).contains(&(s.len() - digits.len())) && digits.len() >= 5 && digits.bytes().all(|b| b.is_ascii_digit())
 }
 
-/// `YYYYMMDD` as `YYYY-MM-DD`; empty is `None`.
-fn date(s: &str) -> Result<Option<String>, String> {
+/// `YYYYMMDD` as `YYYY-MM-DD`; empty is `None`. `field` names the field in the error.
+fn date(s: &str, field: &'static str) -> Result<Option<String>, RowError> {
     if s.is_empty() {
         return Ok(None);
     }
     let iso = format!("{}-{}-{}", s.get(..4).unwrap_or(""), s.get(4..6).unwrap_or(""), s.get(6..).unwrap_or(""));
     match datahost_plugin_api::params::parse_date(&iso) {
         Some(_) => Ok(Some(iso)),
-        None => Err(format!("`{s}` is not a YYYYMMDD date")),
+        None => Err(RowError::Date { field, text: s.into() }),
     }
 }
