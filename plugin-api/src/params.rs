@@ -512,17 +512,11 @@ pub fn __page_or_all(query: &Query<'_>, max: usize) -> Result<crate::paging::Pag
 
 /// The page of a list route: its `limit` and `cursor` parameters (`#[param(page(default = N, max = N, of =
 /// ".."))]` on a `PageRequest` field documents both). Read from the whole request, whose route the cursor is
-/// bound to, so only a [`Query`] taken from a request ([`crate::RequestEnvelope::params`]) can give it.
+/// bound to, so only a [`Query`] taken from a request ([`crate::RequestEnvelope::params`]) can give it. The cursor
+/// is bound to the canonical spelling of the parameters declared before the field (`canonical`: name and
+/// [`ParamValue::canonical`] text of each).
 #[doc(hidden)]
-pub fn __page(query: &Query<'_>, default: usize, max: usize) -> Result<crate::paging::PageRequest, ApiError> {
-    let request = whole_request(query)?;
-    crate::paging::PageRequest::parse(request, default, max)
-}
-
-/// [`__page`] for a list whose cursor is bound to the canonical spelling of the parameters declared before it
-/// (`canonical`: name and [`ParamValue::canonical`] text of each that has one).
-#[doc(hidden)]
-pub fn __page_bound(
+pub fn __page(
     query: &Query<'_>,
     default: usize,
     max: usize,

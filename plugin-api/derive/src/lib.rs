@@ -174,15 +174,9 @@ fn params(input: &DeriveInput) -> syn::Result<Tokens> {
             }
             specs.push(quote!(#api::ParamSpec::limit(#default, #max, #of)));
             specs.push(quote!(#api::paging::cursor_param()));
-            if earlier.is_empty() {
-                reads.push(quote!(let #local = #api::params::__page(&query, #default, #max)?;));
-            } else {
-                let bound =
-                    earlier.iter().map(|(name, field)| quote!((#name, #api::params::ParamValue::canonical(&#field))));
-                reads.push(quote!(
-                    let #local = #api::params::__page_bound(&query, #default, #max, &[#(#bound),*])?;
-                ));
-            }
+            let bound =
+                earlier.iter().map(|(name, field)| quote!((#name, #api::params::ParamValue::canonical(&#field))));
+            reads.push(quote!(let #local = #api::params::__page(&query, #default, #max, &[#(#bound),*])?;));
             continue;
         }
         let description = doc_text(&field.attrs);
