@@ -79,7 +79,9 @@ impl Host {
         serde_json::from_str(&raw).map_err(|source| HostError::DatasetShape { dataset: dataset.into(), source })
     }
 
-    /// Runs a parameterised SQL query against an engine that supports it. Rows come back as JSON objects.
+    /// Runs a parameterised SQL query in the plugin's own schema (`{schema}`, see [`crate::Plugin::migrations`]).
+    /// Rows come back as JSON objects. PostgreSQL only: the embedded engine refuses it, so a plugin using it runs
+    /// on one engine; [`Host::query_records`] and [`Host::search_words`] run on both.
     pub fn query(&self, sql: &str, params: &[serde_json::Value]) -> Result<Vec<serde_json::Value>, HostError> {
         let request = serde_json::json!({ "sql": sql, "params": params }).to_string();
         let raw = (self.services.query)(self.services.token, RStr::from(request.as_str()))

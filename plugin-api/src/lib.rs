@@ -92,7 +92,8 @@ pub trait Plugin: Send + Sync + Sized + 'static {
 
     /// Migrations of the plugin's own tables in the PostgreSQL records engine, applied by the host in the
     /// plugin's own schema (`plugin_<slug>`, written `{schema}` in queries), each once, in `id` order.
-    /// Datasets served from memory need none.
+    /// PostgreSQL only, and needed by no shipped plugin: ingested records live in the host's records (read with
+    /// [`Host::query_records`] through declared indexes, or [`Host::search_words`]), which run on both engines.
     fn migrations() -> Vec<manifest::Migration> {
         Vec::new()
     }

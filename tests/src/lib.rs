@@ -659,6 +659,39 @@ pub mod pg {
         pub fn engine_toml(&self) -> String {
             format!("[engine]\nurl = \"{}\"\nreload_interval_secs = 1\n", self.url())
         }
+
+        /// The schemas of this database other than PostgreSQL's own (`pg_*`, `information_schema`), sorted.
+        pub fn schemas(&self) -> Vec<String> {
+            self.client()
+                .query(
+                    "SELECT nspname::text FROM pg_namespace
+                     WHERE nspname NOT LIKE 'pg\\_%' AND nspname <> 'information_schema' ORDER BY 1",
+                    &[],
+                )
+                .unwrap()
+                .iter()
+                .map(|r| r.get(0))
+                .collect()
+        }
+    }
+
+    /// A dataset served from its demo seed on PostgreSQL: every query answers exactly as on the embedded engine,
+    /// the plugin has made no schema of its own (`plugin_<slug>`: the shipped plugins write no SQL), and a
+    /// repeated answer is reused by the response cache (the seed cannot change under a running host).
+    pub fn assert_seed_served_as_embedded<Q: AsRef<str>>(db: &TestDb, plugin: &str, queries: &[Q]) {
+        let engine =
+            crate::Server::start_with(crate::ServerOptions { extra_toml: db.engine_toml(), ..Default::default() });
+        let embedded = crate::Server::start();
+        for q in queries {
+            assert_eq!(engine.get(q.as_ref()), embedded.get(q.as_ref()), "{}", q.as_ref());
+        }
+        let own_schema = format!("plugin_{}", plugin.replace('-', "_"));
+        assert!(!db.schemas().contains(&own_schema), "{plugin} made tables of its own: {:?}", db.schemas());
+        let hits_series = format!("datahost_response_cache_hits_total{{plugin=\"{plugin}\"}}");
+        let hits = || engine.metric(&hits_series).unwrap_or(0.0);
+        let (before, first) = (hits(), queries[0].as_ref());
+        assert_eq!(engine.get(first).0, 200, "{first} must be a dataset answer");
+        assert_eq!(hits(), before + 1.0, "{first} again is a cache hit");
     }
 
     impl Drop for TestDb {

@@ -38,10 +38,11 @@ fn missing_parameters_are_named() {
 }
 
 mod engine {
-    //! Engine mode: the deeds live in the plugin's PostgreSQL table and each request is one indexed query.
+    //! Engine mode (PostgreSQL): the demo seed is served from memory as on the embedded engine, so every answer
+    //! is the same, the plugin makes no tables of its own, and its answers are reused by the response cache.
+    //! Ingested clerk records on PostgreSQL: `ingest_public_datasets.rs`.
 
-    use datahost_tests::pg::TestDb;
-    use datahost_tests::{Server, ServerOptions};
+    use datahost_tests::pg::{assert_seed_served_as_embedded, TestDb};
 
     const QUERIES: &[&str] = &[
         "/v1/deeds?county=travis-tx&query=o%27brien",
@@ -68,118 +69,8 @@ mod engine {
         "/v1/deeds?county=travis-tx&query=x&limit=0",
     ];
 
-    fn engine_server(db: &TestDb) -> Server {
-        Server::start_with(ServerOptions { extra_toml: db.engine_toml(), ..Default::default() })
-    }
-
     #[test]
-    fn same_responses_as_embedded_from_the_plugin_table() {
-        let db = TestDb::create("deeds");
-        let engine = engine_server(&db);
-        let embedded = Server::start();
-        for q in QUERIES {
-            assert_eq!(engine.get(q), embedded.get(q), "{q}");
-        }
-        let mut client = db.client();
-        let seed_rows: i64 =
-            client.query_one("SELECT count(*) FROM plugin_deeds.deeds WHERE source = 'seed'", &[]).unwrap().get(0);
-        assert_eq!(seed_rows, 409, "every seed deed is a row of the plugin table");
-        let counties: i64 = client.query_one("SELECT count(*) FROM plugin_deeds.counties", &[]).unwrap().get(0);
-        assert_eq!(counties, 4);
-        // Few rows make a sequential scan cheapest; forbid it to see that the GIN index answers the lookup.
-        client.batch_execute("SET enable_seqscan = off").unwrap();
-        let plan: Vec<String> = client
-            .query("EXPLAIN SELECT 1 FROM plugin_deeds.deeds WHERE search_tokens @> '{travis-tx:OBRIEN}'::text[]", &[])
-            .unwrap()
-            .iter()
-            .map(|r| r.get(0))
-            .collect();
-        assert!(plan.join("\n").contains("deeds_search_tokens"), "the token lookup uses the GIN index: {plan:?}");
-    }
-
-    #[test]
-    fn rows_inserted_directly_are_served_and_survive_a_restart() {
-        let db = TestDb::create("deeds_rows");
-        let engine = engine_server(&db);
-        let (_, before) = engine.get("/v1/deeds?county=travis-tx&query=o%27brien");
-        assert_eq!(before["total"], 2);
-        let mut client = db.client();
-        client
-            .execute(
-                "INSERT INTO plugin_deeds.deeds (county, instrument_number, doc_type, grantor, grantee,
-                     legal_description, source_url, recorded_date, property_address, search_tokens, source)
-                 VALUES ('travis-tx', 'SYN-1', 'WARRANTY DEED', 'Zephyrine Quillfeather', 'Maura O''Brien',
-                     'LOT 1 BLK A', 'https://clerk.example/SYN-1', '2030-01-02', '77 Synthetic Ln, Austin, TX 78704',
-                     '{travis-tx:ZEPHYRINE,travis-tx:QUILLFEATHER,travis-tx:MAURA,travis-tx:OBRIEN,travis-tx:77,
-                       travis-tx:SYNTHETIC,travis-tx:LN,travis-tx:AUSTIN,travis-tx:TX,travis-tx:78704}', 'synthetic')",
-                &[],
-            )
-            .unwrap();
-        let (status, body) = engine.get("/v1/deeds?county=travis-tx&query=quillfeather");
-        assert_eq!(status, 200, "{body}");
-        assert_eq!(body["total"], 1);
-        assert_eq!(body["deeds"][0]["instrumentNumber"], "SYN-1");
-        assert_eq!(body["deeds"][0]["recordedDate"], "2030-01-02");
-        let (_, obrien) = engine.get("/v1/deeds?county=travis-tx&query=o%27brien");
-        assert_eq!(obrien["total"], 3, "the new row joins the seed's two (no answer is reused from before it)");
-        assert_eq!(obrien["deeds"][0]["instrumentNumber"], "SYN-1", "newest first");
-        drop(engine);
-
-        // A second start finds the seed already synced and leaves every row alone.
-        let synced_at: String = client
-            .query_one("SELECT synced_at::text FROM plugin_deeds.seed_state WHERE dataset = 'deeds'", &[])
-            .unwrap()
-            .get(0);
-        let again = engine_server(&db);
-        let (_, body) = again.get("/v1/deeds?county=travis-tx&query=quillfeather");
-        assert_eq!(body["total"], 1);
-        let (rows, synced_again): (i64, String) = {
-            let r = client
-                .query_one(
-                    "SELECT (SELECT count(*) FROM plugin_deeds.deeds),
-                            (SELECT synced_at::text FROM plugin_deeds.seed_state WHERE dataset = 'deeds')",
-                    &[],
-                )
-                .unwrap();
-            (r.get(0), r.get(1))
-        };
-        assert_eq!((rows, synced_again), (410, synced_at));
-    }
-
-    /// `bench/generate.sql` writes search tokens in SQL: the rows it makes must be found by the plugin's
-    /// own (Rust) normalisation of a query.
-    #[test]
-    fn generated_rows_are_found_by_their_names_and_addresses() {
-        let db = TestDb::create("deeds_gen");
-        let engine = engine_server(&db);
-        let mut client = db.client();
-        let script = include_str!("../../plugins/deeds/bench/generate.sql");
-        let definitions = &script[..script.find("-- run:").expect("the run marker")];
-        client.batch_execute(definitions).unwrap();
-        let inserted: i64 = client.query_one("SELECT plugin_deeds.generate_synthetic_deeds(600)", &[]).unwrap().get(0);
-        assert_eq!(inserted, 600);
-        let again: i64 = client.query_one("SELECT plugin_deeds.generate_synthetic_deeds(600)", &[]).unwrap().get(0);
-        assert_eq!(again, 0, "idempotent");
-        let sample = client
-            .query(
-                "SELECT county, instrument_number, grantor, grantee, property_address FROM plugin_deeds.deeds
-                 WHERE source = 'synthetic' ORDER BY instrument_number LIMIT 40",
-                &[],
-            )
-            .unwrap();
-        assert_eq!(sample.len(), 40);
-        for row in sample {
-            let (county, number, grantor, grantee, address): (String, String, String, String, String) =
-                (row.get(0), row.get(1), row.get(2), row.get(3), row.get(4));
-            let street = address.split(',').next().unwrap();
-            // Lower case, a long-form street suffix where there is one: the query side is canonicalised.
-            let query = format!("{} {} {}", grantor.to_lowercase(), grantee, street.replace(" Ave", " Avenue"));
-            let encoded: String = query.replace(' ', "%20");
-            let (status, body) = engine.get(&format!("/v1/deeds?county={county}&query={encoded}&limit=1000"));
-            assert_eq!(status, 200, "{body}");
-            let numbers: Vec<&str> =
-                body["deeds"].as_array().unwrap().iter().map(|d| d["instrumentNumber"].as_str().unwrap()).collect();
-            assert!(numbers.contains(&number.as_str()), "{query} in {county}: {numbers:?}");
-        }
+    fn same_responses_as_embedded_without_tables_of_its_own() {
+        assert_seed_served_as_embedded(&TestDb::create("deeds"), "deeds", QUERIES);
     }
 }

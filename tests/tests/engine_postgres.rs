@@ -5,7 +5,7 @@ use std::path::Path;
 
 use datahost_tests::pg::TestDb;
 use datahost_tests::private::PrivateCluster;
-use datahost_tests::{free_port, run_cli, run_cli_raw, until, Server, ServerOptions};
+use datahost_tests::{fixture, free_port, plugin_dir_with, run_cli, run_cli_raw, until, Server, ServerOptions};
 use serde_json::Value;
 
 fn engine_server(db: &TestDb) -> Server {
@@ -127,6 +127,41 @@ fn engine_mode_serves_the_same_responses_as_embedded() {
         assert_eq!(s1, s2, "{req}");
         assert_eq!(b1, b2, "{req} differs between embedded and engine mode");
     }
+    assert_eq!(db.schemas(), ["datahost", "public"], "the shipped plugins keep no tables of their own");
+}
+
+/// The ABI's escape hatch for plugins built elsewhere: migrations of a plugin's own tables, applied once in its
+/// own schema, and its SQL run there by the host; the embedded engine refuses it and only that route degrades.
+#[test]
+fn a_plugin_built_elsewhere_may_keep_tables_of_its_own_in_postgresql() {
+    let db = TestDb::create("own_tables");
+    let plugins = plugin_dir_with(&[fixture("own-tables")]);
+    let start = |extra_toml: String| {
+        Server::start_with(ServerOptions {
+            plugins_dir: Some(plugins.path().to_path_buf()),
+            extra_toml,
+            ..Default::default()
+        })
+    };
+    for _ in 0..2 {
+        let engine = start(db.engine_toml());
+        let (status, body) = engine.get("/v1/fixture-own-tables");
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(body["notes"], serde_json::json!(["first", "second"]), "each migration ran once");
+    }
+    let applied: i64 = db
+        .client()
+        .query_one("SELECT count(*) FROM datahost.plugin_migrations WHERE plugin = 'fixture-own-tables'", &[])
+        .unwrap()
+        .get(0);
+    assert_eq!(applied, 2);
+    assert!(db.schemas().contains(&"plugin_fixture_own_tables".to_string()), "{:?}", db.schemas());
+
+    let embedded = start(String::new());
+    let (status, body) = embedded.get("/v1/fixture-own-tables");
+    assert_eq!(status, 503, "{body}");
+    assert!(body["error"].as_str().unwrap().contains("does not run SQL"), "{body}");
+    assert_eq!(embedded.get("/v1/congress-trades?ticker=NVDA").0, 200, "the other plugins serve");
 }
 
 #[test]

@@ -39,10 +39,10 @@ fn missing_and_bad_parameters_are_400() {
 }
 
 mod engine {
-    //! Engine mode: the liens live in the plugin's PostgreSQL table and each request is one indexed query.
+    //! Engine mode (PostgreSQL): the demo seed is served from memory as on the embedded engine. Liens among
+    //! ingested clerk records on PostgreSQL: `ingest_public_datasets.rs`.
 
-    use datahost_tests::pg::TestDb;
-    use datahost_tests::{Server, ServerOptions};
+    use datahost_tests::pg::{assert_seed_served_as_embedded, TestDb};
 
     const QUERIES: &[&str] = &[
         "/v1/liens?county=travis-tx&query=Maura%20O%27Brien",
@@ -67,41 +67,7 @@ mod engine {
     ];
 
     #[test]
-    fn same_responses_as_embedded_from_the_plugin_table() {
-        let db = TestDb::create("liens");
-        let engine = Server::start_with(ServerOptions { extra_toml: db.engine_toml(), ..Default::default() });
-        let embedded = Server::start();
-        for q in QUERIES {
-            assert_eq!(engine.get(q), embedded.get(q), "{q}");
-        }
-        let (_, before) = engine.get("/v1/liens?county=travis-tx&query=maura%20obrien");
-        assert_eq!(before["total"], 3);
-        let mut client = db.client();
-        let seed_rows: i64 =
-            client.query_one("SELECT count(*) FROM plugin_liens.liens WHERE source = 'seed'", &[]).unwrap().get(0);
-        assert_eq!(seed_rows, 152, "every seed lien is a row of the plugin table");
-
-        client
-            .execute(
-                "INSERT INTO plugin_liens.liens (county, instrument_number, lien_type, claimant, release_instrument,
-                     filed_date, amount, released, debtor, release_date, property_address, source_url, search_tokens,
-                     source)
-                 VALUES ('travis-tx', 'SYN-9', 'judgment', 'Quillfeather Collections LLC', 'SYN-10', '2031-03-04',
-                     77.25, true, 'Maura O''Brien', '2031-05-06', '1204 Cedar Bend Ln, Austin, TX 78704',
-                     'https://clerk.example/SYN-9',
-                     '{travis-tx:QUILLFEATHER,travis-tx:COLLECTIONS,travis-tx:LLC,travis-tx:MAURA,travis-tx:OBRIEN}',
-                     'synthetic')",
-                &[],
-            )
-            .unwrap();
-        let (status, body) = engine.get("/v1/liens?county=travis-tx&query=obrien&lienType=judgment");
-        assert_eq!(status, 200, "{body}");
-        assert_eq!(body["total"], 1);
-        let lien = &body["liens"][0];
-        assert_eq!(lien["instrumentNumber"], "SYN-9");
-        assert_eq!((lien["amount"].as_f64(), lien["released"].as_bool()), (Some(77.25), Some(true)));
-        assert_eq!(lien["releaseDate"], "2031-05-06");
-        let (_, all) = engine.get("/v1/liens?county=travis-tx&query=maura%20obrien");
-        assert_eq!(all["total"], 4, "the new row joins the seed's three");
+    fn same_responses_as_embedded_without_tables_of_its_own() {
+        assert_seed_served_as_embedded(&TestDb::create("liens"), "liens", QUERIES);
     }
 }

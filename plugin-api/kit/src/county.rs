@@ -5,10 +5,9 @@
 //!
 //! A county that is well-formed but not onboarded is never an error: the datasets answer 200 with an empty
 //! result, because the county backfill is incomplete by design. The search itself is a pure function of
-//! the records and the query ([`TokenQuery::matches`]), so an engine-backed implementation can replace the
-//! in-memory index without changing the rule: in engine mode (PostgreSQL) the onboarded counties are a
-//! table ([`COUNTIES`]), each record stores its county-qualified tokens ([`record_tokens`]) under a GIN
-//! index, and [`clerk_search_engine`] answers the same search with one query ([`clerk_search_sql`]).
+//! the records and the query ([`TokenQuery::matches`]). The demo seeds are answered by [`CountyIndex`] in memory
+//! in both records engines; ingested clerk records by [`crate::clerk::ClerkStore`] through the host's word
+//! index, which runs on both engines too: no plugin writes SQL.
 //!
 //! Every way of answering a clerk search pages the same way (see [`datahost_plugin_api::paging`]): newest date first, equal
 //! dates by record key in byte order, the key of the last record served in the cursor ([`ClerkKey`]).
@@ -18,8 +17,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use serde::{Deserialize, Serialize};
 
-use crate::address::{canonical_tokens, has_alphanumeric, TokenQuery, TokenSet};
-use crate::sql::SeedTable;
+use crate::address::{has_alphanumeric, TokenQuery, TokenSet};
 use datahost_plugin_api::paging::{KeyedPage, Page, PageRequest};
 use datahost_plugin_api::params::ParamText;
 use datahost_plugin_api::{ApiError, ParamSpec};
@@ -255,167 +253,6 @@ impl<T> CountyIndex<T> {
     }
 }
 
-/// Engine mode (PostgreSQL): the onboarded counties of a county-records dataset live in `{schema}.counties`,
-/// synced from the snapshot's `counties` list with [`COUNTIES`]; operators may add rows of another source.
-pub const COUNTIES_TABLE_SQL: &str = "CREATE TABLE IF NOT EXISTS counties (
-    slug         text PRIMARY KEY,
-    name         text NOT NULL,
-    state        text NOT NULL,
-    onboarded_at date NOT NULL,
-    source       text NOT NULL DEFAULT 'seed'
-);";
-
-/// The seed table of the onboarded counties (see [`crate::sql::sync_seed`]).
-pub const COUNTIES: SeedTable = SeedTable {
-    name: "counties",
-    columns: &[("slug", "text"), ("name", "text"), ("state", "text"), ("onboarded_at", "date")],
-    key: &["slug"],
-};
-
-/// The rows of [`COUNTIES`] for a snapshot's coverage list (slugs lowercased, as the in-memory index does).
-pub fn coverage_rows(coverage: &[CountyCoverage]) -> Vec<serde_json::Value> {
-    coverage
-        .iter()
-        .map(|c| {
-            serde_json::json!({
-                "slug": c.slug.to_ascii_lowercase(), "name": c.name, "state": c.state, "onboarded_at": c.onboarded_at
-            })
-        })
-        .collect()
-}
-
-/// Match tokens qualified by county (`travis-tx:OBRIEN`), as stored in a county-records table's
-/// `search_tokens` column: one GIN lookup is then already scoped to the county. `tokens` are canonical
-/// ([`crate::address::canonical_tokens`]); the result is sorted and deduplicated.
-pub fn county_tokens<S: AsRef<str>>(county: &str, tokens: impl IntoIterator<Item = S>) -> Vec<String> {
-    let county = county.to_ascii_lowercase();
-    let set: BTreeSet<String> = tokens.into_iter().map(|t| format!("{county}:{}", t.as_ref())).collect();
-    set.into_iter().collect()
-}
-
-/// The `search_tokens` of one record: the canonical tokens of all its searchable fields, county-qualified.
-pub fn record_tokens<'a>(county: &str, fields: impl IntoIterator<Item = &'a str>) -> Vec<String> {
-    county_tokens(county, fields.into_iter().flat_map(canonical_tokens))
-}
-
-/// A county-records table searched by [`clerk_search_sql`]: it has `county`, `search_tokens text[]` (GIN
-/// indexed) and a date column, and `key` breaks date ties (byte order, as in memory).
-pub struct ClerkTable<'a> {
-    /// Table name, unqualified (the query prefixes the plugin's `{schema}`).
-    pub table: &'a str,
-    /// The select list, aliased to the record's JSON field names.
-    pub select: &'a str,
-    /// Column of the record date (SQL `date`) that orders the results, newest first.
-    pub date_column: &'a str,
-    /// Column of the unique record key that breaks date ties (ascending, `COLLATE "C"` byte order).
-    pub key_column: &'a str,
-}
-
-/// One query answering a clerk-index search: whether the county is onboarded, the number of matches, and
-/// the first `$3` matches newest first (date descending, then key ascending in byte order) that come `after`
-/// a page's position (a condition on `match_date` and `match_key`, or none for the first page). `$1` is the
-/// county slug, `$2` the query's [`county_tokens`] as a [`crate::sql::text_array`], `$3` the row cap;
-/// `extra` conditions (a dataset's own filters) may use `$4` onwards. The answer always has at least one
-/// row: with no match, the record columns are null.
-///
-/// The matches are read from the table once: their row ids and sort keys are materialised, counted, and the
-/// top `limit` fetched again by row id. (Counting and sorting in two separate scans visits every matching
-/// heap page twice: a third slower at 10M rows.)
-pub fn clerk_search_sql(t: &ClerkTable<'_>, extra: &[&str], after: Option<&str>) -> String {
-    // No `county = $1`: the county-qualified tokens already imply it, and a second condition tempts the
-    // planner into intersecting with a whole county's index entries (measured: 20x slower at 10M rows).
-    let mut filter = String::from("c.onboarded AND search_tokens @> $2::text[]");
-    for condition in extra {
-        filter.push_str(" AND ");
-        filter.push_str(condition);
-    }
-    format!(
-        "WITH c AS (SELECT EXISTS (SELECT 1 FROM {{schema}}.counties WHERE slug = $1) AS onboarded), \
-         m AS MATERIALIZED (SELECT x.ctid AS match_id, x.{date} AS match_date, x.{key} AS match_key \
-         FROM {{schema}}.{table} AS x, c WHERE {filter}), \
-         top AS (SELECT * FROM m{after} ORDER BY match_date DESC, match_key COLLATE \"C\" LIMIT $3) \
-         SELECT c.onboarded, (SELECT count(*) FROM m) AS total, r.* FROM c LEFT JOIN LATERAL \
-         (SELECT {select}, top.match_date, top.match_key FROM top \
-         JOIN {{schema}}.{table} ON {table}.ctid = top.match_id) AS r ON true \
-         ORDER BY r.match_date DESC, r.match_key COLLATE \"C\"",
-        table = t.table,
-        select = t.select,
-        date = t.date_column,
-        key = t.key_column,
-        after = after.map(|a| format!(" WHERE {a}")).unwrap_or_default(),
-    )
-}
-
-/// The answer of [`clerk_search_sql`]: onboarded, total, and the record rows (null rows dropped; `marker`
-/// is a record column that is never null).
-pub fn clerk_rows(rows: Vec<serde_json::Value>, marker: &str) -> (bool, usize, Vec<serde_json::Value>) {
-    let onboarded = rows.first().and_then(|r| r["onboarded"].as_bool()).unwrap_or(false);
-    let total = rows.first().and_then(|r| r["total"].as_u64()).unwrap_or(0) as usize;
-    let records = rows.into_iter().filter(|r| !r[marker].is_null()).collect();
-    (onboarded, total, records)
-}
-
-/// The SQL and parameters of one engine-mode clerk search ([`clerk_search_sql`]); `filters` are the
-/// dataset's own equality conditions (`column = value`), numbered from `$4`, and the page's position (a
-/// [`ClerkKey`]: an earlier date, or the same date and a later key) follows them. The row cap is one more than
-/// the page size, so the answer tells whether a next page exists.
-pub fn clerk_search_query(
-    table: &ClerkTable<'_>,
-    search: &ClerkSearch,
-    filters: &[(&str, serde_json::Value)],
-) -> (String, Vec<serde_json::Value>) {
-    let tokens = county_tokens(&search.county, search.tokens.tokens());
-    let cap = search.page.request.limit.saturating_add(1).min(i64::MAX as usize) as i64;
-    let mut params = vec![search.county.as_str().into(), crate::sql::text_array(&tokens).into(), cap.into()];
-    let mut conditions = Vec::with_capacity(filters.len());
-    for (column, value) in filters {
-        params.push(value.clone());
-        conditions.push(format!("{column} = ${}", params.len()));
-    }
-    let conditions: Vec<&str> = conditions.iter().map(String::as_str).collect();
-    let after = search.page.after.as_ref().map(|(Reverse(date), key)| {
-        params.push(date.as_str().into());
-        params.push(key.as_str().into());
-        let (d, k) = (params.len() - 1, params.len());
-        format!("(match_date < ${d}::date OR (match_date = ${d}::date AND match_key COLLATE \"C\" > ${k}))")
-    });
-    (clerk_search_sql(table, &conditions, after.as_deref()), params)
-}
-
-/// What an engine-mode clerk search answers: the [`SearchResult`] fields, with owned records.
-#[derive(Debug)]
-pub struct EngineFound<T> {
-    /// False when the county is not onboarded (then no records and a total of 0).
-    pub onboarded: bool,
-    /// Number of matches over every page.
-    pub total: usize,
-    /// This page of records, deserialised from the select list, newest first.
-    pub records: Vec<T>,
-    /// Cursor of the next page; `None` on the last.
-    pub next: Option<String>,
-}
-
-/// Runs an engine-mode clerk search: the same answer as the in-memory [`CountyIndex::search_where`], with
-/// owned records. `marker` is a record field that is never null.
-pub fn clerk_search_engine<T: serde::de::DeserializeOwned>(
-    host: &datahost_plugin_api::Host,
-    dataset: &str,
-    table: &ClerkTable<'_>,
-    marker: &str,
-    search: &ClerkSearch,
-    filters: &[(&str, serde_json::Value)],
-) -> Result<EngineFound<T>, ApiError> {
-    let (sql, params) = clerk_search_query(table, search, filters);
-    let rows = crate::sql::query(host, dataset, &sql, &params)?;
-    let (onboarded, total, rows) = clerk_rows(rows, marker);
-    // The query already starts after the cursor; paging again only cuts the extra row and names the next page.
-    let key = |r: &serde_json::Value| {
-        clerk_key(r["match_date"].as_str().unwrap_or_default(), r["match_key"].as_str().unwrap_or_default())
-    };
-    let Page { items, next } = search.page.page(rows, key);
-    Ok(EngineFound { onboarded, total, records: crate::sql::rows_as(dataset, &items)?, next })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -580,74 +417,5 @@ mod tests {
             }
         }
         assert_eq!(seen, ["A", "B", "C"], "every record once, in key order");
-    }
-
-    #[test]
-    fn engine_rows_and_search_sql() {
-        assert_eq!(
-            record_tokens("Travis-TX", ["Maura O'Brien", "1204 Cedar Bend Lane", "O'Brien"]),
-            [
-                "travis-tx:1204",
-                "travis-tx:BEND",
-                "travis-tx:CEDAR",
-                "travis-tx:LN",
-                "travis-tx:MAURA",
-                "travis-tx:OBRIEN"
-            ]
-        );
-        assert_eq!(
-            county_tokens("king-wa", TokenQuery::new("Okonkwo blair").tokens()),
-            ["king-wa:BLAIR", "king-wa:OKONKWO"]
-        );
-        let coverage = vec![CountyCoverage {
-            slug: "King-WA".into(),
-            name: "King County".into(),
-            state: "WA".into(),
-            onboarded_at: "2026-01-01".into(),
-        }];
-        assert_eq!(coverage_rows(&coverage)[0]["slug"], "king-wa");
-        let sql = clerk_search_sql(
-            &ClerkTable { table: "liens", select: "number AS \"n\"", date_column: "filed", key_column: "number" },
-            &["kind = $4"],
-            None,
-        );
-        assert!(
-            sql.contains(
-                "FROM {schema}.liens AS x, c WHERE c.onboarded AND search_tokens @> $2::text[] AND kind = $4)"
-            ),
-            "{sql}"
-        );
-        assert!(sql.contains("ORDER BY match_date DESC, match_key COLLATE \"C\" LIMIT $3)"), "{sql}");
-        let pairs = q(&[("county", "Travis-TX"), ("query", "O'Brien maura")]);
-        let search = parse_search(&RequestEnvelope::new("/v1/x", &pairs_of(&pairs))).unwrap();
-        let table = ClerkTable { table: "liens", select: "number", date_column: "filed", key_column: "number" };
-        let (sql, params) = clerk_search_query(&table, &search, &[("kind", "tax".into()), ("released", false.into())]);
-        assert_eq!(
-            params,
-            [
-                serde_json::json!("travis-tx"),
-                serde_json::json!(r#"{"travis-tx:MAURA","travis-tx:OBRIEN"}"#),
-                serde_json::json!(101),
-                serde_json::json!("tax"),
-                serde_json::json!(false)
-            ]
-        );
-        assert!(sql.contains("@> $2::text[] AND kind = $4 AND released = $5)"), "{sql}");
-        assert!(sql.contains("FROM m ORDER BY"), "the first page has no position condition: {sql}");
-        // A later page starts after the cursor's (date, key), given as the parameters after the filters.
-        let cursor = search.page.request.cursor_after(&clerk_key("2024-05-01", "DOC-7"));
-        let pairs = q(&[("county", "Travis-TX"), ("query", "O'Brien maura"), ("cursor", &cursor)]);
-        let later = parse_search(&RequestEnvelope::new("/v1/x", &pairs_of(&pairs))).unwrap();
-        let (sql, params) = clerk_search_query(&table, &later, &[("kind", "tax".into())]);
-        assert_eq!(params[4..], [serde_json::json!("2024-05-01"), serde_json::json!("DOC-7")]);
-        assert!(
-            sql.contains(
-                "FROM m WHERE (match_date < $5::date OR (match_date = $5::date AND match_key COLLATE \"C\" > $6)) \
-                 ORDER BY"
-            ),
-            "{sql}"
-        );
-        let rows = vec![serde_json::json!({"onboarded": true, "total": 0, "n": null})];
-        assert_eq!(clerk_rows(rows, "n"), (true, 0, vec![]));
     }
 }

@@ -4,8 +4,7 @@
 //!
 //! - County records: [`county`] (county slugs, the clerk-search request and its in-memory index), [`address`]
 //!   (street address and name token matching), [`clerk`] (clerk indexes from the official table exports: deeds,
-//!   liens), [`tabular`] (delimited table files with named columns) and [`sql`] (serving a dataset from the
-//!   PostgreSQL records engine).
+//!   liens), and [`tabular`] (delimited table files with named columns).
 //! - [`disclosure`]: the shared rules of the House and Senate trade-disclosure datasets; [`text`] the text helpers
 //!   they use.
 //! - [`companies`]: the shape every per-company dataset shares (insiders, donors, contracts, lobbying, patents,
@@ -24,6 +23,5 @@ pub mod disclosure;
 pub mod error;
 pub mod market;
 pub mod snapshot;
-pub mod sql;
 pub mod tabular;
 pub mod text;

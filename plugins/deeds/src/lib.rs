@@ -3,11 +3,10 @@
 //! File roles (the same in every plugin): `lib.rs` manifest and export, `routes.rs` request handling,
 //! `schema.rs` OpenAPI fragment, `data.rs` records and index, `seed/` the shipped snapshot, `tests.rs`.
 //! The search rule, county slugs and the per-county index are SDK code (`address`, `county`), shared with
-//! the liens dataset. In engine mode (PostgreSQL) the deeds live in the plugin's own table and each request
-//! is one indexed query (`data::migrations`, `county::clerk_search_sql`); `bench/` generates 10M synthetic
-//! deeds there and measures the endpoint. Real records: `ingest.rs` reads a county clerk's index tables
-//! through a clerk mapping (`mappings/`, the SDK's `clerk` module); they are table-backed in the records
-//! engine and searched there (`clerk::ClerkStore`), in both engines.
+//! the liens dataset. The demo seed is searched in memory, whichever the records engine. Real records:
+//! `ingest.rs` reads a county clerk's index tables through a clerk mapping (`mappings/`, the kit's `clerk`
+//! module); they are table-backed in the records engine and searched there through the host's word index
+//! (`clerk::ClerkStore`), in both engines. The plugin writes no SQL.
 
 mod data;
 pub mod ingest;
@@ -20,20 +19,19 @@ mod tests;
 
 use datahost_plugin_api::ingest::ingested_info;
 use datahost_plugin_api::{
-    export_plugin, ApiError, BoxError, IngestBatch, InitContext, Manifest, Maturity, Migration, Plugin, Refusal,
-    RequestEnvelope, Response, Seed, SourceFile,
+    export_plugin, ApiError, BoxError, IngestBatch, InitContext, Manifest, Maturity, Plugin, Refusal, RequestEnvelope,
+    Response, Seed, SourceFile,
 };
 use datahost_plugin_kit::clerk::{self, ClerkStore};
-use datahost_plugin_kit::county::{self, CountyIndex};
-use datahost_plugin_kit::sql::{load_store, Store};
+use datahost_plugin_kit::county::CountyIndex;
 
 pub const SLUG: &str = "deeds";
 pub const ROUTE: &str = "/v1/deeds";
 
-/// Where the deeds come from: the demo snapshot (an immutable per-county index, or in engine mode the
-/// plugin's table) until clerk exports are ingested, then only the ingested records (never both).
+/// Where the deeds come from: the demo snapshot (an immutable per-county index) until clerk exports are
+/// ingested, then only the ingested records (never both).
 pub enum Source {
-    Seed(Store<CountyIndex<data::Deed>>),
+    Seed(CountyIndex<data::Deed>),
     Stored(ClerkStore),
 }
 
@@ -63,27 +61,12 @@ impl Plugin for Deeds {
         vec![Seed::new(SLUG, include_str!("../seed/deeds.json"))]
     }
 
-    fn migrations() -> Vec<Migration> {
-        data::migrations()
-    }
-
     fn init(ctx: InitContext) -> Result<Self, BoxError> {
         if ingested_info(&ctx.host, SLUG)?.is_some() {
             return Ok(Self { source: Source::Stored(ClerkStore::load(ctx.host, SLUG)?) });
         }
-        let store = load_store(
-            &ctx.host,
-            SLUG,
-            data::LAYOUT_VERSION,
-            |s: &data::Snapshot| {
-                vec![
-                    (county::COUNTIES, county::coverage_rows(&s.counties)),
-                    (data::DEEDS_TABLE, s.deeds.iter().map(data::deed_row).collect()),
-                ]
-            },
-            data::index,
-        )?;
-        Ok(Self { source: Source::Seed(store) })
+        let snapshot: data::Snapshot = ctx.host.load_dataset(SLUG)?;
+        Ok(Self { source: Source::Seed(data::index(snapshot)) })
     }
 
     fn ingest_formats() -> Vec<&'static str> {
@@ -96,11 +79,6 @@ impl Plugin for Deeds {
 
     fn handle(&self, request: &RequestEnvelope) -> Result<Response, ApiError> {
         routes::handle(&self.source, request)
-    }
-
-    /// Answers from the engine's table are live (rows are added without a new `init`): never reused.
-    fn cache_responses(&self) -> bool {
-        !matches!(self.source, Source::Seed(Store::Engine(_)))
     }
 }
 

@@ -1,12 +1,11 @@
-//! `GET /v1/deeds`: token search of one county's grantor/grantee index, newest recording first, from
-//! memory or (engine mode) with one indexed query; paged by `limit` and `cursor` in that order.
+//! `GET /v1/deeds`: token search of one county's grantor/grantee index, newest recording first, from the
+//! seed's index in memory or the ingested records in the engine; paged by `limit` and `cursor` in that order.
 
 use datahost_plugin_api::paging::{self, PageRequest};
 use datahost_plugin_api::params::DEFAULT_MAX_LIMIT;
 use datahost_plugin_api::{ApiError, ApiSchema, Params, RequestEnvelope, Response, RouteSpec};
 use datahost_plugin_kit::clerk::{self, ClerkDocument, Kind};
-use datahost_plugin_kit::county::{clerk_search_engine, ClerkQueryText, ClerkSearch, CountySlug, EngineFound};
-use datahost_plugin_kit::sql::Store;
+use datahost_plugin_kit::county::{ClerkQueryText, ClerkSearch, CountySlug};
 use serde::Serialize;
 
 use crate::data::{self, Deed};
@@ -79,7 +78,7 @@ pub fn deed_of(doc: ClerkDocument) -> Deed {
 pub fn handle(source: &crate::Source, request: &RequestEnvelope) -> Result<Response, ApiError> {
     let Search { county, query, page } = Search::parse(request.params())?;
     let search = ClerkSearch::new(county, query, page)?;
-    let store = match source {
+    let index = match source {
         crate::Source::Stored(clerk) => {
             let found = clerk.search(&search, &[clerk::facet(Kind::Deed, None)], |d| d.kind == Kind::Deed)?;
             let deeds: Vec<Deed> = found.documents.into_iter().map(deed_of).collect();
@@ -95,25 +94,7 @@ pub fn handle(source: &crate::Source, request: &RequestEnvelope) -> Result<Respo
             }
             .respond();
         }
-        crate::Source::Seed(store) => store,
-    };
-    let index = match store {
-        Store::Memory(index) => index,
-        Store::Engine(host) => {
-            let found: EngineFound<Deed> =
-                clerk_search_engine(host, crate::SLUG, &crate::data::SEARCH, "instrumentNumber", &search, &[])?;
-            return Body {
-                county: &search.county,
-                query: &search.query,
-                count: found.records.len(),
-                deeds: found.records,
-                next: found.next,
-                total: found.total,
-                total_is_lower_bound: false,
-                county_onboarded: found.onboarded,
-            }
-            .respond();
-        }
+        crate::Source::Seed(index) => index,
     };
     let found = index.search(&search, data::key);
     Body {

@@ -135,7 +135,7 @@ fn seed_default_limit_order_and_example() {
 }
 
 #[test]
-fn equal_dates_order_by_instrument_number_as_in_sql() {
+fn equal_dates_order_by_instrument_number_in_byte_order() {
     let snapshot = json!({
         "meta": {"source": "test", "sourceUrl": "https://clerk.example", "method": "test", "caveat": "DEMO DATA", "generatedAt": "2026-11-01T00:00:00Z"},
         "counties": [{"slug": "king-wa", "name": "King County", "state": "WA", "onboardedAt": "2026-01-01"}],
@@ -149,75 +149,6 @@ fn equal_dates_order_by_instrument_number_as_in_sql() {
     let host = TestHost::new();
     host.set_dataset(SLUG, &snapshot.to_string());
     let p = host.init::<Deeds>().unwrap();
-    // Byte order, like `ORDER BY instrument_number COLLATE "C"`.
+    // Byte order, as the ingested records are ordered (`ClerkKey`).
     assert_eq!(numbers(&search(&p, "king-wa", "halvorsen")), ["3", "10", "100", "20"]);
-}
-
-#[test]
-fn seed_rows_match_the_table_and_carry_county_qualified_tokens() {
-    let d: crate::data::Deed = serde_json::from_value(deed(
-        "7",
-        "2020-05-05",
-        "Sage O'Rourke",
-        "Harborline Bank NA",
-        "901 Madrona Avenue Unit 3, Seattle, WA 98103",
-        "King-WA",
-    ))
-    .unwrap();
-    let row = crate::data::deed_row(&d);
-    let mut keys: Vec<&str> = row.as_object().unwrap().keys().map(String::as_str).collect();
-    keys.sort();
-    let mut columns: Vec<&str> = crate::data::DEEDS_TABLE.columns.iter().map(|(c, _)| *c).collect();
-    columns.sort();
-    assert_eq!(keys, columns);
-    assert_eq!(row["county"], "king-wa");
-    assert_eq!(
-        row["search_tokens"],
-        json!([
-            "king-wa:3",
-            "king-wa:901",
-            "king-wa:98103",
-            "king-wa:AVE",
-            "king-wa:BANK",
-            "king-wa:HARBORLINE",
-            "king-wa:MADRONA",
-            "king-wa:NA",
-            "king-wa:OROURKE",
-            "king-wa:SAGE",
-            "king-wa:SEATTLE",
-            "king-wa:UNIT",
-            "king-wa:WA"
-        ])
-    );
-    let sql = &crate::data::migrations()[0].sql;
-    for (column, _) in crate::data::DEEDS_TABLE.columns {
-        assert!(sql.contains(&format!("\n                {column} ")), "{column} is created by the migration");
-    }
-    assert!(sql.contains("USING gin (search_tokens)"));
-}
-
-/// The SQL generator (`bench/generate.sql`) builds `search_tokens` by upper-casing and splitting on spaces:
-/// that equals `canonical_tokens` only for words that canonicalisation leaves alone, which every word of its
-/// vocabulary must be.
-#[test]
-fn generator_vocabulary_is_canonical() {
-    use datahost_plugin_kit::address::canonical_tokens;
-    let sql = include_str!("../bench/generate.sql");
-    let vocabulary = &sql[sql.find("-- vocabulary begin").unwrap()..sql.find("-- vocabulary end").unwrap()];
-    let mut checked = 0;
-    for array in ["cities", "first_names", "last_names", "lenders", "streets", "suffixes", "directionals"] {
-        let start = vocabulary.find(&format!("{array} text[] := ARRAY[")).unwrap_or_else(|| panic!("{array}"));
-        let body = &vocabulary[start..];
-        let body = &body[body.find("ARRAY[").unwrap() + 6..body.find("];").unwrap()];
-        for item in body.split(',') {
-            let item = item.trim().trim_matches('\'');
-            let naive: Vec<String> = item.split(' ').map(str::to_uppercase).collect();
-            assert_eq!(canonical_tokens(item), naive, "{array}: `{item}` is not in canonical form");
-            assert!(item.chars().all(|c| c.is_ascii_alphanumeric() || c == ' '), "{item}");
-            checked += 1;
-        }
-    }
-    assert!(checked > 250, "{checked}");
-    // The connective of joint grantors.
-    assert_eq!(canonical_tokens("and"), ["AND"]);
 }

@@ -1,13 +1,12 @@
 //! `GET /v1/liens`: token search of one county's lien index, newest filing first, optionally narrowed by
-//! lien type and release state; from memory or (engine mode) with one indexed query; paged by `limit` and
-//! `cursor` in that order.
+//! lien type and release state; from the seed's index in memory or the ingested records in the engine; paged
+//! by `limit` and `cursor` in that order.
 
 use datahost_plugin_api::paging::{self, PageRequest};
 use datahost_plugin_api::params::{ParamText, DEFAULT_MAX_LIMIT};
 use datahost_plugin_api::{ApiError, ApiSchema, ParamKind, ParamSpec, Params, RequestEnvelope, Response, RouteSpec};
 use datahost_plugin_kit::clerk::{self, ClerkDocument, Kind};
-use datahost_plugin_kit::county::{clerk_search_engine, ClerkQueryText, ClerkSearch, CountySlug, EngineFound};
-use datahost_plugin_kit::sql::Store;
+use datahost_plugin_kit::county::{ClerkQueryText, ClerkSearch, CountySlug};
 use serde::Serialize;
 use serde_json::json;
 
@@ -108,7 +107,7 @@ pub fn handle(source: &crate::Source, request: &RequestEnvelope) -> Result<Respo
     let Search { county, query, page, lien_type, released } = Search::parse(request.params())?;
     let search = ClerkSearch::new(county, query, page)?;
     let kind = lien_type.map(|LienType(t)| t);
-    let store = match source {
+    let index = match source {
         crate::Source::Stored(clerk) => {
             // Every ingested lien is unreleased (the clerk index links no release to its lien yet).
             let facets = if released == Some(true) { Vec::new() } else { clerk::lien_facets(kind) };
@@ -130,28 +129,7 @@ pub fn handle(source: &crate::Source, request: &RequestEnvelope) -> Result<Respo
             }
             .respond();
         }
-        crate::Source::Seed(store) => store,
-    };
-    let index = match store {
-        Store::Memory(index) => index,
-        Store::Engine(host) => {
-            let mut filters = Vec::new();
-            filters.extend(kind.map(|k| ("lien_type", k.into())));
-            filters.extend(released.map(|r| ("released", r.into())));
-            let found: EngineFound<Lien> =
-                clerk_search_engine(host, crate::SLUG, &crate::data::SEARCH, "instrumentNumber", &search, &filters)?;
-            return Body {
-                county: &search.county,
-                query: &search.query,
-                count: found.records.len(),
-                liens: found.records,
-                next: found.next,
-                total: found.total,
-                total_is_lower_bound: false,
-                county_onboarded: found.onboarded,
-            }
-            .respond();
-        }
+        crate::Source::Seed(index) => index,
     };
     let found = index.search_where(&search, data::key, |l| {
         kind.is_none_or(|k| l.lien_type == k) && released.is_none_or(|r| l.released == r)

@@ -161,23 +161,7 @@ fn seed_shape_and_example() {
 }
 
 #[test]
-fn seed_rows_match_the_table_and_equal_dates_order_by_number() {
-    let v = lien("B7", "2020-01-01", "tax", "Internal Revenue Service", "Emery Quintero", None, "Maricopa-AZ");
-    let l: crate::data::Lien = serde_json::from_value(v).unwrap();
-    let row = crate::data::lien_row(&l);
-    let mut keys: Vec<&str> = row.as_object().unwrap().keys().map(String::as_str).collect();
-    keys.sort();
-    let mut columns: Vec<&str> = crate::data::LIENS_TABLE.columns.iter().map(|(c, _)| *c).collect();
-    columns.sort();
-    assert_eq!(keys, columns);
-    assert_eq!(row["county"], "maricopa-az");
-    assert_eq!(row["release_date"], Value::Null);
-    assert!(row["search_tokens"].as_array().unwrap().contains(&json!("maricopa-az:QUINTERO")));
-    let sql = &crate::data::migrations()[0].sql;
-    for (column, _) in crate::data::LIENS_TABLE.columns {
-        assert!(sql.contains(&format!("\n                {column} ")), "{column} is created by the migration");
-    }
-
+fn equal_dates_order_by_number_in_byte_order() {
     let snapshot = json!({
         "meta": {"source": "test", "sourceUrl": "https://clerk.example", "method": "test", "caveat": "DEMO DATA", "generatedAt": "2026-11-01T00:00:00Z"},
         "counties": [{"slug": "maricopa-az", "name": "Maricopa County", "state": "AZ", "onboardedAt": "2026-01-01"}],

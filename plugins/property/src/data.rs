@@ -1,22 +1,21 @@
-//! The assessor dataset as stored in the records engine, the address matching rule, and the two ways of
-//! looking an address up: the in-memory index built from the snapshot once at `init` (embedded engine), or
-//! the plugin's PostgreSQL table (engine mode), whose btree on the normalised street line finds the few
-//! candidate parcels that the same matching rule then checks.
+//! The assessor dataset, the address matching rule, and the two ways of looking an address up: the in-memory
+//! index built from the demo snapshot once at `init` (in both records engines), or the ingested parcels in the
+//! records engine, whose declared index on the normalised street line finds the few candidates that the same
+//! matching rule then checks. The plugin writes no SQL.
 
 use std::collections::BTreeSet;
 
 use datahost_plugin_api::ingest::{ingested_info, IngestedInfo};
 use datahost_plugin_api::query::RecordsQuery;
-use datahost_plugin_api::{ApiSchema, BoxError, Host, HostError, Migration};
-use datahost_plugin_kit::address::{canonical_tokens, normalize_address, TokenSet};
-use datahost_plugin_kit::county::{self, state_name, CountyCoverage};
+use datahost_plugin_api::{ApiSchema, BoxError, Host, HostError};
+use datahost_plugin_kit::address::{canonical_tokens, TokenSet};
+use datahost_plugin_kit::county::{state_name, CountyCoverage};
 use datahost_plugin_kit::error::StoredError;
 use datahost_plugin_kit::snapshot::SnapshotMeta;
-use datahost_plugin_kit::sql::{load_store, SeedTable, Store, SEED_STATE_TABLE};
 
 use crate::ingest::{COUNTY_FIELD, PARCELS, STREET_KEY_FIELD};
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 /// The assessor record of one parcel, as SPEC's `record` object lists it.
 // A field the county's source does not publish (PLUTO has no bedrooms, no sale date, no market value...) is null,
@@ -139,8 +138,8 @@ fn is_plus4(token: &str) -> bool {
 
 pub struct Index {
     onboarded: BTreeSet<String>,
-    /// Parcels ordered by county slug, street and assessor ID (byte order, as the SQL orders them), so an
-    /// unscoped lookup picks deterministically.
+    /// Parcels ordered by county slug, street and assessor ID (byte order), so an unscoped lookup picks
+    /// deterministically.
     parcels: Vec<(Parcel, AddressKey)>,
 }
 
@@ -182,7 +181,7 @@ impl Index {
     }
 }
 
-/// The order of parcels matching one address (county, street, assessor ID); `ORDER BY` in [`LOOKUP_SQL`].
+/// The order of parcels matching one address: county, street, assessor ID (byte order).
 fn sort_key(p: &Parcel) -> (&str, &str, &str) {
     (&p.record.county, &p.street, &p.record.assessor_id)
 }
@@ -193,143 +192,6 @@ fn sort_key(p: &Parcel) -> (&str, &str, &str) {
 pub fn street_key_candidates(query: &[String]) -> Vec<String> {
     (1..=query.len()).map(|n| query[..n].join(" ")).collect()
 }
-
-/// Bump when the rows derived from an unchanged snapshot change (columns, keys), so `init` re-syncs.
-pub const LAYOUT_VERSION: &str = "property-1";
-
-/// The parcels table's seed columns.
-pub const PARCELS_TABLE: SeedTable = SeedTable {
-    name: "parcels",
-    columns: &[
-        ("county", "text"),
-        ("assessor_id", "text"),
-        ("street_key", "text"),
-        ("street", "text"),
-        ("city", "text"),
-        ("state", "text"),
-        ("zip", "text"),
-        ("year_built", "integer"),
-        ("bedrooms", "integer"),
-        ("bathrooms", "float8"),
-        ("square_footage", "integer"),
-        ("lot_size", "float8"),
-        ("legal_description", "text"),
-        ("subdivision", "text"),
-        ("zoning", "text"),
-        ("architecture_type", "text"),
-        ("exterior_type", "text"),
-        ("property_type", "text"),
-        ("owner_name", "text"),
-        ("source_id", "text"),
-        ("source_url", "text"),
-        ("last_sale_date", "date"),
-        ("hoa_fee", "float8"),
-        ("land_value", "float8"),
-        ("improvement_value", "float8"),
-        ("market_value", "float8"),
-        ("fetched_at", "timestamptz"),
-    ],
-    key: &["county", "assessor_id"],
-};
-
-/// The plugin's tables in its own schema. `street_key` is the street line's normalised form
-/// ([`normalize_address`], for example `1550 N CLARK ST UNIT 4B`); the btree on it (then county) finds the
-/// parcels a query's [`street_key_candidates`] name.
-pub fn migrations() -> Vec<Migration> {
-    vec![Migration {
-        id: 1,
-        name: "parcels, counties and seed state".into(),
-        sql: format!(
-            "{SEED_STATE_TABLE}
-            {counties}
-            CREATE TABLE IF NOT EXISTS parcels (
-                county            text NOT NULL,
-                assessor_id       text NOT NULL,
-                street_key        text NOT NULL,
-                street            text NOT NULL,
-                city              text NOT NULL,
-                state             text NOT NULL,
-                zip               text NOT NULL,
-                year_built        integer NOT NULL,
-                bedrooms          integer NOT NULL,
-                bathrooms         float8 NOT NULL,
-                square_footage    integer NOT NULL,
-                lot_size          float8 NOT NULL,
-                legal_description text NOT NULL,
-                subdivision       text NOT NULL,
-                zoning            text NOT NULL,
-                architecture_type text NOT NULL,
-                exterior_type     text NOT NULL,
-                property_type     text NOT NULL,
-                owner_name        text NOT NULL,
-                source_id         text NOT NULL,
-                source_url        text NOT NULL,
-                last_sale_date    date NOT NULL,
-                hoa_fee           float8,
-                land_value        float8 NOT NULL,
-                improvement_value float8 NOT NULL,
-                market_value      float8 NOT NULL,
-                fetched_at        timestamptz NOT NULL,
-                source            text NOT NULL DEFAULT 'seed',
-                PRIMARY KEY (county, assessor_id)
-            );
-            CREATE INDEX IF NOT EXISTS parcels_street_key ON parcels (street_key, county);",
-            counties = county::COUNTIES_TABLE_SQL,
-        ),
-    }]
-}
-
-/// The row of one seed parcel in the parcels table.
-pub fn parcel_row(p: &Parcel) -> Value {
-    let r = &p.record;
-    json!({
-        "county": r.county.to_ascii_lowercase(),
-        "assessor_id": r.assessor_id,
-        "street_key": normalize_address(&p.street),
-        "street": p.street,
-        "city": p.city,
-        "state": p.state,
-        "zip": p.zip,
-        "year_built": r.year_built,
-        "bedrooms": r.bedrooms,
-        "bathrooms": r.bathrooms,
-        "square_footage": r.square_footage,
-        "lot_size": r.lot_size,
-        "legal_description": r.legal_description,
-        "subdivision": r.subdivision,
-        "zoning": r.zoning,
-        "architecture_type": r.architecture_type,
-        "exterior_type": r.exterior_type,
-        "property_type": r.property_type,
-        "owner_name": r.owner_name,
-        "source_id": r.source_id,
-        "source_url": r.source_url,
-        "last_sale_date": r.last_sale_date,
-        "hoa_fee": r.hoa_fee,
-        "land_value": r.land_value,
-        "improvement_value": r.improvement_value,
-        "market_value": r.market_value,
-        "fetched_at": r.fetched_at,
-    })
-}
-
-/// The engine-mode lookup: whether `$2` (a county slug, or null for every county) is onboarded, and the
-/// parcels of onboarded counties whose street key is one of `$1` (a `text[]` of
-/// [`street_key_candidates`]), named as the JSON fields of [`Parcel`]. Always at least one row; with no
-/// candidate, the parcel columns are null.
-pub const LOOKUP_SQL: &str = "SELECT c.onboarded, p.* FROM \
-    (SELECT $2::text IS NULL OR EXISTS (SELECT 1 FROM {schema}.counties WHERE slug = $2::text) AS onboarded) AS c \
-    LEFT JOIN LATERAL (SELECT street, city, state, zip, year_built AS \"yearBuilt\", bedrooms, bathrooms, \
-        square_footage AS \"squareFootage\", lot_size AS \"lotSize\", assessor_id AS \"assessorId\", \
-        legal_description AS \"legalDescription\", subdivision, zoning, architecture_type AS \"architectureType\", \
-        exterior_type AS \"exteriorType\", county, property_type AS \"propertyType\", owner_name AS \"ownerName\", \
-        source_id AS \"sourceId\", source_url AS \"sourceUrl\", last_sale_date AS \"lastSaleDate\", \
-        hoa_fee AS \"hoaFee\", land_value AS \"landValue\", improvement_value AS \"improvementValue\", \
-        market_value AS \"marketValue\", fetched_at AS \"fetchedAt\" \
-      FROM {schema}.parcels AS p \
-      WHERE p.street_key = ANY($1::text[]) AND ($2::text IS NULL OR p.county = $2::text) \
-        AND EXISTS (SELECT 1 FROM {schema}.counties AS k WHERE k.slug = p.county) \
-      ORDER BY p.county COLLATE \"C\", p.street COLLATE \"C\", p.assessor_id COLLATE \"C\") AS p ON c.onboarded";
 
 /// Ingested assessor records (table-backed): the parcels stay in the records engine and each lookup reads
 /// the few whose street key a query can name (`streetKey IN` the [`street_key_candidates`]); the same
@@ -374,10 +236,10 @@ impl Stored {
     }
 }
 
-/// Where the parcels come from: the demo seed (memory or the plugin's table) until real assessor exports
-/// are ingested, then only the ingested ones (never both).
+/// Where the parcels come from: the demo seed (in memory) until real assessor exports are ingested, then only
+/// the ingested ones (never both).
 pub enum Parcels {
-    Seed(Store<Index>),
+    Seed(Index),
     Stored(Stored),
 }
 
@@ -386,18 +248,7 @@ impl Parcels {
         if let Some(info) = ingested_info(&host, crate::SLUG)? {
             return Ok(Self::Stored(Stored::load(&info, host)?));
         }
-        let store = load_store(
-            &host,
-            crate::SLUG,
-            LAYOUT_VERSION,
-            |s: &Snapshot| {
-                vec![
-                    (county::COUNTIES, county::coverage_rows(&s.counties)),
-                    (PARCELS_TABLE, s.parcels.iter().map(parcel_row).collect()),
-                ]
-            },
-            Index::new,
-        )?;
-        Ok(Self::Seed(store))
+        let snapshot: Snapshot = host.load_dataset(crate::SLUG)?;
+        Ok(Self::Seed(Index::new(snapshot)))
     }
 }

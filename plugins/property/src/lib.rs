@@ -4,9 +4,9 @@
 //! `schema.rs` OpenAPI fragment, `data.rs` records, matching rule and index, `seed/` the shipped snapshot,
 //! `tests.rs`, `ingest.rs` the parser of county assessor exports read through a county column mapping
 //! (`mapping.rs`, the files in `mappings/`). Address normalisation and county slugs are SDK code (`address`,
-//! `county`), shared with the deeds and liens datasets. The demo seed lives in memory or, in engine mode
-//! (PostgreSQL), in the plugin's own table (`data::migrations`, `data::LOOKUP_SQL`); ingested parcels are
-//! table-backed in the records engine and looked up by their normalised street line.
+//! `county`), shared with the deeds and liens datasets. The demo seed lives in memory, whichever the records
+//! engine; ingested parcels are table-backed in the records engine and looked up by their normalised street
+//! line (a declared index: the plugin writes no SQL).
 
 mod data;
 pub mod ingest;
@@ -19,15 +19,14 @@ mod schema;
 mod tests;
 
 use datahost_plugin_api::{
-    export_plugin, ApiError, BoxError, IngestBatch, InitContext, Manifest, Maturity, Migration, Plugin, Refusal,
-    RequestEnvelope, Response, Seed, SourceFile,
+    export_plugin, ApiError, BoxError, IngestBatch, InitContext, Manifest, Maturity, Plugin, Refusal, RequestEnvelope,
+    Response, Seed, SourceFile,
 };
-use datahost_plugin_kit::sql::Store;
 
 pub const SLUG: &str = "property";
 pub const ROUTE: &str = "/v1/property";
 
-/// The plugin: the demo seed (an immutable index, or in engine mode the plugin's table), or the ingested
+/// The plugin: the demo seed (an immutable index in memory), or the ingested
 /// assessor records looked up in the records engine.
 pub struct Property {
     parcels: data::Parcels,
@@ -52,10 +51,6 @@ impl Plugin for Property {
         vec![Seed::new(SLUG, include_str!("../seed/property.json"))]
     }
 
-    fn migrations() -> Vec<Migration> {
-        data::migrations()
-    }
-
     fn init(ctx: InitContext) -> Result<Self, BoxError> {
         Ok(Self { parcels: data::Parcels::load(ctx.host)? })
     }
@@ -70,11 +65,6 @@ impl Plugin for Property {
 
     fn handle(&self, request: &RequestEnvelope) -> Result<Response, ApiError> {
         routes::handle(&self.parcels, request)
-    }
-
-    /// Answers from the engine's table are live (rows are added without a new `init`): never reused.
-    fn cache_responses(&self) -> bool {
-        !matches!(self.parcels, data::Parcels::Seed(Store::Engine(_)))
     }
 }
 

@@ -1,17 +1,16 @@
 //! `GET /v1/property`: the assessor record of one street address, matched after normalisation, optionally
 //! scoped to a county. A county that is well-formed but not onboarded answers 200 with `record: null`.
-//! In engine mode one indexed query fetches the parcels whose street line opens the address; the same
-//! matching rule as in memory then checks the rest.
+//! Ingested parcels are read by the street keys the address can name; the same matching rule as in memory
+//! then checks the rest.
 
 use datahost_plugin_api::openapi::schema;
-use datahost_plugin_api::{ApiError, ApiSchema, Host, Params, RequestEnvelope, Response, RouteSpec, Tier};
+use datahost_plugin_api::{ApiError, ApiSchema, Params, RequestEnvelope, Response, RouteSpec, Tier};
 use datahost_plugin_kit::address::{canonical_tokens, has_alphanumeric};
 use datahost_plugin_kit::county::CountySlug;
-use datahost_plugin_kit::sql::{self, Store};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::data::{address_matches, street_key_candidates, AddressKey, Parcel, Parcels, PropertyRecord, LOOKUP_SQL};
+use crate::data::{Parcel, Parcels, PropertyRecord};
 
 /// Longest accepted address.
 pub const MAX_ADDRESS_CHARS: usize = 300;
@@ -86,26 +85,21 @@ pub fn handle(parcels: &Parcels, request: &RequestEnvelope) -> Result<Response, 
     let county = county.map(|c| c.0);
     let normalized_address = tokens.join(" ");
 
-    let engine_matches;
+    let stored_matches;
     let (onboarded, matches): (bool, Vec<&Parcel>) = match parcels {
-        Parcels::Seed(Store::Memory(index)) => match county.as_deref() {
+        Parcels::Seed(index) => match county.as_deref() {
             Some(c) if !index.is_onboarded(c) => (false, Vec::new()),
             _ => (true, index.lookup(&tokens, county.as_deref()).matches),
         },
         Parcels::Stored(stored) => match county.as_deref() {
             Some(c) if !stored.is_onboarded(c) => (false, Vec::new()),
             _ => {
-                engine_matches = stored
+                stored_matches = stored
                     .lookup(&tokens, county.as_deref())
                     .map_err(|e| ApiError::unavailable(format!("the property records could not be read: {e}")))?;
-                (true, engine_matches.iter().collect())
+                (true, stored_matches.iter().collect())
             }
         },
-        Parcels::Seed(Store::Engine(host)) => {
-            let (onboarded, found) = engine_lookup(host, &tokens, county.as_deref())?;
-            engine_matches = found;
-            (onboarded, engine_matches.iter().collect())
-        }
     };
     if let Some(c) = county.as_deref().filter(|_| !onboarded) {
         return Response::json(&Body {
@@ -128,17 +122,4 @@ pub fn handle(parcels: &Parcels, request: &RequestEnvelope) -> Result<Response, 
         match_count: matches.len(),
         matched_address: first.map(|p| p.full_address()),
     })
-}
-
-/// Engine mode: whether the county (if any) is onboarded, and the parcels the address names, in the
-/// in-memory index's order.
-fn engine_lookup(host: &Host, tokens: &[String], county: Option<&str>) -> Result<(bool, Vec<Parcel>), ApiError> {
-    let candidates = sql::text_array(&street_key_candidates(tokens));
-    let county = county.map_or(Value::Null, Value::from);
-    let rows = sql::query(host, crate::SLUG, LOOKUP_SQL, &[candidates.into(), county])?;
-    let onboarded = rows.first().and_then(|r| r["onboarded"].as_bool()).unwrap_or(false);
-    let rows: Vec<Value> = rows.into_iter().filter(|r| !r["assessorId"].is_null()).collect();
-    let parcels: Vec<Parcel> = sql::rows_as(crate::SLUG, &rows)?;
-    let matches = parcels.into_iter().filter(|p| address_matches(tokens, &AddressKey::new(p))).collect();
-    Ok((onboarded, matches))
 }
