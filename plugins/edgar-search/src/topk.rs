@@ -16,8 +16,8 @@
 //!
 //! Count: matches are counted up to [`TOTAL_CAP`]; beyond it the total is a lower bound, as counting every one
 //! of hundreds of thousands of matches (phrases position by position) would cost more than the search itself.
-//! The count intersects the user's query with the filters and, where one clause can match, its terms, so a
-//! phrase's positions are read only where everything else agrees.
+//! The count intersects the user's query with the filters and, where one clause can match, its rarest term,
+//! so a phrase's positions are read only where everything else agrees.
 
 use std::collections::BinaryHeap;
 
@@ -813,8 +813,8 @@ pub fn count_up_to(searcher: &Searcher, query: &dyn Query, cap: usize) -> tantiv
 /// How many filings match `user` and `filters`, counting at most `cap + 1` (so a count above `cap` says there
 /// are more); the same number as [`count_up_to`] over the whole request, found with less work: a date range is
 /// a run of documents where they lie newest first, and when one clause of the bound can match in a segment,
-/// its terms (which every match holds) join the intersection, so a phrase's positions are only read where the
-/// filters and all its words agree.
+/// its rarest term (which every match holds) joins the intersection and drives it, so a phrase's positions
+/// are only read where the filters agree.
 pub fn count_matches(
     searcher: &Searcher,
     user: &dyn Query,
@@ -851,10 +851,11 @@ pub fn count_matches(
                     live.push(terms);
                 }
             }
-            // Every match holds all the terms of some clause.
+            // Every match holds all the terms of some clause. With one clause left, its rarest term drives the
+            // intersection (the query's own scorer checks the others, on the documents the filters leave).
             match live.len() {
                 0 => continue,
-                1 => scorers.extend(live.pop().into_iter().flatten()),
+                1 => scorers.extend(live.pop().into_iter().flatten().min_by_key(|term| term.cost())),
                 _ => {}
             }
         }
