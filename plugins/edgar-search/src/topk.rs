@@ -23,7 +23,7 @@ use std::collections::BinaryHeap;
 
 use tantivy::columnar::ColumnValues;
 use tantivy::fieldnorm::FieldNormReader;
-use tantivy::postings::BlockSegmentPostings;
+use tantivy::postings::{BlockSegmentPostings, SegmentPostings};
 use tantivy::query::{
     intersect_scorers, Bm25StatisticsProvider, Bm25Weight, BooleanQuery, BoostQuery, EmptyScorer, EnableScoring, Occur,
     PhraseQuery, Query, Scorer, TermQuery, Weight,
@@ -302,7 +302,7 @@ pub struct DateRange<'a> {
 
 /// The filters' weights, once per search.
 struct FilterWeights {
-    forms: Vec<Box<dyn Weight>>,
+    forms: Vec<Term>,
     dates: Option<DateWeight>,
 }
 
@@ -324,11 +324,7 @@ impl FilterWeights {
     fn new(searcher: &Searcher, filters: &Filters) -> tantivy::Result<Self> {
         let unscored = || EnableScoring::disabled_from_searcher(searcher);
         Ok(Self {
-            forms: filters
-                .forms
-                .iter()
-                .map(|form| TermQuery::new(form.clone(), IndexRecordOption::Basic).weight(unscored()))
-                .collect::<tantivy::Result<_>>()?,
+            forms: filters.forms.to_vec(),
             dates: match &filters.dates {
                 Some(d) => Some(DateWeight { weight: d.query.weight(unscored())?, from: d.from, to: d.to }),
                 None => None,
@@ -342,16 +338,14 @@ impl FilterWeights {
         if !self.forms.is_empty() {
             let mut forms = Vec::with_capacity(self.forms.len());
             for form in &self.forms {
-                let docs = form.scorer(segment, 1.0)?;
-                if !docs.is::<EmptyScorer>() {
-                    forms.push(docs);
-                }
+                let index = segment.inverted_index(form.field())?;
+                forms.extend(index.read_postings(form, IndexRecordOption::Basic)?);
             }
             if forms.is_empty() {
                 // None of the forms is in this segment.
                 return Ok(SegmentFilter { docs: 0..0, docset: None });
             }
-            docsets.push(AnyOf::boxed(forms));
+            docsets.push(Box::new(AnyOf::new(forms)) as Box<dyn Scorer>);
         }
         if let Some(DateWeight { weight, from, to }) = &self.dates {
             let ordered = layout.newest_first.get(ord).copied().unwrap_or(false);
@@ -375,23 +369,18 @@ impl FilterWeights {
     }
 }
 
-/// The documents of any of a few docsets, each seeked on its own: checking one document at a time is then a
-/// seek per member, where tantivy's buffered union refills a window of 4,096 documents on a seek beyond it.
+/// The documents of any of a few terms' postings, each seeked on its own: checking one document at a time is
+/// then a seek per term, where tantivy's buffered union refills a window of 4,096 documents on a seek beyond
+/// it (and boxed term scorers cost a virtual call per look).
 struct AnyOf {
-    members: Vec<Box<dyn Scorer>>,
+    members: Vec<SegmentPostings>,
     doc: DocId,
 }
 
 impl AnyOf {
-    /// The docset of any of `members` (the one member itself when there is one).
-    fn boxed(members: Vec<Box<dyn Scorer>>) -> Box<dyn Scorer> {
-        match <[_; 1]>::try_from(members) {
-            Ok([one]) => one,
-            Err(members) => {
-                let doc = members.iter().map(|m| m.doc()).min().unwrap_or(TERMINATED);
-                Box::new(Self { members, doc })
-            }
-        }
+    fn new(members: Vec<SegmentPostings>) -> Self {
+        let doc = members.iter().map(|m| m.doc()).min().unwrap_or(TERMINATED);
+        Self { members, doc }
     }
 }
 
