@@ -25,8 +25,8 @@ use tantivy::columnar::ColumnValues;
 use tantivy::fieldnorm::FieldNormReader;
 use tantivy::postings::{BlockSegmentPostings, SegmentPostings};
 use tantivy::query::{
-    intersect_scorers, Bm25StatisticsProvider, Bm25Weight, BooleanQuery, BoostQuery, EmptyScorer, EnableScoring, Occur,
-    PhraseQuery, Query, Scorer, TermQuery, Weight,
+    intersect_scorers, AllScorer, Bm25StatisticsProvider, Bm25Weight, BooleanQuery, BoostQuery, EmptyScorer,
+    EnableScoring, Occur, PhraseQuery, Query, Scorer, TermQuery, Weight,
 };
 use tantivy::schema::IndexRecordOption;
 use tantivy::{
@@ -411,6 +411,25 @@ impl DocSet for AnyOf {
         self.doc
     }
 
+    fn fill_buffer(&mut self, buffer: &mut [DocId; COLLECT_BLOCK_BUFFER_LEN]) -> usize {
+        if let [only] = self.members.as_mut_slice() {
+            // One form: its postings' own loop, no pass over the members per document.
+            let filled = only.fill_buffer(buffer);
+            self.doc = only.doc();
+            return filled;
+        }
+        if self.doc == TERMINATED {
+            return 0;
+        }
+        for (i, slot) in buffer.iter_mut().enumerate() {
+            *slot = self.doc;
+            if self.advance() == TERMINATED {
+                return i + 1;
+            }
+        }
+        buffer.len()
+    }
+
     fn doc(&self) -> DocId {
         self.doc
     }
@@ -516,15 +535,19 @@ fn pruned(
         if docs.is_empty() {
             continue;
         }
+        let restricted = filter.is_some() || docs.len() < segment.max_doc() as usize;
         let mut live = Vec::new();
-        for weights in &clause_weights {
-            if let Some(cursors) = BoundCursor::open_all(segment, weights)? {
-                live.push(cursors);
+        // Without a phrase or a filter the union runs whatever is live (and a term's lookup costs microseconds).
+        if restricted || clause_weights.iter().any(|c| c.len() > 1) {
+            for weights in &clause_weights {
+                if let Some(cursors) = BoundCursor::open_all(segment, weights)? {
+                    live.push(cursors);
+                }
             }
-        }
-        // Every match holds all the terms of some clause: none here, no match here.
-        if live.is_empty() {
-            continue;
+            // Every match holds all the terms of some clause: none here, no match here.
+            if live.is_empty() {
+                continue;
+            }
         }
         let places = places(segment, order_field)?;
         let mut user = Matcher::new(user.scorer(segment, 1.0)?);
@@ -539,7 +562,7 @@ fn pruned(
             top.threshold()
         };
         match live.as_mut_slice() {
-            [terms] if terms.len() > 1 || filter.is_some() || docs.len() < segment.max_doc() as usize => {
+            [terms] if terms.len() > 1 || restricted => {
                 clause_pruned(terms, docs, filter.as_deref_mut(), start, &mut |doc| offer(doc, true))
             }
             _ => {
@@ -815,7 +838,8 @@ pub fn count_matches(
     let user_weight = user.weight(unscored())?;
     let filters = FilterWeights::new(searcher, filters)?;
     let mut clauses = Vec::new();
-    let bounded = bound_clauses(searcher, user, &mut clauses)?;
+    // The clauses matter only with a phrase among them (each term's dictionary lookup costs microseconds).
+    let bounded = bound_clauses(searcher, user, &mut clauses)? && clauses.iter().any(|c| c.len() > 1);
     let mut clause_weights = Vec::with_capacity(clauses.len());
     for clause in clauses {
         let mut weights = Vec::with_capacity(clause.len());
@@ -830,7 +854,12 @@ pub fn count_matches(
         if run.is_empty() {
             continue;
         }
-        let mut scorers = vec![user_weight.scorer(segment, 1.0)?];
+        let user = user_weight.scorer(segment, 1.0)?;
+        let mut scorers = Vec::new();
+        // Matching everything (`*`) restricts nothing the filters do not.
+        if !(user.is::<AllScorer>() && docset.is_some()) {
+            scorers.push(user);
+        }
         scorers.extend(docset);
         if bounded {
             let mut live = Vec::new();
@@ -840,23 +869,32 @@ pub fn count_matches(
                     live.push(terms);
                 }
             }
-            // Every match holds all the terms of some clause. With one clause left, its rarest term drives the
-            // intersection (the query's own scorer checks the others, on the documents the filters leave).
-            match live.len() {
-                0 => continue,
-                1 => scorers.extend(live.pop().into_iter().flatten().min_by_key(|term| term.cost())),
+            // Every match holds all the terms of some clause. With one clause left, and a phrase (whose own
+            // scorer would read positions before the filters look), its rarest term drives the intersection.
+            match live.as_slice() {
+                [] => continue,
+                [terms] if terms.len() > 1 => {
+                    scorers.extend(live.pop().into_iter().flatten().min_by_key(|term| term.cost()))
+                }
                 _ => {}
             }
         }
         let mut docs = intersect_scorers(scorers, segment.num_docs());
         let alive = segment.alive_bitset();
-        let mut doc = docs.doc();
-        if doc < run.start {
-            doc = docs.seek(run.start);
+        if docs.doc() < run.start {
+            docs.seek(run.start);
         }
-        while doc < run.end && count <= cap {
-            count += usize::from(alive.is_none_or(|a| a.is_alive(doc)));
-            doc = docs.advance();
+        let mut buffer = [0 as DocId; COLLECT_BLOCK_BUFFER_LEN];
+        while count <= cap && docs.doc() < run.end {
+            let filled = docs.fill_buffer(&mut buffer);
+            let within = buffer[..filled].partition_point(|&doc| doc < run.end);
+            count += match alive {
+                None => within,
+                Some(a) => buffer[..within].iter().filter(|&&d| a.is_alive(d)).count(),
+            };
+            if within < filled || filled < buffer.len() {
+                break;
+            }
         }
         if count > cap {
             break;
