@@ -16,8 +16,8 @@
 //!
 //! Count: matches are counted up to [`TOTAL_CAP`]; beyond it the total is a lower bound, as counting every one
 //! of hundreds of thousands of matches (phrases position by position) would cost more than the search itself.
-//! The count intersects the user's query with the filters and, where one clause can match, its rarest term,
-//! so a phrase's positions are read only where everything else agrees.
+//! The count intersects the user's query with the filters and, where one clause (a phrase) can match and a
+//! filter docset is there, the phrase's rarest word, so its positions are read only where the filters agree.
 
 use std::collections::BinaryHeap;
 
@@ -824,9 +824,9 @@ pub fn count_up_to(searcher: &Searcher, query: &dyn Query, cap: usize) -> tantiv
 
 /// How many filings match `user` and `filters`, counting at most `cap + 1` (so a count above `cap` says there
 /// are more); the same number as [`count_up_to`] over the whole request, found with less work: a date range is
-/// a run of documents where they lie newest first, and when one clause of the bound can match in a segment,
-/// its rarest term (which every match holds) joins the intersection and drives it, so a phrase's positions
-/// are only read where the filters agree.
+/// a run of documents where they lie newest first, and when one clause of the bound can match in a segment
+/// and a filter docset is there, the clause's rarest term (which every match holds) joins the intersection
+/// and drives it, so a phrase's positions are only read where the filters agree.
 pub fn count_matches(
     searcher: &Searcher,
     user: &dyn Query,
@@ -860,8 +860,10 @@ pub fn count_matches(
         if !(user.is::<AllScorer>() && docset.is_some()) {
             scorers.push(user);
         }
+        // With a filter docset, a phrase's rarest term drives (below); without one the phrase drives itself.
+        let filtered = docset.is_some();
         scorers.extend(docset);
-        if bounded {
+        if bounded && filtered {
             let mut live = Vec::new();
             for weights in &clause_weights {
                 let terms = weights.iter().map(|w| w.scorer(segment, 1.0)).collect::<tantivy::Result<Vec<_>>>()?;
@@ -869,8 +871,9 @@ pub fn count_matches(
                     live.push(terms);
                 }
             }
-            // Every match holds all the terms of some clause. With one clause left, and a phrase (whose own
-            // scorer would read positions before the filters look), its rarest term drives the intersection.
+            // Every match holds all the terms of some clause. With one clause left, a phrase, and a filter
+            // docset, the phrase's rarest term drives the intersection, so the filter looks before positions
+            // are read (the phrase's own scorer would read them first).
             match live.as_slice() {
                 [] => continue,
                 [terms] if terms.len() > 1 => {
