@@ -56,6 +56,9 @@ pub const LAYOUT_VERSION: u32 = 2;
 /// The name of the fast field holding a filing's place in the index.
 const ORDER: &str = "order";
 
+/// The name of the field holding a filing's date (`YYYYMMDD`).
+const FILED: &str = "filed";
+
 /// Where a hit stands in a ranking: its score (higher first, as order-preserving bits) and its place in the
 /// index (lower first). Unique within one index, and equal on every index built from the same filings.
 pub type HitKey = (Reverse<u32>, u64);
@@ -107,7 +110,7 @@ impl Fields {
             text: builder.add_text_field("text", text_opts),
             form: builder.add_text_field("form", STRING),
             cik: builder.add_text_field("cik", STRING | STORED),
-            filed: builder.add_u64_field("filed", INDEXED | FAST),
+            filed: builder.add_u64_field(FILED, INDEXED | FAST),
             form_as_filed: builder.add_text_field("formAsFiled", STORED),
             accession: builder.add_text_field("accession", STORED),
             url: builder.add_text_field("url", STORED),
@@ -126,7 +129,7 @@ impl Fields {
             text: field("text")?,
             form: field("form")?,
             cik: field("cik")?,
-            filed: field("filed")?,
+            filed: field(FILED)?,
             form_as_filed: field("formAsFiled")?,
             accession: field("accession")?,
             url: field("url")?,
@@ -306,7 +309,7 @@ impl SearchIndex {
         let mut parser = QueryParser::for_index(&index, vec![fields.entity, fields.text]);
         // Every word must match, as in EDGAR's own full-text search; `OR` is still available explicitly.
         parser.set_conjunction_by_default();
-        let layout = topk::Layout::of(&searcher, ORDER).map_err(engine)?;
+        let layout = topk::Layout::of(&searcher, ORDER, FILED).map_err(engine)?;
         Ok(Self { _reader: reader, searcher, fields, parser, layout })
     }
 
@@ -345,6 +348,12 @@ impl SearchIndex {
         self.fields.text
     }
 
+    /// See [`topk::Layout::forget_date_order`].
+    #[cfg(test)]
+    pub(crate) fn forget_date_order(&mut self) {
+        self.layout.forget_date_order();
+    }
+
     pub fn parse(&self, text: &str) -> Result<Box<dyn Query>, SearchError> {
         self.parser.parse_query(&query_text(text)).map_err(|e| SearchError::Syntax(e.to_string()))
     }
@@ -361,54 +370,53 @@ impl SearchIndex {
 
     fn search_with(&self, req: &SearchRequest, exhaustive: bool) -> Result<SearchResult, SearchError> {
         let user = self.parse(&req.query)?;
-        // The filters: one docset the candidates are checked against, and clauses of the full query with a
-        // constant zero score (so they never change the relevance order) for counting and exhaustive ranking.
-        let mut filters: Vec<Box<dyn Query>> = Vec::new();
-        if !req.forms.is_empty() {
-            let any_form: Vec<(Occur, Box<dyn Query>)> = req
-                .forms
+        // The filters, as the pruned ranking and the count take them, and as clauses of the full query with a
+        // constant zero score (so they never change the relevance order) for the exhaustive count and ranking.
+        let forms: Vec<Term> = req.forms.iter().map(|f| Term::from_field_text(self.fields.form, f)).collect();
+        let any_form: Option<Box<dyn Query>> = (!forms.is_empty()).then(|| {
+            let any: Vec<(Occur, Box<dyn Query>)> = forms
                 .iter()
-                .map(|f| {
-                    let term = Term::from_field_text(self.fields.form, f);
-                    (Occur::Should, Box::new(TermQuery::new(term, IndexRecordOption::Basic)) as Box<dyn Query>)
+                .map(|term| {
+                    let query = TermQuery::new(term.clone(), IndexRecordOption::Basic);
+                    (Occur::Should, Box::new(query) as Box<dyn Query>)
                 })
                 .collect();
-            filters.push(Box::new(BooleanQuery::new(any_form)));
-        }
-        if req.from.is_some() || req.to.is_some() {
+            Box::new(BooleanQuery::new(any)) as Box<dyn Query>
+        });
+        let dates: Option<Box<dyn Query>> = (req.from.is_some() || req.to.is_some()).then(|| {
             let bound = |d: Option<NaiveDate>| match d {
                 Some(d) => Bound::Included(Term::from_field_u64(self.fields.filed, date_key(d))),
                 None => Bound::Unbounded,
             };
-            filters.push(Box::new(RangeQuery::new(bound(req.from), bound(req.to))));
-        }
+            Box::new(RangeQuery::new(bound(req.from), bound(req.to))) as Box<dyn Query>
+        });
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Must, user.box_clone())];
-        for filter in &filters {
+        for filter in any_form.iter().chain(&dates) {
             clauses.push((Occur::Must, Box::new(ConstScoreQuery::new(filter.box_clone(), 0.0))));
         }
         let full = BooleanQuery::new(clauses);
-        let filter: Option<Box<dyn Query>> = match filters.len() {
-            0 => None,
-            1 => filters.pop(),
-            _ => Some(Box::new(BooleanQuery::intersection(filters))),
+        let filters = topk::Filters {
+            forms: &forms,
+            dates: dates.as_deref().map(|query| topk::DateRange {
+                query,
+                from: req.from.map(date_key),
+                to: req.to.map(date_key),
+            }),
         };
 
         let engine = |e: tantivy::TantivyError| SearchError::Engine(e.to_string());
-        let cap = if exhaustive { usize::MAX - 1 } else { TOTAL_CAP };
-        let counted = topk::count_up_to(&self.searcher, &full, cap).map_err(engine)?;
+        // The exhaustive search counts the full query as it always did (the tests' oracle of the count too).
+        let (cap, counted) = if exhaustive {
+            let cap = usize::MAX - 1;
+            (cap, topk::count_up_to(&self.searcher, &full, cap).map_err(engine)?)
+        } else {
+            let counted = topk::count_matches(&self.searcher, &*user, &filters, &self.layout, TOTAL_CAP);
+            (TOTAL_CAP, counted.map_err(engine)?)
+        };
         let limit = req.limit.max(1);
-        let top = topk::top_hits(
-            &self.searcher,
-            &*user,
-            filter.as_deref(),
-            &full,
-            ORDER,
-            &self.layout,
-            limit,
-            req.after,
-            exhaustive,
-        )
-        .map_err(engine)?;
+        let top =
+            topk::top_hits(&self.searcher, &*user, &filters, &full, ORDER, &self.layout, limit, req.after, exhaustive)
+                .map_err(engine)?;
 
         let mut snippets = if req.snippets {
             Some(Snippets::new(&self.searcher, &*user, self.fields.text, SNIPPET_CHARS).map_err(engine)?)
