@@ -857,7 +857,7 @@ mod tests {
     fn policies_of_an_unchecked_bad_plugin_table_are_an_error_not_the_defaults() {
         let mut c: Config = Figment::new().merge(Toml::string(DEFAULT_TOML)).extract().unwrap();
         c.plugins.per_plugin.insert("prices".into(), serde_json::json!({ "isolation": "thread" }));
-        let err = c.plugin_policies().err().expect("an unreadable table");
+        let err = c.plugin_policies().expect_err("an unreadable table");
         assert_eq!(err.key(), Some("plugins.prices"), "{err}");
     }
 
