@@ -440,18 +440,23 @@ impl Config {
             .collect()
     }
 
-    /// How each plugin's calls run (`plugins::dispatch`). Call after `validate` (the tables are known good).
-    pub fn plugin_policies(&self) -> Policies {
+    /// How each plugin's calls run (`plugins::dispatch`); an unreadable `[plugins.<slug>]` table is an error
+    /// (`validate` reports it first), never a plugin silently run on the defaults.
+    pub fn plugin_policies(&self) -> Result<Policies, ConfigError> {
         Policies::from_config(self)
     }
 
     /// The plugin folder: `plugins.dir`, or the executable's folder when empty.
     pub fn plugins_dir(&self) -> PathBuf {
         if self.plugins.dir.as_os_str().is_empty() {
-            std::env::current_exe()
-                .ok()
-                .and_then(|p| p.parent().map(Path::to_path_buf))
-                .unwrap_or_else(|| PathBuf::from("."))
+            match std::env::current_exe() {
+                Ok(exe) => exe.parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf),
+                Err(e) => {
+                    // Said, since plugins then load from wherever the host was started.
+                    tracing::warn!(error = %e, "cannot locate the executable: plugins.dir is the current folder");
+                    PathBuf::from(".")
+                }
+            }
         } else {
             self.plugins.dir.clone()
         }
@@ -523,9 +528,9 @@ pub struct Policies {
 }
 
 impl Policies {
-    /// How each plugin's calls run (`plugins::dispatch`), from `[plugins]` and `[plugins.<slug>]`. Call after
-    /// the configuration has loaded (its tables are known good); `Config::plugin_policies` is the same.
-    pub fn from_config(config: &Config) -> Policies {
+    /// How each plugin's calls run (`plugins::dispatch`), from `[plugins]` and `[plugins.<slug>]`;
+    /// `Config::plugin_policies` is the same.
+    pub fn from_config(config: &Config) -> Result<Policies, ConfigError> {
         let p = &config.plugins;
         let default = PluginPolicy {
             isolation: Isolation::InProcess,
@@ -545,8 +550,7 @@ impl Policies {
             },
         };
         let per_plugin = config
-            .plugin_options()
-            .unwrap_or_default()
+            .plugin_options()?
             .into_iter()
             .map(|(slug, o)| {
                 let mut policy = default.clone();
@@ -559,7 +563,7 @@ impl Policies {
             .collect();
         let cpus = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2);
         let handler_threads = if p.handler_threads == 0 { (4 * cpus).max(8) } else { p.handler_threads };
-        Policies { default, per_plugin, handler_threads }
+        Ok(Policies { default, per_plugin, handler_threads })
     }
 }
 
@@ -830,7 +834,7 @@ mod tests {
         let c =
             load("[plugins.prices]\nisolation = \"process\"\ncall_deadline_ms = 250\n[plugins.settings.prices]\nx = 1")
                 .unwrap();
-        let policies = c.plugin_policies();
+        let policies = c.plugin_policies().unwrap();
         assert_eq!(policies.for_slug("prices").isolation, Isolation::Process);
         assert_eq!(policies.for_slug("prices").deadline.as_millis(), 250);
         assert_eq!(policies.for_slug("vin").isolation, Isolation::InProcess);
@@ -847,6 +851,14 @@ mod tests {
         let err = load("[plugins]\ncall_deadline_ms = 0").unwrap_err();
         assert_eq!(err.key(), Some("plugins.call_deadline_ms"), "{err}");
         assert_eq!(err.to_string(), "plugins.call_deadline_ms must be at least 1");
+    }
+
+    #[test]
+    fn policies_of_an_unchecked_bad_plugin_table_are_an_error_not_the_defaults() {
+        let mut c: Config = Figment::new().merge(Toml::string(DEFAULT_TOML)).extract().unwrap();
+        c.plugins.per_plugin.insert("prices".into(), serde_json::json!({ "isolation": "thread" }));
+        let err = c.plugin_policies().expect_err("an unreadable table");
+        assert_eq!(err.key(), Some("plugins.prices"), "{err}");
     }
 
     #[test]

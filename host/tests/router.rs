@@ -38,7 +38,7 @@ async fn harness() -> Harness {
     let engine = Arc::new(Engine::embedded());
     let dir = plugin_dir();
     let registry =
-        Arc::new(load_all(dir.path(), &engine, &[], &Default::default(), &config.plugin_policies()).unwrap());
+        Arc::new(load_all(dir.path(), &engine, &[], &Default::default(), &config.plugin_policies().unwrap()).unwrap());
     assert_eq!(registry.plugins.len(), 1, "{:?}", registry.failures);
     let keys_dir = tempfile::tempdir().unwrap();
     let store = FileKeyStore::new(keys_dir.path().join("keys.json"));

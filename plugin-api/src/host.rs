@@ -174,21 +174,46 @@ impl Host {
 
     /// What the host can do beyond ABI 1 as first released ([`HEADER_PAIRS`]...); empty for a host that
     /// predates the [`CAPABILITIES_CALL`] (it answers an unknown call with an error).
+    /// An answer that does not read is logged and taken as none (the SDK then writes headers as older hosts
+    /// read them).
     pub fn capabilities(&self) -> Vec<String> {
-        self.call(CAPABILITIES_CALL, &serde_json::Value::Null)
-            .ok()
-            .and_then(|v| serde_json::from_value(v).ok())
-            .unwrap_or_default()
+        let answer = match self.call(CAPABILITIES_CALL, &serde_json::Value::Null) {
+            Ok(answer) => answer,
+            // How a host older than the call answers it: no capabilities, nothing to say.
+            Err(HostError::Refused(_)) => return Vec::new(),
+            Err(e) => {
+                self.log(LogLevel::Warn, &format!("{CAPABILITIES_CALL}: {e}; taken as no capabilities"));
+                return Vec::new();
+            }
+        };
+        serde_json::from_value(answer).unwrap_or_else(|e| {
+            self.log(
+                LogLevel::Warn,
+                &format!("{CAPABILITIES_CALL}: the answer is not a list of names ({e}); taken as none"),
+            );
+            Vec::new()
+        })
     }
 
-    /// Which records engine backs the host: `embedded` or `postgres` (via the `engine.kind` host call).
+    /// Which records engine backs the host: `embedded` or `postgres` (via the `engine.kind` host call). A
+    /// failed call or an answer that is not text is logged and read as `embedded`.
     pub fn engine_kind(&self) -> String {
-        self.call("engine.kind", &serde_json::Value::Null)
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_string))
-            .unwrap_or_else(|| "embedded".into())
+        match self.call(ENGINE_KIND_CALL, &serde_json::Value::Null) {
+            Ok(serde_json::Value::String(kind)) => kind,
+            Ok(other) => {
+                self.log(LogLevel::Warn, &format!("{ENGINE_KIND_CALL}: the host answered {other}; taken as embedded"));
+                "embedded".into()
+            }
+            Err(e) => {
+                self.log(LogLevel::Warn, &format!("{ENGINE_KIND_CALL}: {e}; taken as embedded"));
+                "embedded".into()
+            }
+        }
     }
 }
+
+/// The host call answering [`Host::engine_kind`].
+const ENGINE_KIND_CALL: &str = "engine.kind";
 
 /// The host call answering [`Host::plugin_dir`].
 pub const PLUGIN_DIR_CALL: &str = "plugin.dir";
@@ -200,3 +225,53 @@ pub const CAPABILITIES_CALL: &str = "host.capabilities";
 /// repeat and keeps its place. Without it (older hosts) the SDK sends a JSON object, where a repeated name keeps
 /// only its last value.
 pub const HEADER_PAIRS: &str = "headers:pairs";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::abi::FfiReply;
+    use std::sync::Mutex;
+
+    // A host whose answers do not read: every call answers `{"odd": true}`; log lines are kept here (one
+    // test at a time touches it, under the lock).
+    static LOGGED: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+    extern "C" fn log(_token: u64, level: u8, message: RStr<'_>) {
+        LOGGED.lock().unwrap_or_else(|e| e.into_inner()).push(format!("{level}: {message}"));
+    }
+    extern "C" fn metric(_token: u64, _kind: u8, _name: RStr<'_>, _value: f64, _labels: RStr<'_>) {}
+    extern "C" fn refuse(_token: u64, _input: RStr<'_>) -> FfiReply {
+        FfiReply::err("no")
+    }
+    extern "C" fn odd_answer(_token: u64, _name: RStr<'_>, _input: RStr<'_>) -> FfiReply {
+        FfiReply::ok(r#"{"odd": true}"#)
+    }
+
+    #[test]
+    fn answers_that_do_not_read_are_logged_before_the_default_is_taken() {
+        let host = Host::from_services(HostServices {
+            token: 0,
+            log,
+            metric,
+            load_dataset: refuse,
+            query: refuse,
+            call: odd_answer,
+        });
+        let mut logged = LOGGED.lock().unwrap_or_else(|e| e.into_inner());
+        logged.clear();
+        drop(logged);
+        assert!(host.capabilities().is_empty());
+        assert_eq!(host.engine_kind(), "embedded");
+        let logged = LOGGED.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        assert_eq!(logged.len(), 2, "{logged:?}");
+        assert!(logged[0].starts_with("1: host.capabilities: the answer is not a list of names"), "{logged:?}");
+        assert!(logged[1].starts_with("1: engine.kind: the host answered {\"odd\":true}"), "{logged:?}");
+    }
+
+    #[test]
+    fn a_host_predating_capabilities_says_nothing() {
+        let older = crate::testing::TestHost::new().predating_capabilities();
+        assert!(older.host().capabilities().is_empty());
+        assert!(older.logs().is_empty(), "{:?}", older.logs());
+    }
+}

@@ -69,6 +69,16 @@ struct Entry {
     revoked: bool,
 }
 
+/// A stored key's hash, or `None` (said in the log: the key then authenticates nothing) when it is not 64 hex
+/// digits.
+fn record_hash(record: &KeyRecord) -> Option<[u8; 32]> {
+    let hash = hex::decode(&record.hash).ok().and_then(|b| <[u8; 32]>::try_from(b.as_slice()).ok());
+    if hash.is_none() {
+        tracing::warn!(key_id = %record.id, "key record ignored: its hash is not 64 hex digits");
+    }
+    hash
+}
+
 /// The in-memory view the request path reads.
 #[derive(Default)]
 pub struct KeyCache {
@@ -81,11 +91,7 @@ impl KeyCache {
     pub fn replace(&self, records: &[KeyRecord]) -> Vec<Arc<str>> {
         let mut map = HashMap::with_capacity(records.len());
         for r in records {
-            let hash = hex::decode(&r.hash).ok().and_then(|b| <[u8; 32]>::try_from(b.as_slice()).ok());
-            let Some(hash) = hash else {
-                tracing::warn!(key_id = %r.id, "key record ignored: its hash is not 64 hex digits");
-                continue;
-            };
+            let Some(hash) = record_hash(r) else { continue };
             map.insert(
                 hash,
                 Entry { hash, id: Arc::from(r.id.as_str()), tier: r.tier, revoked: r.revoked_at.is_some() },
@@ -123,18 +129,16 @@ impl KeyCache {
     pub fn upsert(&self, record: &KeyRecord) {
         let mut guard = self.entries.write().unwrap_or_else(|e| e.into_inner());
         let mut map = (**guard).clone();
-        if let Ok(bytes) = hex::decode(&record.hash) {
-            if let Ok(hash) = <[u8; 32]>::try_from(bytes.as_slice()) {
-                map.insert(
+        if let Some(hash) = record_hash(record) {
+            map.insert(
+                hash,
+                Entry {
                     hash,
-                    Entry {
-                        hash,
-                        id: Arc::from(record.id.as_str()),
-                        tier: record.tier,
-                        revoked: record.revoked_at.is_some(),
-                    },
-                );
-            }
+                    id: Arc::from(record.id.as_str()),
+                    tier: record.tier,
+                    revoked: record.revoked_at.is_some(),
+                },
+            );
         }
         *guard = Arc::new(map);
     }
@@ -365,6 +369,16 @@ pub fn key_source(config: &Config, engine: &Arc<Engine>) -> KeySource {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_key_added_with_a_bad_hash_is_said_not_silently_dropped() {
+        let (_, mut record) = super::generate(datahost_plugin_api::Tier::Free, "test");
+        record.hash = "not hex".into();
+        let cache = super::KeyCache::default();
+        let ((), logs) = crate::log_capture::logged(|| cache.upsert(&record));
+        assert!(cache.is_empty());
+        assert!(logs.contains("key record ignored: its hash is not 64 hex digits"), "{logs}");
+    }
 
     #[cfg(unix)]
     #[test]

@@ -144,7 +144,10 @@ impl Engine {
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
-            let _ = std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700));
+            // The folder still serves; said, since others on the machine may then read it.
+            if let Err(e) = std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)) {
+                tracing::warn!(dir = %dir.display(), error = %e, "cannot make the plugin folder owner-only");
+            }
         }
         Ok(dir)
     }

@@ -416,13 +416,24 @@ pub fn assemble<'a>(info: &IngestedInfo, rows: impl IntoIterator<Item = (&'a str
     out
 }
 
-/// The `ingested` block of a dataset document, if it has one (a seed has none). Reads only what it needs.
+/// The `ingested` block of a dataset document, if it has one (a seed has none). Reads only what it needs. A
+/// document that does not read (an `ingested` block of another shape) is logged and read as a seed's.
 pub fn ingested_info(document: &str) -> Option<IngestedInfo> {
     #[derive(serde::Deserialize)]
     struct Head {
         ingested: Option<IngestedInfo>,
     }
-    serde_json::from_str::<Head>(document).ok().and_then(|h| h.ingested)
+    // Only an object can carry the block; a seed of another shape has none to read.
+    if !document.trim_start().starts_with('{') {
+        return None;
+    }
+    match serde_json::from_str::<Head>(document) {
+        Ok(head) => head.ingested,
+        Err(e) => {
+            tracing::warn!(error = %e, "a dataset document's `ingested` block does not read: served as a seed");
+            None
+        }
+    }
 }
 
 /// A row problem as reported (first ones only in the text summary; all in `--json`).
@@ -577,6 +588,15 @@ mod tests {
         let reserved = batch(vec![IngestRecord::new("ingested", "k", "g", json!(1)).unwrap()]);
         let e = validate(&reserved).unwrap_err();
         assert!(matches!(&e, EngineError::Invalid(m) if m.contains("reserved")), "{e:?}");
+    }
+
+    #[test]
+    fn an_unreadable_ingest_block_is_logged_not_silently_a_seed() {
+        let (info, logs) = crate::log_capture::logged(|| ingested_info(r#"{"ingested": {"rows": "many"}}"#));
+        assert_eq!(info, None);
+        assert!(logs.contains("`ingested` block does not read"), "{logs}");
+        let (info, logs) = crate::log_capture::logged(|| ingested_info("[1, 2]"));
+        assert_eq!((info, logs.as_str()), (None, ""), "a document that is no object has no block to read");
     }
 
     #[test]

@@ -248,9 +248,10 @@ pub fn search(
     q: &WordSearch,
     mut run: impl FnMut(&Statement) -> Result<Vec<Vec<String>>, EngineError>,
 ) -> Result<WordHits, EngineError> {
-    let number = |cell: Option<&String>| cell.and_then(|c| c.parse::<usize>().ok()).unwrap_or(0);
-    let counts: Vec<(usize, usize)> =
-        run(&counts_sql(d, q))?.iter().map(|r| (number(r.first()), number(r.get(1)))).collect();
+    let counts: Vec<(usize, usize)> = run(&counts_sql(d, q))?
+        .iter()
+        .map(|r| Ok((count_cell(r.first())?, count_cell(r.get(1))?)))
+        .collect::<Result<_, EngineError>>()?;
     // The word on the fewest documents (ties: the first) drives.
     let Some(&(driver, driven)) = counts.iter().min_by_key(|(i, n)| (*n, *i)) else {
         return Ok(WordHits::default());
@@ -262,10 +263,18 @@ pub fn search(
     let total = if q.words.len() == 1 {
         driven.min(cap)
     } else {
-        number(run(&total_sql(d, q, driver))?.first().and_then(|r| r.first()))
+        count_cell(run(&total_sql(d, q, driver))?.first().and_then(|r| r.first()))?
     };
     let docs = run(&page_sql(d, q, driver))?.into_iter().filter_map(|r| r.into_iter().next()).collect();
     Ok(WordHits { docs, total, total_is_lower_bound: driven > cap })
+}
+
+/// A count the engine answered, as text: none is 0; text that is not a count is an error, never a 0 that would
+/// pick the wrong driving word or total.
+fn count_cell(cell: Option<&String>) -> Result<usize, EngineError> {
+    cell.map_or(Ok(0), |c| {
+        c.parse().map_err(|_| EngineError::Corrupt(format!("a word search count is `{c}`, not a whole number")))
+    })
 }
 
 #[cfg(test)]
@@ -275,6 +284,14 @@ mod tests {
     use serde_json::{json, Value};
 
     use crate::engine::Engine;
+
+    #[test]
+    fn a_count_that_is_not_a_number_is_an_error_not_zero() {
+        assert_eq!(super::count_cell(None).unwrap(), 0);
+        assert_eq!(super::count_cell(Some(&"12".to_string())).unwrap(), 12);
+        let err = super::count_cell(Some(&"many".to_string())).unwrap_err();
+        assert_eq!(err.to_string(), "a word search count is `many`, not a whole number");
+    }
 
     fn index() -> WordIndex {
         WordIndex {

@@ -127,8 +127,11 @@ impl Entry {
             cell.get_or_init(|| compress(&entry.body, coding)).clone()
         })
         .await
-        .ok()
-        .flatten()
+        .unwrap_or_else(|e| {
+            // The identity body is still served; the failed compression is said.
+            tracing::warn!(error = %e, "compressing a cached answer failed: sent uncompressed");
+            None
+        })
     }
 
     /// The answer to a request with these headers: 304 when its `If-None-Match` names this entry (in any

@@ -120,7 +120,7 @@ async fn load_plugins_timed(
     phases.mark("engine_prepare");
     let engine = engine.clone();
     let settings = config.plugins.settings.clone();
-    let policies = config.plugin_policies();
+    let policies = config.plugin_policies()?;
     let registry = tokio::task::spawn_blocking(move || init_all(opened, &engine, &settings, &policies))
         .await
         .map_err(|e| PluginError::LoaderCrashed(e.to_string()))?;

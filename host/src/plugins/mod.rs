@@ -263,11 +263,13 @@ struct Candidate {
 
 /// Lists the plugin library files of a folder, sorted for a deterministic load order.
 pub fn plugin_files(dir: &Path) -> Result<Vec<PathBuf>, PluginError> {
-    let entries = std::fs::read_dir(dir).map_err(|source| PluginError::Folder { path: dir.to_path_buf(), source })?;
+    let folder_error = |source| PluginError::Folder { path: dir.to_path_buf(), source };
+    let entries = std::fs::read_dir(dir).map_err(folder_error)?;
+    // An entry that cannot be listed fails the listing: skipping it would leave its plugin out unsaid.
     let mut files: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "so" || x == "dylib" || x == "dll"))
-        .collect();
+        .map(|e| e.map(|e| e.path()).map_err(folder_error))
+        .filter(|p| p.as_ref().map_or(true, |p| p.extension().is_some_and(|x| x == "so" || x == "dylib" || x == "dll")))
+        .collect::<Result<_, _>>()?;
     files.sort();
     Ok(files)
 }

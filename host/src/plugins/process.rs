@@ -454,8 +454,12 @@ fn serve_service(token: u64, conn: &mut UnixStream, frame: &Frame) -> io::Result
             return Ok(());
         }
         protocol::METRIC => {
-            let value = frame.part(2)?.try_into().map(f64::from_be_bytes).unwrap_or(0.0);
             let (name, labels) = (frame.text(1), frame.text(3));
+            let Ok(value) = frame.part(2)?.try_into().map(f64::from_be_bytes) else {
+                // Dropped and said: recording it as 0 would put a false value on the counter.
+                tracing::warn!(metric = %name, "a plugin metric whose value is not 8 bytes was dropped");
+                return Ok(());
+            };
             services::svc_metric(token, frame.byte(0)?, RStr::from(name.as_str()), value, RStr::from(labels.as_str()));
             return Ok(());
         }
@@ -549,4 +553,19 @@ fn listen(name: &str) -> io::Result<UnixListener> {
 fn stderr_stdio() -> Stdio {
     use std::os::fd::AsFd;
     io::stderr().as_fd().try_clone_to_owned().map(Stdio::from).unwrap_or_else(|_| Stdio::null())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_metric_frame_with_an_unreadable_value_is_dropped_and_said() {
+        let (mut conn, _other) = UnixStream::pair().unwrap();
+        let parts = vec![vec![0], b"rows_read".to_vec(), vec![1, 2, 3], b"{}".to_vec()];
+        let frame = Frame { tag: protocol::METRIC, parts };
+        let (served, logs) = crate::log_capture::logged(|| serve_service(0, &mut conn, &frame));
+        assert!(served.is_ok(), "the connection stays up");
+        assert!(logs.contains("not 8 bytes was dropped") && logs.contains("rows_read"), "{logs}");
+    }
 }

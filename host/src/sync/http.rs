@@ -368,8 +368,19 @@ async fn discard_part(part: &Path) {
 /// version to check against (`If-Range`) is never resumed: the server may have changed the file since.
 async fn held_part(part: &Path, url: &str) -> Option<(u64, PartMeta)> {
     let len = tokio::fs::metadata(part).await.ok()?.len();
-    let meta: PartMeta = serde_json::from_slice(&tokio::fs::read(meta_path(part)).await.ok()?).ok()?;
+    let meta = read_part_meta(&meta_path(part), &tokio::fs::read(meta_path(part)).await.ok()?)?;
     resumable(len, &meta, url).then_some((len, meta))
+}
+
+/// The resume record of a part; one that does not read is said and the part downloaded again from the start.
+fn read_part_meta(path: &Path, bytes: &[u8]) -> Option<PartMeta> {
+    match serde_json::from_slice(bytes) {
+        Ok(meta) => Some(meta),
+        Err(e) => {
+            tracing::warn!(record = %path.display(), "unreadable resume record, downloading again: {e}");
+            None
+        }
+    }
 }
 
 /// Whether a part of `len` bytes described by `meta` may be continued for `url`.
@@ -433,6 +444,14 @@ pub async fn hash_file(path: &Path) -> std::io::Result<(String, u64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_unreadable_resume_record_is_logged_and_not_resumed() {
+        let path = Path::new("raw/f.zip.part.json");
+        let (meta, logs) = crate::log_capture::logged(|| read_part_meta(path, b"{\"url\": 3"));
+        assert_eq!(meta, None);
+        assert!(logs.contains("unreadable resume record") && logs.contains("raw/f.zip.part.json"), "{logs}");
+    }
 
     #[test]
     fn backoff_doubles_is_capped_and_yields_to_retry_after() {

@@ -98,9 +98,14 @@ async fn refresh(state: &Scheduled) {
     match store.freshness().await {
         Ok(rows) => {
             for (dataset, _, success) in &rows {
-                if let Some(t) = success.as_deref().and_then(|s| chrono::DateTime::parse_from_rfc3339(s).ok()) {
-                    let name = "datahost_sync_dataset_last_success_timestamp_seconds";
-                    metrics::gauge!(name, "dataset" => dataset.clone()).set(t.timestamp() as f64);
+                let Some(success) = success.as_deref() else { continue };
+                match chrono::DateTime::parse_from_rfc3339(success) {
+                    Ok(t) => {
+                        let name = "datahost_sync_dataset_last_success_timestamp_seconds";
+                        metrics::gauge!(name, "dataset" => dataset.clone()).set(t.timestamp() as f64);
+                    }
+                    // Said: the gauge and /health's `syncAgeSecs` stay empty for it.
+                    Err(e) => tracing::warn!(dataset, last_success_at = success, "unreadable sync time: {e}"),
                 }
             }
             state.sync_freshness.replace(rows);
@@ -185,16 +190,21 @@ async fn run_child(state: &Scheduled, due: &[String]) {
                 return tracing::info!(datasets = ?due, "scheduled sync skipped: {why}");
             }
             for source in report.get("sources").and_then(|s| s.as_array()).into_iter().flatten() {
-                if let Ok(r) = serde_json::from_value::<ReportForMetrics>(source.clone()) {
-                    super::source_run::record_metrics(&super::source_run::SourceReport {
-                        source: r.source,
-                        fetched: r.fetched,
-                        bytes: r.bytes,
-                        records: r.records,
-                        errors: r.errors,
-                        ..Default::default()
-                    });
-                }
+                let r = match serde_json::from_value::<ReportForMetrics>(source.clone()) {
+                    Ok(r) => r,
+                    Err(e) => {
+                        tracing::warn!(datasets = ?due, "a source of the sync report does not read, no metrics: {e}");
+                        continue;
+                    }
+                };
+                super::source_run::record_metrics(&super::source_run::SourceReport {
+                    source: r.source,
+                    fetched: r.fetched,
+                    bytes: r.bytes,
+                    records: r.records,
+                    errors: r.errors,
+                    ..Default::default()
+                });
             }
             let errors = report.get("errors").and_then(|e| e.as_u64()).unwrap_or(0);
             tracing::info!(datasets = ?due, errors, status = ?output.status.code(), "scheduled sync finished");

@@ -86,6 +86,18 @@ pub fn index_path(day: NaiveDate) -> String {
     )
 }
 
+/// The last index day read for `dataset`, as stored. An unreadable cursor is said in the log and read as none:
+/// the source starts over from its start date (files already kept are not fetched again).
+fn read_cursor(dataset: &str, stored: &str) -> Option<NaiveDate> {
+    match NaiveDate::parse_from_str(stored, "%Y-%m-%d") {
+        Ok(day) => Some(day),
+        Err(e) => {
+            tracing::warn!(source = "sec", dataset, cursor = stored, "unreadable index cursor, starting over: {e}");
+            None
+        }
+    }
+}
+
 pub async fn run(run: &mut SourceRun<'_>, cfg: &SecSource) -> Result<(), SourceError> {
     if run.wants("companies") {
         let (url, rel) = (run.url("files/company_tickers.json"), run.rel("files/company_tickers.json"));
@@ -103,11 +115,7 @@ pub async fn run(run: &mut SourceRun<'_>, cfg: &SecSource) -> Result<(), SourceE
     let mut next: Vec<(&str, NaiveDate)> = Vec::new();
     for d in &wanted {
         let cursor = run.store.get("sec", &format!("index_date:{d}")).await?;
-        let from = cursor
-            .and_then(|c| NaiveDate::parse_from_str(&c, "%Y-%m-%d").ok())
-            .map(|c| c + Days::days(1))
-            .unwrap_or(start)
-            .max(start);
+        let from = cursor.and_then(|c| read_cursor(d, &c)).map(|c| c + Days::days(1)).unwrap_or(start).max(start);
         next.push((d, from));
     }
     let Some(mut day) = next.iter().map(|(_, n)| *n).min() else { return Ok(()) };
@@ -201,6 +209,14 @@ fn accession(file_name: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_unreadable_index_cursor_is_logged_and_read_as_none() {
+        let (day, logs) = crate::log_capture::logged(|| read_cursor("insiders", "2025-13-40"));
+        assert_eq!(day, None);
+        assert!(logs.contains("unreadable index cursor") && logs.contains("2025-13-40"), "{logs}");
+        assert_eq!(read_cursor("insiders", "2025-01-06"), NaiveDate::from_ymd_opt(2025, 1, 6));
+    }
 
     const SAMPLE: &str = "Description:           Daily Index of EDGAR Dissemination Feed by Form Type
 Last Data Received:    Jan 06, 2025

@@ -38,13 +38,19 @@ impl V {
             V::Null => None,
         }
     }
-    fn int(&self) -> i64 {
-        match self {
-            V::Int(i) => *i,
-            V::Text(s) => s.parse().unwrap_or(0),
-            V::Null => 0,
-        }
-    }
+}
+
+/// The next cell of a state row that must hold text: a missing or NULL cell is an error (the tables declare
+/// these columns NOT NULL), never an empty string.
+fn required_text(cells: &mut impl Iterator<Item = V>, column: &str) -> Result<String, StateError> {
+    cells.next().and_then(V::text).ok_or_else(|| StateError(format!("`{column}` is missing from a state row")))
+}
+
+/// The next cell of a state row that must hold a whole number: text that does not read as one is an error,
+/// never 0 (a file id of 0 would match no row when the file is marked).
+fn required_int(cells: &mut impl Iterator<Item = V>, column: &str) -> Result<i64, StateError> {
+    let text = required_text(cells, column)?;
+    text.parse().map_err(|_| StateError(format!("`{column}` of a state row is `{text}`, not a whole number")))
 }
 
 fn t(s: impl Into<String>) -> V {
@@ -197,13 +203,16 @@ impl<'a> SyncStore<'a> {
         let rows = self
             .query("SELECT etag, last_modified, sha256 FROM {p}sync_validators WHERE url = $1", vec![t(url)])
             .await?;
-        Ok(rows.into_iter().next().map(|r| {
-            let mut it = r.into_iter();
-            let etag = it.next().and_then(V::text);
-            let last_modified = it.next().and_then(V::text);
-            let sha = it.next().and_then(V::text).unwrap_or_default();
-            (Validators { etag, last_modified }, sha)
-        }))
+        rows.into_iter()
+            .next()
+            .map(|r| {
+                let mut it = r.into_iter();
+                let etag = it.next().and_then(V::text);
+                let last_modified = it.next().and_then(V::text);
+                let sha = required_text(&mut it, "sha256")?;
+                Ok((Validators { etag, last_modified }, sha))
+            })
+            .transpose()
     }
 
     pub async fn set_validators(
@@ -263,7 +272,7 @@ impl<'a> SyncStore<'a> {
                 vec![t(source)],
             )
             .await?;
-        Ok(rows.into_iter().map(file_row).collect())
+        rows.into_iter().map(file_row).collect()
     }
 
     /// Records what the ingest made of a file (`applied`, `unchanged`, `refused`).
@@ -286,7 +295,7 @@ impl<'a> SyncStore<'a> {
                 vec![],
             )
             .await?;
-        Ok(rows.into_iter().map(file_row).collect())
+        rows.into_iter().map(file_row).collect()
     }
 
     pub async fn mark_deleted(&self, id: i64) -> Result<(), StateError> {
@@ -312,24 +321,25 @@ impl<'a> SyncStore<'a> {
     /// Per dataset: (last attempt, last success), RFC 3339.
     pub async fn freshness(&self) -> Result<Vec<(String, Option<String>, Option<String>)>, StateError> {
         let rows = self.query("SELECT dataset, last_attempt_at, last_success_at FROM {p}sync_datasets", vec![]).await?;
-        Ok(rows
-            .into_iter()
+        rows.into_iter()
             .map(|r| {
                 let mut it = r.into_iter();
-                let d = it.next().and_then(V::text).unwrap_or_default();
-                (d, it.next().and_then(V::text), it.next().and_then(V::text))
+                let d = required_text(&mut it, "dataset")?;
+                Ok((d, it.next().and_then(V::text), it.next().and_then(V::text)))
             })
-            .collect())
+            .collect()
     }
 }
 
-fn file_row(r: Vec<V>) -> FileRow {
+fn file_row(r: Vec<V>) -> Result<FileRow, StateError> {
     let mut it = r.into_iter();
-    let id = it.next().map(|v| v.int()).unwrap_or(0);
-    let mut s = || it.next().and_then(V::text).unwrap_or_default();
-    let (dataset, url, path) = (s(), s(), s());
-    let size = s().parse().unwrap_or(0);
-    FileRow { id, dataset, url, path, size }
+    Ok(FileRow {
+        id: required_int(&mut it, "id")?,
+        dataset: required_text(&mut it, "dataset")?,
+        url: required_text(&mut it, "url")?,
+        path: required_text(&mut it, "path")?,
+        size: required_int(&mut it, "size")?,
+    })
 }
 
 /// `$n` -> `?n` and no schema prefix.
@@ -405,5 +415,22 @@ mod tests {
         let f = store.freshness().await.unwrap();
         assert_eq!(f.len(), 1);
         assert!(f[0].2.is_some(), "a failed attempt keeps the last success");
+    }
+
+    #[tokio::test]
+    async fn an_unreadable_file_row_is_an_error_not_a_zero_size() {
+        let dir = tempfile::tempdir().unwrap();
+        let sqlite = SqliteStore::open(dir.path()).unwrap();
+        sqlite
+            .with_conn(|c| {
+                c.execute(
+                    "INSERT INTO sync_files (source, dataset, url, path, sha256, size, fetched_at, status)
+                     VALUES ('sec', 'insiders', 'http://x/f.txt', 'sec/f.txt', 's', 'ten', 'now', 'pending')",
+                    [],
+                )
+            })
+            .unwrap();
+        let err = SyncStore::Sqlite(&sqlite).pending("sec").await.unwrap_err();
+        assert!(err.to_string().contains("`size` of a state row is `ten`"), "{err}");
     }
 }

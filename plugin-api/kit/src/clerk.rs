@@ -69,6 +69,18 @@ pub enum Kind {
     Other,
 }
 
+impl Kind {
+    /// The kind as stored in records (its serde name), with no serialisation that could fail.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Deed => "deed",
+            Kind::Lien => "lien",
+            Kind::Release => "release",
+            Kind::Other => "other",
+        }
+    }
+}
+
 /// What one document type code of the mapping's `[doc_types]` table is and how it is served.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -312,6 +324,7 @@ pub fn parse(file: &SourceFile<'_>, mappings: &[ClerkMapping]) -> Result<IngestB
             }
             Err(problem) => problem,
         };
+        // The templates were checked when the mapping was read, so `placeholders` cannot fail here.
         let column = mapping.table(table).fields.get(field).and_then(|t| placeholders(t).ok()?.into_iter().next());
         Err(RowProblem::new(column.map_or(format!("line {line}"), |c| format!("line {line}, column {c}")), message))
     })?;
@@ -512,8 +525,7 @@ pub fn word_index() -> WordIndex {
 
 /// The facet of a kind of document in [`word_index`]: `deed|`, `lien|tax`.
 pub fn facet(kind: Kind, lien_type: Option<&str>) -> String {
-    let kind = serde_json::to_value(kind).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
-    format!("{kind}|{}", lien_type.unwrap_or_default())
+    format!("{}|{}", kind.as_str(), lien_type.unwrap_or_default())
 }
 
 /// The facets of liens of one SPEC type, or of every type.
@@ -765,6 +777,15 @@ mod tests {
     use super::*;
     use datahost_plugin_api::paging::PageRequest;
     use datahost_plugin_api::RequestEnvelope;
+
+    #[test]
+    fn a_kind_reads_as_its_serde_name_in_facets() {
+        for kind in [Kind::Deed, Kind::Lien, Kind::Release, Kind::Other] {
+            assert_eq!(serde_json::to_value(kind).unwrap(), kind.as_str());
+        }
+        assert_eq!(facet(Kind::Lien, Some("tax")), "lien|tax");
+        assert_eq!(facet(Kind::Deed, None), "deed|");
+    }
 
     fn request(limit: &str, cursor: Option<&str>) -> datahost_plugin_api::paging::KeyedPage<ClerkKey> {
         let mut q = vec![("limit", limit)];

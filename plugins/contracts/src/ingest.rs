@@ -101,7 +101,7 @@ fn search_results(results: &[Value]) -> IngestBatch {
                 sub_agency: text("Awarding Sub Agency"),
                 description: text("Description"),
                 date: date(&text("Start Date"), &at("Start Date"))?,
-                end_date: Some(text("End Date")).filter(|d| parse_date(d).is_some()),
+                end_date: optional_date(&text("End Date"), &at("End Date"))?,
                 recipient_name: required(&text("Recipient Name"), &at("Recipient Name"))?,
                 recipient_uei: text("Recipient UEI"),
                 parent_name: None,
@@ -141,7 +141,7 @@ fn award_detail(doc: &Value) -> Result<IngestRecord, RowProblem> {
         sub_agency: text("/awarding_agency/subtier_agency/name"),
         description: text("/description"),
         date: date(&text("/date_signed"), "/date_signed")?,
-        end_date: Some(text("/period_of_performance/end_date")).filter(|d| parse_date(d).is_some()),
+        end_date: optional_date(&text("/period_of_performance/end_date"), "/period_of_performance/end_date")?,
         recipient_name: required(&text("/recipient/recipient_name"), "/recipient/recipient_name")?,
         recipient_uei: text("/recipient/recipient_uei"),
         parent_name: Some(text("/recipient/parent_recipient_name")).filter(|n| !n.is_empty()),
@@ -168,6 +168,15 @@ fn required(value: &str, at: &str) -> Result<String, RowProblem> {
     } else {
         Ok(value.to_string())
     }
+}
+
+/// A date the source may leave empty: empty is none, anything else must be a date (a row problem otherwise,
+/// never a date silently dropped).
+fn optional_date(value: &str, at: &str) -> Result<Option<String>, RowProblem> {
+    if value.is_empty() {
+        return Ok(None);
+    }
+    date(value, at).map(|_| Some(value.to_string()))
 }
 
 fn date(value: &str, at: &str) -> Result<String, RowProblem> {

@@ -89,6 +89,24 @@ fn malformed_files_are_refused_and_bad_rows_reported() {
 }
 
 #[test]
+fn an_end_date_that_is_not_a_date_is_a_row_problem_not_dropped() {
+    // Hand-written: an award ending on a date that is not one, and one with no end date (none, not a problem).
+    let batch = parse(
+        "x.json",
+        br#"{"results": [
+            {"Award ID": "A1", "Recipient Name": "R", "generated_internal_id": "CONT_AWD_A1", "Award Amount": 5,
+             "Start Date": "2024-01-01", "End Date": "someday"},
+            {"Award ID": "A2", "Recipient Name": "R", "generated_internal_id": "CONT_AWD_A2", "Award Amount": 5,
+             "Start Date": "2024-01-01", "End Date": null}]}"#,
+    );
+    assert_eq!(batch.records.len(), 1);
+    assert_eq!(batch.records[0].data["endDate"], serde_json::Value::Null);
+    assert_eq!(batch.problems.len(), 1);
+    assert_eq!(batch.problems[0].location, "/results[0]/End Date");
+    assert_eq!(batch.problems[0].message, "`someday` is not a YYYY-MM-DD date");
+}
+
+#[test]
 fn ingested_awards_are_served_by_recipient_and_never_beside_the_seed() {
     let (Some(search), Some(detail)) = (corpus(SEARCH), corpus(DETAIL)) else { return };
     let host = TestHost::new();

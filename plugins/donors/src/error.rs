@@ -15,4 +15,7 @@ pub enum LoadError {
     /// the reverse.
     #[error("{ticker}: committeeId `{id}` is not of {form}")]
     CommitteeId { ticker: String, id: String, form: &'static str },
+    /// A stored contribution whose cycle is not a year (ingest writes only years).
+    #[error("FEC contributions of committee {committee_id}: cycle `{cycle}` is not a year")]
+    Cycle { committee_id: String, cycle: String },
 }

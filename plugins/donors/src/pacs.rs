@@ -103,7 +103,7 @@ pub fn index(doc: IngestedDoc, host: &Host) -> Result<Index, LoadError> {
     let mut entries = Vec::with_capacity(pacs.len());
     for (((committee_id, cycle), pac), (company, matched_by)) in pacs.into_iter().zip(matches) {
         let committee = committees[committee_id];
-        entries.push(Entry::new(company_entry(committee, cycle, pac, company, matched_by))?);
+        entries.push(Entry::new(company_entry(committee, cycle, pac, company, matched_by)?)?);
     }
     entries.sort_by(|a, b| (&a.company.name, &a.company.committee_id).cmp(&(&b.company.name, &b.company.committee_id)));
     let meta = meta(&doc, contributions.len());
@@ -116,10 +116,14 @@ fn company_entry(
     pac: Pac,
     company: Option<CompanyRef>,
     matched_by: Option<MatchedBy>,
-) -> Company {
+) -> Result<Company, LoadError> {
     let connected = &committee.connected_org;
     let filed_name = if connected.is_empty() { &committee.name } else { connected };
-    let first_year = cycle.parse::<i32>().map(|y| (y - 1).to_string()).unwrap_or_default();
+    // Ingest stores a cycle as its year; anything else is a damaged record, never a note reading "-2024".
+    let first_year = cycle
+        .parse::<i32>()
+        .map(|y| (y - 1).to_string())
+        .map_err(|_| LoadError::Cycle { committee_id: committee.committee_id.clone(), cycle: cycle.to_string() })?;
     let mut note = format!(
         "Corporate PAC (FEC committee master, ORG_TP C){}. Contributions to federal candidates (transaction type \
          24K) reported in the {first_year}-{cycle} cycle, summed as filed (refunds negative): {} contributions.",
@@ -136,7 +140,7 @@ fn company_entry(
         note.push_str(" No listed company matched the PAC's names: name as filed, no ticker.");
     }
     let committee_id = committee.committee_id.clone();
-    Company {
+    Ok(Company {
         name: company.as_ref().map_or_else(|| filed_name.clone(), |c| c.name.clone()),
         ticker: company.as_ref().map(|c| c.ticker.clone()).unwrap_or_default(),
         pac_name: committee.name.clone(),
@@ -159,7 +163,7 @@ fn company_entry(
                 .collect(),
         }),
         committee_id,
-    }
+    })
 }
 
 /// The party a contribution's recipient belongs to: `D`, `R`, `other` or [`UNKNOWN`].
@@ -327,6 +331,26 @@ mod tests {
             Some("UNION PACIFIC CORPORATION")
         );
         assert_eq!(company_part("PAC OF AMERICA"), None);
+    }
+
+    #[test]
+    fn a_stored_cycle_that_is_not_a_year_fails_the_load_instead_of_an_empty_note_year() {
+        let committee = CommitteeRecord {
+            committee_id: "C00000001".into(),
+            name: "ACME CORP PAC".into(),
+            city: String::new(),
+            state: String::new(),
+            designation: String::new(),
+            committee_type: String::new(),
+            party: String::new(),
+            org_type: CORPORATE.into(),
+            connected_org: String::new(),
+            candidate_id: String::new(),
+        };
+        let err = company_entry(&committee, "20x4", Pac::default(), None, None).unwrap_err();
+        assert_eq!(err.to_string(), "FEC contributions of committee C00000001: cycle `20x4` is not a year");
+        let entry = company_entry(&committee, "2024", Pac::default(), None, None).unwrap();
+        assert!(entry.note.contains("in the 2023-2024 cycle"), "{}", entry.note);
     }
 
     #[test]

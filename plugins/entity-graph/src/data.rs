@@ -259,6 +259,9 @@ pub struct Doc {
     /// Elements of the records' nested lists (trades, filings, quarters, awards, grants, holdings) that were not
     /// objects and were skipped.
     pub skipped_nested: usize,
+    /// Top-level fields present but of another JSON type (`meta` not an object, `dataStatus` not text), read
+    /// as empty and reported with the skipped records.
+    pub unreadable: Vec<&'static str>,
 }
 
 impl Doc {
@@ -271,9 +274,23 @@ impl Doc {
         let Value::Object(mut body) = value else {
             return Err(SourceError::NotAnObject);
         };
-        let meta = body.remove("meta").and_then(|m| serde_json::from_value(m).ok()).unwrap_or_default();
-        let data_status = body.get("dataStatus").and_then(Value::as_str).unwrap_or_default().to_string();
-        Ok(Doc { meta, data_status, body, skipped: 0, skipped_nested: 0 })
+        let mut unreadable = Vec::new();
+        let meta = match body.remove("meta") {
+            None | Some(Value::Null) => Meta::default(),
+            Some(meta) => serde_json::from_value(meta).unwrap_or_else(|_| {
+                unreadable.push("meta");
+                Meta::default()
+            }),
+        };
+        let data_status = match body.get("dataStatus") {
+            None | Some(Value::Null) => String::new(),
+            Some(Value::String(status)) => status.clone(),
+            Some(_) => {
+                unreadable.push("dataStatus");
+                String::new()
+            }
+        };
+        Ok(Doc { meta, data_status, body, skipped: 0, skipped_nested: 0, unreadable })
     }
 
     /// The records under `key`. A missing or non-array `key` makes the dataset unreadable.

@@ -504,6 +504,9 @@ impl Builder {
             HOLDINGS => self.add_holdings(doc.records("filings")?, meta_url),
             other => return Err(SourceError::UnknownDataset(other)),
         }
+        for field in &doc.unreadable {
+            self.notes.push(format!("{dataset}: `{field}` is of another JSON type than it should be; read as empty"));
+        }
         if doc.skipped > 0 {
             self.notes.push(format!("{dataset}: skipped {} records that are not objects", doc.skipped));
         }

@@ -489,6 +489,22 @@ fn unreadable_datasets_degrade_the_graph_and_additive_fields_do_not() {
 }
 
 #[test]
+fn a_meta_or_data_status_of_another_type_is_logged_not_silently_empty() {
+    let host = host_with(&crate::READS);
+    let mut contracts = fixture("contracts");
+    contracts["meta"] = json!(7);
+    contracts["dataStatus"] = json!(["demo"]);
+    host.set_route(route_of("contracts"), contracts);
+    let p = host.init::<EntityGraph>().unwrap();
+    ok(&p, &[("ticker", "ACME")]);
+    for field in ["meta", "dataStatus"] {
+        let said = format!("contracts: `{field}` is of another JSON type than it should be; read as empty");
+        assert!(host.logs().iter().any(|l| l.contains(&said)), "{said}: {:?}", host.logs());
+    }
+    assert!(!host.logs().iter().any(|l| l.contains("insiders: `meta`")), "{:?}", host.logs());
+}
+
+#[test]
 fn an_empty_host_still_initialises() {
     let p = TestHost::new().init::<EntityGraph>().unwrap();
     let (status, body) = get(&p, ROUTE, &[("ticker", "NVDA")]);

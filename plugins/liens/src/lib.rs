@@ -15,7 +15,8 @@ mod tests;
 
 use datahost_plugin_api::ingest::ingested_info;
 use datahost_plugin_api::{
-    export_plugin, ApiError, BoxError, InitContext, Manifest, Maturity, Plugin, RequestEnvelope, Response, Seed,
+    export_plugin, ApiError, BoxError, HostError, InitContext, Manifest, Maturity, Plugin, RequestEnvelope, Response,
+    Seed,
 };
 use datahost_plugin_kit::clerk::ClerkStore;
 use datahost_plugin_kit::county::CountyIndex;
@@ -57,9 +58,12 @@ impl Plugin for Liens {
     }
 
     fn init(ctx: InitContext) -> Result<Self, BoxError> {
-        // The deeds dataset may be absent (its plugin disabled): then only the demo seed can be served.
-        if ingested_info(&ctx.host, CLERK_DATASET).ok().flatten().is_some() {
-            return Ok(Self { source: Source::Stored(ClerkStore::load(ctx.host, CLERK_DATASET)?) });
+        // The deeds dataset may be absent (its plugin disabled; the host refuses it): then only the demo seed
+        // can be served. One that is there but does not read fails init rather than hide behind the seed.
+        match ingested_info(&ctx.host, CLERK_DATASET) {
+            Ok(Some(_)) => return Ok(Self { source: Source::Stored(ClerkStore::load(ctx.host, CLERK_DATASET)?) }),
+            Ok(None) | Err(HostError::Refused(_)) => {}
+            Err(e) => return Err(e.into()),
         }
         let snapshot: data::Snapshot = ctx.host.load_dataset(SLUG)?;
         Ok(Self { source: Source::Seed(data::index(snapshot)) })

@@ -176,3 +176,13 @@ fn equal_dates_order_by_number_in_byte_order() {
     let p = host.init::<Liens>().unwrap();
     assert_eq!(numbers(&search(&p, &[("county", "maricopa-az"), ("query", "quintero")])), ["A9", "B10", "B2"]);
 }
+
+#[test]
+fn a_deeds_dataset_that_does_not_read_fails_init_instead_of_serving_the_seed() {
+    let host = TestHost::new().with_seeds(<Liens as datahost_plugin_api::Plugin>::seeds());
+    host.set_dataset(crate::CLERK_DATASET, r#"{"ingested": {"rows": "many"}}"#);
+    let err = host.init::<Liens>().err().expect("init fails");
+    assert!(err.to_string().contains("dataset `deeds` does not match its schema"), "{err}");
+    let absent = TestHost::new().with_seeds(<Liens as datahost_plugin_api::Plugin>::seeds());
+    assert!(absent.init::<Liens>().is_ok(), "an absent deeds dataset still serves the seed");
+}

@@ -293,13 +293,17 @@ fn from_ingested(doc: IngestedSnapshot, host: &Host) -> Index {
         }
     }
 
-    // The parser stores only valid dates; a record that does not parse (edited by hand) is left out.
-    let dated: Vec<(NaiveDate, &PatentRecord)> = doc
-        .patents
-        .iter()
-        .filter(|p| p.withdrawn != Some(true))
-        .filter_map(|p| parse_date(&p.patent_date).map(|d| (d, p)))
-        .collect();
+    // The parser stores only valid dates; a record that does not parse (edited by hand) is left out, and said.
+    let granted = doc.patents.iter().filter(|p| p.withdrawn != Some(true));
+    let dated: Vec<(NaiveDate, &PatentRecord)> =
+        granted.clone().filter_map(|p| parse_date(&p.patent_date).map(|d| (d, p))).collect();
+    let undated = granted.count() - dated.len();
+    if undated > 0 {
+        host.log(
+            LogLevel::Warn,
+            &format!("patents: {undated} stored grant record(s) with a patent_date that is not YYYY-MM-DD left out"),
+        );
+    }
     coverage.withdrawn = doc.patents.iter().filter(|p| p.withdrawn == Some(true)).count();
     let as_of = dated.iter().map(|(d, _)| *d).max();
     // With no dated grant held (only assignee rows so far) every count is zero whatever the windows; they

@@ -375,3 +375,20 @@ fn seed_and_ingested_rows_are_never_mixed() {
     assert_eq!(body["count"], 1);
     assert_eq!(body["companies"][0]["assigneeMatched"], "Raytheon Company");
 }
+
+#[test]
+fn a_stored_grant_whose_date_does_not_read_is_left_out_and_said() {
+    let patent = json!({"patentId": "10000001", "patentType": "utility", "patentDate": "June 2018",
+        "patentTitle": null, "withdrawn": null, "sourceUrl": "https://patents.google.com/patent/US10000001",
+        "format": G_PATENT_TSV});
+    let record = IngestRecord::new(PATENTS, "10000001", "10000001", &patent).unwrap();
+    let host = TestHost::new();
+    host.set_ingested(
+        SLUG,
+        &[IngestBatch { format: G_PATENT_TSV.into(), records: vec![record], ..Default::default() }],
+    );
+    let (status, _) = get(&host.init::<Patents>().unwrap(), ROUTE, &[]);
+    assert_eq!(status, 200);
+    let said = "patents: 1 stored grant record(s) with a patent_date that is not YYYY-MM-DD left out";
+    assert!(host.logs().iter().any(|l| l.contains(said)), "{:?}", host.logs());
+}

@@ -244,6 +244,8 @@ impl Mapping {
 fn rule_column(rule: &Rule) -> String {
     match rule {
         Rule::Column(c) => c.column.clone(),
+        // Templates were checked when the mapping loaded, so `placeholders` cannot fail here; a constant has
+        // no column to name.
         Rule::Text(t) => placeholders(t).ok().and_then(|p| p.into_iter().next()).unwrap_or_default(),
     }
 }

@@ -464,6 +464,12 @@ fn decode_record(
             format!("Model Year `{}` of VIN {vin} is not a year", clip(&year_text)),
         ));
     };
+    let engine = engine_summary(value).map_err(|litres| {
+        RowProblem::new(
+            at(vpic::DISPLACEMENT_L),
+            format!("Displacement (L) `{}` of VIN {vin} is not a number", clip(&litres)),
+        )
+    })?;
     let row = DecodeRow {
         make,
         model,
@@ -471,7 +477,7 @@ fn decode_record(
         trim: value(vpic::TRIM),
         series: value(vpic::SERIES),
         body_class: value(vpic::BODY_CLASS),
-        engine: engine_summary(value),
+        engine,
         plant: join([vpic::PLANT_CITY, vpic::PLANT_STATE, vpic::PLANT_COUNTRY].into_iter().filter_map(value)),
         gvwr: value(vpic::GVWR),
         manufacturer: value(vpic::MANUFACTURER),
@@ -526,12 +532,16 @@ mod vpic {
     ];
 }
 
-/// `1.8L, 4 cylinders, Gasoline, 170 hp` from the parts vPIC gives; `None` when it gives none.
-fn engine_summary(value: &dyn Fn(u64) -> Option<String>) -> Option<String> {
-    let litres = value(vpic::DISPLACEMENT_L).and_then(|l| l.parse::<f64>().ok()).map(|l| format!("{l:.1}L"));
+/// `1.8L, 4 cylinders, Gasoline, 170 hp` from the parts vPIC gives; `None` when it gives none. A displacement
+/// that is not a number is the displacement text, as given (`Err`), never silently left out.
+fn engine_summary(value: &dyn Fn(u64) -> Option<String>) -> Result<Option<String>, String> {
+    let litres = match value(vpic::DISPLACEMENT_L) {
+        None => None,
+        Some(l) => Some(l.parse::<f64>().map(|l| format!("{l:.1}L")).map_err(|_| l)?),
+    };
     let cylinders = value(vpic::CYLINDERS).map(|c| format!("{c} cylinders"));
     let hp = value(vpic::ENGINE_HP).map(|hp| format!("{hp} hp"));
-    join([litres, cylinders, value(vpic::FUEL_PRIMARY), hp].into_iter().flatten())
+    Ok(join([litres, cylinders, value(vpic::FUEL_PRIMARY), hp].into_iter().flatten()))
 }
 
 fn join(parts: impl Iterator<Item = String>) -> Option<String> {

@@ -338,3 +338,21 @@ fn an_unreadable_stored_recall_row_is_a_503_not_a_missing_recall() {
     let message = body["error"].as_str().unwrap_or_default();
     assert!(message.contains("a stored recall row is not readable"), "{body}");
 }
+
+#[test]
+fn a_displacement_that_is_not_a_number_is_a_row_problem_not_left_out() {
+    let mut decode: Value =
+        serde_json::from_slice(&handmade_decode("3VWD07AJ5EM388202", "VW", "Jetta", "2014")).unwrap();
+    decode["Results"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"Value": "one point eight", "ValueId": "", "Variable": "Displacement (L)", "VariableId": 13}));
+    let batch = parse("decode.json", decode.to_string().as_bytes());
+    assert!(batch.records.is_empty());
+    assert_eq!(batch.problems.len(), 1, "{:?}", batch.problems);
+    assert_eq!(batch.problems[0].location, "/Results[VariableId=13]");
+    assert_eq!(
+        batch.problems[0].message,
+        "Displacement (L) `one point eight` of VIN 3VWD07AJ5EM388202 is not a number"
+    );
+}

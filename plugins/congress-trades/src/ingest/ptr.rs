@@ -398,6 +398,7 @@ impl RawRow {
         if amount_range.is_empty() || amount_range.ends_with('-') || amount_range_bounds(&amount_range).0.is_none() {
             return Err(RowError::Amount { amount: amount_range, cells: cells() });
         }
+        // `dates_at` found both words to be dates, so `us_date` cannot fail here.
         let date_of = |w: &str| us_date(w).unwrap_or_default();
         Ok(TradeRecord {
             doc_id: doc_id.into(),

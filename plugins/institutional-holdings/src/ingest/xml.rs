@@ -57,13 +57,19 @@ enum Visit<'p> {
 pub fn root_name(block: XmlBlock<'_>, file: &str) -> Result<String, Refusal> {
     let mut root = None;
     // Stops at the first element: the rest of the document is read later by the reader that needs it.
-    let _ = walk(block, file, &mut |visit| {
+    let walked = walk(block, file, &mut |visit| {
         if let Visit::Open { path, .. } = visit {
             root.get_or_insert_with(|| path[0].clone());
         }
         root.is_none()
     });
-    root.ok_or_else(|| Refusal::at(format!("line {}", line_of(file, block.offset)), "the XML has no root element"))
+    match root {
+        Some(root) => Ok(root),
+        // XML that breaks before its first element is refused for what breaks it, with its line.
+        None => walked.and_then(|()| {
+            Err(Refusal::at(format!("line {}", line_of(file, block.offset)), "the XML has no root element"))
+        }),
+    }
 }
 
 /// Reads a cover page (`edgarSubmission`).
@@ -193,5 +199,14 @@ mod tests {
         let refusal = read_table(block(crossed), crossed).unwrap_err();
         assert_eq!(refusal.location.as_deref(), Some("line 3"), "{refusal}");
         assert!(refusal.reason.contains("not well-formed"), "{refusal}");
+    }
+
+    #[test]
+    fn xml_broken_before_its_root_is_refused_for_what_breaks_it() {
+        let broken = "<?xml version=\"1.0\"?>\n</informationTable>";
+        let refusal = root_name(block(broken), broken).unwrap_err();
+        assert!(refusal.reason.contains("not well-formed"), "{refusal}");
+        let empty = "<?xml version=\"1.0\"?>\n";
+        assert_eq!(root_name(block(empty), empty).unwrap_err().reason, "the XML has no root element");
     }
 }
