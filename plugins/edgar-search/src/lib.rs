@@ -65,7 +65,7 @@ impl Plugin for EdgarSearch {
     fn init(ctx: InitContext) -> Result<Self, BoxError> {
         let doc: serde_json::Value = ctx.host.load_dataset(SLUG)?;
         let started = std::time::Instant::now();
-        let others = sources::Others::load(&ctx.host);
+        let others = sources::Others::load(&ctx.host)?;
         // Real filings (this dataset's or other datasets') replace the demo seed entirely.
         let (index, how, generation) = if doc.get(INGESTED_KEY).is_some() || !others.is_empty() {
             let stored: data::Stored =

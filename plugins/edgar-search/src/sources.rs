@@ -8,7 +8,7 @@
 //! rows), not the document itself, which the engine does not keep.
 
 use datahost_plugin_api::ingest::{IngestedInfo, INGESTED_KEY};
-use datahost_plugin_api::Host;
+use datahost_plugin_api::{Host, HostError};
 use serde::Deserialize;
 
 use crate::data::Filing;
@@ -19,20 +19,42 @@ pub const THIRTEEN_F: &str = "institutional-holdings";
 pub const ALSO_SERVES: &[&str] = &[INSIDERS, THIRTEEN_F];
 
 /// The ingested documents of the other datasets (those that hold ingested records).
+#[derive(Default)]
 pub struct Others {
     pub docs: Vec<(&'static str, serde_json::Value)>,
+    /// Each document's `ingested` block, read once at load (what identifies their data generation).
+    generations: Vec<(&'static str, IngestedInfo)>,
+}
+
+/// Why the other datasets' filings could not be read at `init`.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error(transparent)]
+    Host(#[from] HostError),
+    #[error("the `ingested` block of the {dataset} dataset is not readable: {source}")]
+    IngestedBlock { dataset: &'static str, source: serde_json::Error },
 }
 
 impl Others {
-    /// Reads each of [`ALSO_SERVES`] that holds ingested records (a dataset the host does not hold, or holds
-    /// as its demo seed, is skipped).
-    pub fn load(host: &Host) -> Self {
-        let docs = ALSO_SERVES
-            .iter()
-            .filter_map(|d| host.load_dataset::<serde_json::Value>(d).ok().map(|doc| (*d, doc)))
-            .filter(|(_, doc)| doc.get(INGESTED_KEY).is_some())
-            .collect();
-        Self { docs }
+    /// Reads each of [`ALSO_SERVES`] that holds ingested records. A dataset the host does not hold (its plugin is
+    /// not loaded: the host refuses the call) or holds as its demo seed is skipped; any other failure is an
+    /// error, since indexing without that dataset's filings would serve an answer that leaves them out unsaid.
+    pub fn load(host: &Host) -> Result<Self, LoadError> {
+        let mut docs = Vec::new();
+        let mut generations = Vec::new();
+        for &dataset in ALSO_SERVES {
+            let doc: serde_json::Value = match host.load_dataset(dataset) {
+                Ok(doc) => doc,
+                Err(HostError::Refused(_)) => continue,
+                Err(e) => return Err(e.into()),
+            };
+            let Some(block) = doc.get(INGESTED_KEY) else { continue };
+            let info =
+                serde_json::from_value(block.clone()).map_err(|source| LoadError::IngestedBlock { dataset, source })?;
+            generations.push((dataset, info));
+            docs.push((dataset, doc));
+        }
+        Ok(Self { docs, generations })
     }
 
     pub fn is_empty(&self) -> bool {
@@ -40,11 +62,8 @@ impl Others {
     }
 
     /// What identifies their data generation: each one's `ingested` block.
-    pub fn generation(&self) -> Vec<(&'static str, IngestedInfo)> {
-        self.docs
-            .iter()
-            .map(|(d, doc)| (*d, serde_json::from_value(doc[INGESTED_KEY].clone()).unwrap_or_default()))
-            .collect()
+    pub fn generation(&self) -> &[(&'static str, IngestedInfo)] {
+        &self.generations
     }
 
     /// Their filings as search documents, and how many could not be (no accession or filed date).
@@ -182,5 +201,34 @@ impl Cover13F {
             filed_date: self.filed_date,
             text,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use datahost_plugin_api::testing::TestHost;
+
+    #[test]
+    fn absent_and_seed_datasets_are_skipped_and_an_unreadable_ingested_block_is_an_error() {
+        let host = TestHost::new();
+        // Neither dataset in the engine (their plugins not loaded): nothing to index, no error.
+        assert!(Others::load(&host.host()).unwrap().is_empty());
+        host.set_dataset(INSIDERS, r#"{"meta": {}, "forms": []}"#);
+        assert!(Others::load(&host.host()).unwrap().is_empty(), "a demo seed is not indexed");
+
+        host.set_dataset(
+            INSIDERS,
+            r#"{"ingested": {"rows": 1, "files": 1, "lastIngestAt": "2026-11-27T00:00:00Z"}, "forms": []}"#,
+        );
+        let others = Others::load(&host.host()).unwrap();
+        assert_eq!(others.generation().iter().map(|(d, info)| (*d, info.rows)).collect::<Vec<_>>(), [(INSIDERS, 1)]);
+
+        host.set_dataset(THIRTEEN_F, r#"{"ingested": {"rows": "many"}, "filings": []}"#);
+        let err = Others::load(&host.host()).err().expect("an ingested block that does not read");
+        assert!(
+            err.to_string().starts_with("the `ingested` block of the institutional-holdings dataset is not readable"),
+            "{err}"
+        );
     }
 }

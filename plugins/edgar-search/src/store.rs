@@ -50,12 +50,12 @@ pub fn ingested_index(
     if target.join(READY).is_file() {
         match SearchIndex::open(&target) {
             Ok(index) => {
-                remove_others(&dir, &target);
+                remove_others(host, &dir, &target);
                 return Ok((index, "opened the index already built for this data"));
             }
             Err(e) => {
                 host.log(LogLevel::Warn, &format!("edgar-search: {e}; rebuilding it"));
-                let _ = std::fs::remove_dir_all(&target);
+                remove_logged(host, &target);
             }
         }
     }
@@ -75,12 +75,13 @@ pub fn ingested_index(
             Err(source) => Err(PlaceError::Move { target: target.clone(), source }),
         });
     if let Err(e) = built {
-        let _ = std::fs::remove_dir_all(&building);
+        remove_logged(host, &building);
         return Err(e.into());
     }
-    let _ = std::fs::remove_dir_all(&building);
+    // Still there only when another process moved the same index into place first.
+    remove_logged(host, &building);
     let index = SearchIndex::open(&target)?;
-    remove_others(&dir, &target);
+    remove_others(host, &dir, &target);
     Ok((index, "indexed the ingested filings on disk"))
 }
 
@@ -148,10 +149,24 @@ fn read_filings(host: &Host) -> Result<Vec<Filing>, BoxError> {
 }
 
 /// Removes the indexes of other data generations and builds a crash left behind; an index another instance
-/// still has open stays readable (its files are unlinked, not truncated).
-fn remove_others(dir: &Path, keep: &Path) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    for entry in entries.flatten() {
+/// still has open stays readable (its files are unlinked, not truncated). What cannot be removed is logged, so
+/// old generations never pile up on disk unsaid.
+fn remove_others(host: &Host, dir: &Path, keep: &Path) {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) => {
+            host.log(LogLevel::Warn, &format!("edgar-search: cannot list {} for old indexes: {e}", dir.display()));
+            return;
+        }
+    };
+    for entry in entries {
+        let entry = match entry {
+            Ok(entry) => entry,
+            Err(e) => {
+                host.log(LogLevel::Warn, &format!("edgar-search: an entry of {} is not readable: {e}", dir.display()));
+                continue;
+            }
+        };
         let path: PathBuf = entry.path();
         let name = entry.file_name().to_string_lossy().to_string();
         let stale_build = name.starts_with(BUILDING_PREFIX)
@@ -162,8 +177,18 @@ fn remove_others(dir: &Path, keep: &Path) {
                 .and_then(|t| t.elapsed().ok())
                 .is_some_and(|age| age > STALE_BUILD);
         if (name.starts_with(INDEX_PREFIX) && path != keep) || stale_build {
-            let _ = std::fs::remove_dir_all(&path);
+            remove_logged(host, &path);
         }
+    }
+}
+
+/// Removes an index folder; a failure is logged with the folder (it would otherwise stay on disk unsaid). One
+/// already gone (never created, or removed by a replica sharing the directory) is no failure.
+fn remove_logged(host: &Host, path: &Path) {
+    match std::fs::remove_dir_all(path) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => host.log(LogLevel::Warn, &format!("edgar-search: cannot remove {}: {e}", path.display())),
     }
 }
 
@@ -196,7 +221,7 @@ mod tests {
     fn the_index_is_built_once_per_data_generation_and_reopened_after() {
         let host = TestHost::new();
         let info = dataset(&host, 1, &[filing("0000000001-24-000001", "material weakness in controls")]);
-        let none = Others { docs: Vec::new() };
+        let none = Others::default();
         let (index, how) = ingested_index(&host.host(), Some(&info), &none).unwrap();
         assert_eq!((index.len(), how), (1, "indexed the ingested filings on disk"));
         let dir = host.host().plugin_dir().unwrap();
@@ -228,7 +253,7 @@ mod tests {
         let dir = host.host().plugin_dir().unwrap();
         // A build a crash cut off: no `ready` marker, not under the final name; a damaged final directory.
         std::fs::create_dir_all(dir.join(format!("{BUILDING_PREFIX}1-1"))).unwrap();
-        let none = Others { docs: Vec::new() };
+        let none = Others::default();
         let target = dir.join(format!("{INDEX_PREFIX}{}", fingerprint(Some(&info), &none)));
         std::fs::create_dir_all(&target).unwrap();
         std::fs::write(target.join(READY), "x").unwrap();
