@@ -367,3 +367,34 @@ fn engine_reports_total_without_snippets() {
     assert!(result.total >= result.hits.len());
     assert!(result.hits.iter().all(|h| h.snippet.is_none()));
 }
+
+/// A field match (`form:`, `cik:`: fields indexed without term frequencies) ranked under a filter takes the
+/// pruned path with its bound from the term alone: every filing of that form in the range, none other, and no
+/// fault (it once read frequencies the field does not have).
+#[test]
+fn field_matches_under_date_and_form_filters_find_every_filing_of_the_field() {
+    let p = plugin_with_own_seeds::<EdgarSearch>();
+    let seed = seed_snapshot();
+    for (q, form, from, to) in [
+        ("form:8-K", "8-K", "2024-06-01", "2024-09-30"),
+        ("form:10-Q", "10-Q", "2023-01-01", "2024-12-31"),
+        ("form:S-1", "S-1", "0000-00-00", "2025-06-30"),
+    ] {
+        let expected: usize = seed
+            .filings
+            .iter()
+            .filter(|f| f.form == form && f.filed_date.as_str() >= from && f.filed_date.as_str() <= to)
+            .count();
+        assert!(expected > 0, "{q}: the seed should exercise this query");
+        let mut query: Vec<(&str, &str)> = vec![("q", q), ("limit", "100"), ("to", to)];
+        if from != "0000-00-00" {
+            query.push(("from", from));
+        }
+        let (status, body) = get(&p, ROUTE, &query);
+        assert_eq!(status, 200, "{query:?}: {body}");
+        assert_eq!(body["total"].as_u64(), Some(expected as u64), "{query:?}");
+        let hits = body["hits"].as_array().unwrap();
+        assert_eq!(hits.len(), expected, "{query:?}");
+        assert!(hits.iter().all(|h| h["form"] == form), "{query:?}");
+    }
+}

@@ -592,6 +592,9 @@ struct BoundCursor {
     at: usize,
     weight: Bm25Weight,
     fieldnorms: FieldNormReader,
+    /// Whether the term's field records frequencies. A field indexed without them (`form:`, `cik:`) scores
+    /// every document with a frequency of 1 and has no frequencies to read a block's maximum from.
+    has_freqs: bool,
 }
 
 impl BoundCursor {
@@ -606,7 +609,13 @@ impl BoundCursor {
             };
             let at = postings.seek(0);
             let fieldnorms = segment.get_fieldnorms_reader(term.field())?;
-            cursors.push(Self { postings, at, weight: weight.clone(), fieldnorms });
+            let has_freqs = segment
+                .schema()
+                .get_field_entry(term.field())
+                .field_type()
+                .get_index_record_option()
+                .is_some_and(|option| option.has_freq());
+            cursors.push(Self { postings, at, weight: weight.clone(), fieldnorms, has_freqs });
         }
         Ok(Some(cursors))
     }
@@ -630,13 +639,20 @@ impl BoundCursor {
     }
 
     fn block_max(&mut self) -> Score {
-        self.postings.block_max_score(&self.fieldnorms, &self.weight)
+        if self.has_freqs {
+            self.postings.block_max_score(&self.fieldnorms, &self.weight)
+        } else {
+            // tantivy computes a last block's maximum from its frequencies, which such a field does not have
+            // (it would say 0): the weight's own maximum bounds every document.
+            self.weight.max_score()
+        }
     }
 
     /// The bound on the current document.
     fn score(&self) -> Score {
         let doc = self.doc();
-        self.weight.score(self.fieldnorms.fieldnorm_id(doc), self.postings.freqs()[self.at])
+        let freq = if self.has_freqs { self.postings.freqs()[self.at] } else { 1 };
+        self.weight.score(self.fieldnorms.fieldnorm_id(doc), freq)
     }
 }
 
@@ -971,6 +987,9 @@ mod tests {
             "(goodwill OR impairment) \"material weakness\"",
             "\"supply chain\"~2",
             "*",
+            // Fields indexed without term frequencies, alone (under a filter: the pruned clause path) and beside text.
+            "form:8-K",
+            "form:10-K revenue",
         ];
         for query in queries {
             for (forms, from) in [(&[][..], None), (&["10-K", "8-K"][..], Some("2015-01-01"))] {
