@@ -354,6 +354,17 @@ impl SearchIndex {
         self.layout.forget_date_order();
     }
 
+    /// See [`topk::Layout::set_form_bits_share`].
+    #[cfg(test)]
+    pub(crate) fn set_form_bits_share(&mut self, min_share: u32) {
+        self.layout.set_form_bits_share(min_share);
+    }
+
+    #[cfg(test)]
+    pub(crate) fn form_bits_held(&self) -> usize {
+        self.layout.form_bits_held()
+    }
+
     pub fn parse(&self, text: &str) -> Result<Box<dyn Query>, SearchError> {
         self.parser.parse_query(&query_text(text)).map_err(|e| SearchError::Syntax(e.to_string()))
     }

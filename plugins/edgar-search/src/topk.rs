@@ -12,12 +12,14 @@
 //! scoring every match, and the bound against every match's score.
 //!
 //! Filters: documents lie newest first, so a date range is one run of document ids per segment (found by
-//! binary search on the `filed` fast field, checked at open), and the forms are checked one term each.
+//! binary search on the `filed` fast field, checked at open), and a form is checked on its bits in the segment
+//! (built on first use and kept, for a form in at least 1/32 of the segment's filings) or else its postings.
 //!
 //! Count: matches are counted up to [`TOTAL_CAP`]; beyond it the total is a lower bound, as counting every one
 //! of hundreds of thousands of matches (phrases position by position) would cost more than the search itself.
-//! The count intersects the user's query with the filters and, where one clause (a phrase) can match and a
-//! filter docset is there, the phrase's rarest word, so its positions are read only where the filters agree.
+//! The count intersects the user's query with the filters; where one clause (a phrase) can match and a filter
+//! docset is there, the phrase's rarest word drives and the filters look first, so its positions are read only
+//! where they agree.
 
 use std::collections::BinaryHeap;
 
@@ -25,8 +27,8 @@ use tantivy::columnar::ColumnValues;
 use tantivy::fieldnorm::FieldNormReader;
 use tantivy::postings::{BlockSegmentPostings, SegmentPostings};
 use tantivy::query::{
-    intersect_scorers, AllScorer, Bm25StatisticsProvider, Bm25Weight, BooleanQuery, BoostQuery, EmptyScorer,
-    EnableScoring, Occur, PhraseQuery, Query, Scorer, TermQuery, Weight,
+    intersect_scorers, AllScorer, Bm25StatisticsProvider, Bm25Weight, BooleanQuery, BoostQuery, EnableScoring, Occur,
+    PhraseQuery, Query, Scorer, TermQuery, Weight,
 };
 use tantivy::schema::IndexRecordOption;
 use tantivy::{
@@ -69,6 +71,9 @@ pub struct Layout {
     /// never increase with the document id): a date range there is one run of document ids.
     date_field: String,
     newest_first: Vec<bool>,
+    /// The documents of each common form asked for so far, per segment, as bits ([`FormBits`]); shared by
+    /// every search of this searcher.
+    form_bits: std::sync::Arc<FormBitsCache>,
 }
 
 impl Layout {
@@ -88,6 +93,7 @@ impl Layout {
             ties_settled: false,
             date_field: date_field.to_string(),
             newest_first: newest_first.clone(),
+            form_bits: Default::default(),
         };
         let mut ranges = Vec::with_capacity(readers.len());
         for (ord, segment) in readers.iter().enumerate() {
@@ -120,6 +126,19 @@ impl Layout {
     #[cfg(test)]
     pub(crate) fn forget_date_order(&mut self) {
         self.newest_first.iter_mut().for_each(|n| *n = false);
+    }
+
+    /// Starts over with no form bits, giving them to forms in at least 1/`min_share` of a segment's documents
+    /// (tests: the synthetic forms are all common enough for the default).
+    #[cfg(test)]
+    pub(crate) fn set_form_bits_share(&mut self, min_share: u32) {
+        self.form_bits = std::sync::Arc::new(FormBitsCache { min_share, sets: Default::default() });
+    }
+
+    /// How many (segment, form) pairs have bits so far (tests).
+    #[cfg(test)]
+    pub(crate) fn form_bits_held(&self) -> usize {
+        self.form_bits.len()
     }
 }
 
@@ -336,16 +355,21 @@ impl FilterWeights {
         let mut docs = 0..segment.max_doc();
         let mut docsets = Vec::new();
         if !self.forms.is_empty() {
-            let mut forms = Vec::with_capacity(self.forms.len());
+            let (mut bits, mut postings) = (Vec::new(), Vec::new());
             for form in &self.forms {
                 let index = segment.inverted_index(form.field())?;
-                forms.extend(index.read_postings(form, IndexRecordOption::Basic)?);
+                if let Some(form_postings) = index.read_postings(form, IndexRecordOption::Basic)? {
+                    match layout.form_bits.get(segment, form, &form_postings) {
+                        Some(set) => bits.push(set),
+                        None => postings.push(form_postings),
+                    }
+                }
             }
-            if forms.is_empty() {
+            if bits.is_empty() && postings.is_empty() {
                 // None of the forms is in this segment.
                 return Ok(SegmentFilter { docs: 0..0, docset: None });
             }
-            docsets.push(Box::new(AnyOf::new(forms)) as Box<dyn Scorer>);
+            docsets.push(Box::new(AnyOf::new(bits, postings)) as Box<dyn Scorer>);
         }
         if let Some(DateWeight { weight, from, to }) = &self.dates {
             let ordered = layout.newest_first.get(ord).copied().unwrap_or(false);
@@ -369,39 +393,141 @@ impl FilterWeights {
     }
 }
 
-/// The documents of any of a few terms' postings, each seeked on its own: checking one document at a time is
-/// then a seek per term, where tantivy's buffered union refills a window of 4,096 documents on a seek beyond
-/// it (and boxed term scorers cost a virtual call per look).
+/// The documents of one form in one segment, one bit each: checking a document is a bit test instead of a
+/// postings seek (two per document for two forms, the larger part of counting a phrase's matches among
+/// them).
+struct FormBits {
+    words: Box<[u64]>,
+    /// Documents set (the form's document frequency).
+    len: u32,
+}
+
+impl FormBits {
+    fn of(mut postings: SegmentPostings, max_doc: DocId) -> Self {
+        let mut words = vec![0u64; (max_doc as usize).div_ceil(64)].into_boxed_slice();
+        let mut buffer = [0 as DocId; COLLECT_BLOCK_BUFFER_LEN];
+        loop {
+            let filled = postings.fill_buffer(&mut buffer);
+            for &doc in &buffer[..filled] {
+                words[doc as usize / 64] |= 1 << (doc % 64);
+            }
+            if filled < buffer.len() {
+                break;
+            }
+        }
+        Self { words, len: postings.doc_freq() }
+    }
+}
+
+/// [`FormBits`] of the forms asked for, built on first use and kept for the searcher's life (its segments
+/// never change). Only forms in at least 1/[`BITS_MIN_SHARE`] of a segment's documents get bits: a rarer form's
+/// postings are short and skip well, and the bound keeps the memory at most `BITS_MIN_SHARE / 8` bytes per
+/// document (each document has one form), 4 MB per million documents, whatever forms are asked for.
+#[derive(Debug)]
+struct FormBitsCache {
+    /// A form gets bits in a segment where it is in at least 1/`min_share` of the documents.
+    min_share: u32,
+    sets: std::sync::RwLock<std::collections::HashMap<(tantivy::index::SegmentId, Term), std::sync::Arc<FormBits>>>,
+}
+
+impl Default for FormBitsCache {
+    fn default() -> Self {
+        Self { min_share: BITS_MIN_SHARE, sets: Default::default() }
+    }
+}
+
+/// See [`FormBitsCache`].
+const BITS_MIN_SHARE: u32 = 32;
+
+impl std::fmt::Debug for FormBits {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(f, "FormBits({} of {})", self.len, self.words.len() * 64)
+    }
+}
+
+impl FormBitsCache {
+    /// The bits of `form` in `segment` (`postings` its postings there); `None` when the form is too rare
+    /// there for bits.
+    fn get(
+        &self,
+        segment: &SegmentReader,
+        form: &Term,
+        postings: &SegmentPostings,
+    ) -> Option<std::sync::Arc<FormBits>> {
+        if u64::from(postings.doc_freq()) * u64::from(self.min_share) < u64::from(segment.max_doc()) {
+            return None;
+        }
+        let key = (segment.segment_id(), form.clone());
+        if let Some(set) = self.sets.read().unwrap_or_else(|e| e.into_inner()).get(&key) {
+            return Some(set.clone());
+        }
+        // Built outside the lock; two searches building the same bits at once keep the first.
+        let set = std::sync::Arc::new(FormBits::of(postings.clone(), segment.max_doc()));
+        Some(self.sets.write().unwrap_or_else(|e| e.into_inner()).entry(key).or_insert(set).clone())
+    }
+
+    /// The (segment, form) pairs with bits (tests).
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.sets.read().unwrap_or_else(|e| e.into_inner()).len()
+    }
+}
+
+/// The documents of any of a few forms: the common ones as bits, the rare ones as postings seeked on their own
+/// (tantivy's buffered union refills a window of 4,096 documents on a seek beyond it, and boxed term scorers
+/// cost a virtual call per look).
 struct AnyOf {
+    bits: Vec<std::sync::Arc<FormBits>>,
     members: Vec<SegmentPostings>,
     doc: DocId,
 }
 
 impl AnyOf {
-    fn new(members: Vec<SegmentPostings>) -> Self {
-        let doc = members.iter().map(|m| m.doc()).min().unwrap_or(TERMINATED);
-        Self { members, doc }
+    fn new(bits: Vec<std::sync::Arc<FormBits>>, members: Vec<SegmentPostings>) -> Self {
+        let mut any = Self { bits, members, doc: 0 };
+        any.doc = any.members.iter().map(|m| m.doc()).min().unwrap_or(TERMINATED).min(any.next_bit(0));
+        any
+    }
+
+    fn has_bit(&self, doc: DocId) -> Pass {
+        let (word, bit) = (doc as usize / 64, doc % 64);
+        match self.bits.iter().any(|bits| bits.words[word] >> bit & 1 != 0) {
+            true => Pass::Yes,
+            false => Pass::No,
+        }
+    }
+
+    /// The first document at or after `target` set in any of the bits.
+    fn next_bit(&self, target: DocId) -> DocId {
+        let Some(first) = self.bits.first() else { return TERMINATED };
+        let mut word = target as usize / 64;
+        // Bits below the target cleared.
+        let mut mask = u64::MAX.checked_shl(target % 64).unwrap_or(0);
+        while word < first.words.len() {
+            let set = self.bits.iter().fold(0, |set, bits| set | bits.words[word]) & mask;
+            if set != 0 {
+                return (word * 64) as DocId + set.trailing_zeros();
+            }
+            word += 1;
+            mask = u64::MAX;
+        }
+        TERMINATED
     }
 }
 
 impl DocSet for AnyOf {
     fn advance(&mut self) -> DocId {
-        let doc = self.doc;
-        self.doc = TERMINATED;
-        for member in &mut self.members {
-            if member.doc() == doc {
-                member.advance();
-            }
-            self.doc = self.doc.min(member.doc());
+        match self.doc {
+            TERMINATED => TERMINATED,
+            doc => self.seek(doc + 1),
         }
-        self.doc
     }
 
     fn seek(&mut self, target: DocId) -> DocId {
         if target <= self.doc {
             return self.doc;
         }
-        self.doc = TERMINATED;
+        self.doc = self.next_bit(target);
         for member in &mut self.members {
             if member.doc() < target {
                 member.seek(target);
@@ -412,10 +538,29 @@ impl DocSet for AnyOf {
     }
 
     fn fill_buffer(&mut self, buffer: &mut [DocId; COLLECT_BLOCK_BUFFER_LEN]) -> usize {
-        if let [only] = self.members.as_mut_slice() {
+        if let ([], [only]) = (self.bits.as_slice(), self.members.as_mut_slice()) {
             // One form: its postings' own loop, no pass over the members per document.
             let filled = only.fill_buffer(buffer);
             self.doc = only.doc();
+            return filled;
+        }
+        if self.members.is_empty() {
+            // Only bits: every set bit of a word at once.
+            let mut filled = 0;
+            while self.doc != TERMINATED && filled < buffer.len() {
+                let word = self.doc as usize / 64;
+                let mut set =
+                    self.bits.iter().fold(0, |set, bits| set | bits.words[word]) & (u64::MAX << (self.doc % 64));
+                while set != 0 && filled < buffer.len() {
+                    buffer[filled] = (word * 64) as DocId + set.trailing_zeros();
+                    filled += 1;
+                    set &= set - 1;
+                }
+                self.doc = match set {
+                    0 => self.next_bit((word as DocId + 1) * 64),
+                    set => (word * 64) as DocId + set.trailing_zeros(),
+                };
+            }
             return filled;
         }
         if self.doc == TERMINATED {
@@ -435,11 +580,12 @@ impl DocSet for AnyOf {
     }
 
     fn size_hint(&self) -> u32 {
-        self.members.iter().map(|m| m.size_hint()).fold(0, u32::saturating_add)
+        let bits = self.bits.iter().map(|b| b.len);
+        self.members.iter().map(|m| m.size_hint()).chain(bits).fold(0, u32::saturating_add)
     }
 
     fn cost(&self) -> u64 {
-        self.members.iter().map(|m| m.cost()).sum()
+        self.members.iter().map(|m| m.cost()).chain(self.bits.iter().map(|b| b.len as u64)).sum()
     }
 }
 
@@ -841,8 +987,8 @@ pub fn count_up_to(searcher: &Searcher, query: &dyn Query, cap: usize) -> tantiv
 /// How many filings match `user` and `filters`, counting at most `cap + 1` (so a count above `cap` says there
 /// are more); the same number as [`count_up_to`] over the whole request, found with less work: a date range is
 /// a run of documents where they lie newest first, and when one clause of the bound can match in a segment
-/// and a filter docset is there, the clause's rarest term (which every match holds) joins the intersection
-/// and drives it, so a phrase's positions are only read where the filters agree.
+/// and a filter docset is there, the clause's rarest term (which every match holds) drives ([`count_driven`]),
+/// so a phrase's positions are only read where the filters agree.
 pub fn count_matches(
     searcher: &Searcher,
     user: &dyn Query,
@@ -856,14 +1002,6 @@ pub fn count_matches(
     let mut clauses = Vec::new();
     // The clauses matter only with a phrase among them (each term's dictionary lookup costs microseconds).
     let bounded = bound_clauses(searcher, user, &mut clauses)? && clauses.iter().any(|c| c.len() > 1);
-    let mut clause_weights = Vec::with_capacity(clauses.len());
-    for clause in clauses {
-        let mut weights = Vec::with_capacity(clause.len());
-        for (term, _) in clause {
-            weights.push(TermQuery::new(term, IndexRecordOption::Basic).weight(unscored())?);
-        }
-        clause_weights.push(weights);
-    }
     let mut count = 0usize;
     for (ord, segment) in searcher.segment_readers().iter().enumerate() {
         let SegmentFilter { docs: run, docset } = filters.segment(layout, ord, segment)?;
@@ -871,35 +1009,63 @@ pub fn count_matches(
             continue;
         }
         let user = user_weight.scorer(segment, 1.0)?;
+        let alive = segment.alive_bitset();
+        let docset = match docset {
+            Some(mut filter) if bounded => {
+                let mut live = Vec::new();
+                'clauses: for clause in &clauses {
+                    let mut terms = Vec::with_capacity(clause.len());
+                    for (term, _) in clause {
+                        let index = segment.inverted_index(term.field())?;
+                        match index.read_block_postings(term, IndexRecordOption::Basic)? {
+                            Some(postings) => terms.push(postings),
+                            None => continue 'clauses,
+                        }
+                    }
+                    live.push(terms);
+                }
+                // Every match holds all the terms of some clause. With one clause left, a phrase, and a filter
+                // docset, the phrase's rarest term drives, so the filter looks before positions are read (the
+                // phrase's own scorer would read them first).
+                match live.as_mut_slice() {
+                    [] => continue,
+                    [terms] if terms.len() > 1 => {
+                        let rarest = terms.iter().enumerate().min_by_key(|(_, t)| t.doc_freq()).map_or(0, |r| r.0);
+                        let driver = terms.swap_remove(rarest);
+                        let budget = cap - count;
+                        count += match filter.downcast_ref::<AnyOf>().filter(|any| any.members.is_empty()) {
+                            // Common forms only: a bit test per document, inlined.
+                            Some(any) => count_driven(driver, run, |doc| any.has_bit(doc), user, alive, budget),
+                            None => {
+                                let filter = |doc| {
+                                    if filter.doc() < doc {
+                                        filter.seek(doc);
+                                    }
+                                    match filter.doc() {
+                                        at if at == doc => Pass::Yes,
+                                        at => Pass::From(at),
+                                    }
+                                };
+                                count_driven(driver, run, filter, user, alive, budget)
+                            }
+                        };
+                        if count > cap {
+                            break;
+                        }
+                        continue;
+                    }
+                    _ => Some(filter),
+                }
+            }
+            docset => docset,
+        };
         let mut scorers = Vec::new();
         // Matching everything (`*`) restricts nothing the filters do not.
         if !(user.is::<AllScorer>() && docset.is_some()) {
             scorers.push(user);
         }
-        // With a filter docset, a phrase's rarest term drives (below); without one the phrase drives itself.
-        let filtered = docset.is_some();
         scorers.extend(docset);
-        if bounded && filtered {
-            let mut live = Vec::new();
-            for weights in &clause_weights {
-                let terms = weights.iter().map(|w| w.scorer(segment, 1.0)).collect::<tantivy::Result<Vec<_>>>()?;
-                if !terms.iter().any(|t| t.is::<EmptyScorer>()) {
-                    live.push(terms);
-                }
-            }
-            // Every match holds all the terms of some clause. With one clause left, a phrase, and a filter
-            // docset, the phrase's rarest term drives the intersection, so the filter looks before positions
-            // are read (the phrase's own scorer would read them first).
-            match live.as_slice() {
-                [] => continue,
-                [terms] if terms.len() > 1 => {
-                    scorers.extend(live.pop().into_iter().flatten().min_by_key(|term| term.cost()))
-                }
-                _ => {}
-            }
-        }
         let mut docs = intersect_scorers(scorers, segment.num_docs());
-        let alive = segment.alive_bitset();
         if docs.doc() < run.start {
             docs.seek(run.start);
         }
@@ -909,7 +1075,7 @@ pub fn count_matches(
             let within = buffer[..filled].partition_point(|&doc| doc < run.end);
             count += match alive {
                 None => within,
-                Some(a) => buffer[..within].iter().filter(|&&d| a.is_alive(d)).count(),
+                Some(a) => buffer[..within].iter().filter(|&&doc| a.is_alive(doc)).count(),
             };
             if within < filled || filled < buffer.len() {
                 break;
@@ -920,6 +1086,61 @@ pub fn count_matches(
         }
     }
     Ok(count)
+}
+
+/// Whether a document passes the filters, for [`count_driven`].
+enum Pass {
+    Yes,
+    No,
+    /// No, and none before this document does.
+    From(DocId),
+}
+
+/// How many documents of `run` in `driver`'s postings `filter` and `user` match (alive ones), counting at most
+/// `budget + 1`: the driver's documents are read block by block, `filter` looks at each and `user` checks the
+/// ones it passes on that document only (`seek_danger`). Every match must be in the driver (a term all of the
+/// user's matches hold). A block the filter has nothing in is skipped.
+fn count_driven(
+    mut driver: BlockSegmentPostings,
+    run: std::ops::Range<DocId>,
+    mut filter: impl FnMut(DocId) -> Pass,
+    user: Box<dyn Scorer>,
+    alive: Option<&tantivy::fastfield::AliveBitSet>,
+    budget: usize,
+) -> usize {
+    let mut user = Matcher::new(user);
+    let mut count = 0;
+    let mut at = driver.seek(run.start);
+    'blocks: loop {
+        let docs = driver.docs();
+        let Some(&last) = docs.last() else { return count };
+        for &doc in docs.get(at..).unwrap_or_default() {
+            if doc >= run.end {
+                return count;
+            }
+            match filter(doc) {
+                Pass::Yes => {
+                    if alive.is_none_or(|a| a.is_alive(doc)) && user.matches(doc) {
+                        count += 1;
+                        if count > budget {
+                            return count;
+                        }
+                    }
+                }
+                Pass::No => {}
+                Pass::From(next) if next > last => {
+                    if next >= run.end {
+                        return count;
+                    }
+                    at = driver.seek(next);
+                    continue 'blocks;
+                }
+                Pass::From(_) => {}
+            }
+        }
+        driver.advance();
+        at = 0;
+    }
 }
 
 #[cfg(test)]
@@ -1089,6 +1310,29 @@ mod tests {
         assert_rankings_equal_scoring_every_match(&index);
         index.forget_date_order();
         assert_rankings_equal_scoring_every_match(&index);
+    }
+
+    /// Forms as postings (a share of 1: no form is in every filing), as bits, and both in one filter (a share
+    /// of 12 leaves S-1, about 4% of the filings, and DEF 14A, 7%, to postings, and gives 10-K, 10-Q and 8-K
+    /// bits), over several segments, the bits built once and reused by every later query: the same rankings
+    /// and totals as scoring every match.
+    #[test]
+    fn form_bits_and_postings_equal_scoring_every_match_over_segments() {
+        let filings = generate(TOTAL_CAP + 2_000, 17, &GenOptions::large());
+        let opts = BuildOptions { writer_heap_bytes: 30_000_000, threads: 2, merge: false };
+        let mut index = SearchIndex::build_with(filings, opts).unwrap();
+        let segments = index.segment_count();
+        assert!(segments > 1, "{segments} segment(s)");
+        // The forms of FILTERS: 10-K, 10-Q, 8-K, S-1 and DEF 14A.
+        for (share, with_bits) in [(1, 0), (12, 3), (super::BITS_MIN_SHARE, 5)] {
+            index.set_form_bits_share(share);
+            assert_rankings_equal_scoring_every_match(&index);
+            assert_eq!(index.form_bits_held(), with_bits * segments, "share {share}");
+            // Again on the bits already built, with date ranges checked document by document.
+            index.forget_date_order();
+            assert_rankings_equal_scoring_every_match(&index);
+            assert_eq!(index.form_bits_held(), with_bits * segments, "share {share}");
+        }
     }
 
     /// The bound itself, filing by filing: the summed clause bounds (each the least of its terms' scaled
