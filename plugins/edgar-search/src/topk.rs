@@ -1327,11 +1327,15 @@ mod tests {
         for (share, with_bits) in [(1, 0), (12, 3), (super::BITS_MIN_SHARE, 5)] {
             index.set_form_bits_share(share);
             assert_rankings_equal_scoring_every_match(&index);
-            assert_eq!(index.form_bits_held(), with_bits * segments, "share {share}");
-            // Again on the bits already built, with date ranges checked document by document.
+            // A form gets bits in a segment only where it covers at least the share of that segment's filings
+            // (S-1, about 4% of all, can fall under 1/32 of one segment), and which filings a segment holds
+            // depends on the writer's threads: up to one set per form and segment.
+            let held = index.form_bits_held();
+            assert!(held <= with_bits * segments && (held == 0) == (with_bits == 0), "share {share}: {held}");
+            // Again on the bits already built, with date ranges checked document by document: none built again.
             index.forget_date_order();
             assert_rankings_equal_scoring_every_match(&index);
-            assert_eq!(index.form_bits_held(), with_bits * segments, "share {share}");
+            assert_eq!(index.form_bits_held(), held, "share {share}: the bits built are reused");
         }
     }
 
