@@ -1215,19 +1215,12 @@ mod tests {
         for query in queries {
             for (forms, from) in [(&[][..], None), (&["10-K", "8-K"][..], Some("2015-01-01"))] {
                 for limit in [1, 10, 101] {
-                    let mut req = request(query, forms, from, limit);
-                    let exhaustive = index.search_exhaustive(&req).unwrap();
-                    let pruned = index.search(&req).unwrap();
-                    assert_eq!(ranking(&pruned), ranking(&exhaustive), "{query} {forms:?} {from:?} limit {limit}");
-                    let capped = (exhaustive.total.min(TOTAL_CAP), exhaustive.total <= TOTAL_CAP);
-                    assert_eq!((pruned.total, pruned.total_exact), capped, "{query}");
-                    // The next page too, after the last hit of this one.
-                    if let Some(last) = exhaustive.hits.last() {
-                        req.after = Some(last.key);
-                        let exhaustive = index.search_exhaustive(&req).unwrap();
-                        let pruned = index.search(&req).unwrap();
-                        assert_eq!(ranking(&pruned), ranking(&exhaustive), "{query} after {:?}", last.key);
-                    }
+                    let req = request(query, forms, from, limit);
+                    assert_page_and_next_equal_scoring_every_match(
+                        index,
+                        req,
+                        &format!("{query} {forms:?} {from:?} limit {limit}"),
+                    );
                 }
             }
         }
@@ -1270,6 +1263,21 @@ mod tests {
         (&["DEF 14A"], Some("2030-01-01"), None),
     ];
 
+    /// One request's page, its total (capped) and the page after its last hit, against scoring every match.
+    fn assert_page_and_next_equal_scoring_every_match(index: &SearchIndex, mut req: SearchRequest, what: &str) {
+        let exhaustive = index.search_exhaustive(&req).unwrap();
+        let pruned = index.search(&req).unwrap();
+        assert_eq!(ranking(&pruned), ranking(&exhaustive), "{what}");
+        let capped = (exhaustive.total.min(TOTAL_CAP), exhaustive.total <= TOTAL_CAP);
+        assert_eq!((pruned.total, pruned.total_exact), capped, "{what}");
+        if let Some(last) = exhaustive.hits.last() {
+            req.after = Some(last.key);
+            let exhaustive = index.search_exhaustive(&req).unwrap();
+            let pruned = index.search(&req).unwrap();
+            assert_eq!(ranking(&pruned), ranking(&exhaustive), "{what} after {:?}", last.key);
+        }
+    }
+
     /// Every phrase and filter, two pages deep, against scoring every match.
     fn assert_rankings_equal_scoring_every_match(index: &SearchIndex) {
         for query in PHRASES {
@@ -1278,17 +1286,7 @@ mod tests {
                     let mut req = request(query, forms, from, limit);
                     req.to = to.map(|d| chrono::NaiveDate::parse_from_str(d, "%Y-%m-%d").unwrap());
                     let what = format!("{query} {forms:?} {from:?}..{to:?} limit {limit}");
-                    let exhaustive = index.search_exhaustive(&req).unwrap();
-                    let pruned = index.search(&req).unwrap();
-                    assert_eq!(ranking(&pruned), ranking(&exhaustive), "{what}");
-                    let capped = (exhaustive.total.min(TOTAL_CAP), exhaustive.total <= TOTAL_CAP);
-                    assert_eq!((pruned.total, pruned.total_exact), capped, "{what}");
-                    if let Some(last) = exhaustive.hits.last() {
-                        req.after = Some(last.key);
-                        let exhaustive = index.search_exhaustive(&req).unwrap();
-                        let pruned = index.search(&req).unwrap();
-                        assert_eq!(ranking(&pruned), ranking(&exhaustive), "{what} after {:?}", last.key);
-                    }
+                    assert_page_and_next_equal_scoring_every_match(index, req, &what);
                 }
             }
         }
