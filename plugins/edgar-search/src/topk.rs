@@ -19,7 +19,8 @@
 //! of hundreds of thousands of matches (phrases position by position) would cost more than the search itself.
 //! The count intersects the user's query with the filters; where one clause (a phrase) can match and a filter
 //! docset is there, the phrase's rarest word drives and the filters look first, so its positions are read only
-//! where they agree.
+//! where they agree. A query that is one exact phrase (on either text field) is counted by the plugin's own
+//! check on its words' positions ([`crate::phrase`]) where the filters are bits or none.
 
 use std::collections::BinaryHeap;
 
@@ -37,6 +38,7 @@ use tantivy::{
 };
 
 use crate::index::{hit_key, HitKey};
+use crate::phrase::Phrase;
 
 /// Counting stops after this many matches: `total` is then a lower bound (`totalIsLowerBound: true`).
 pub const TOTAL_CAP: usize = 10_000;
@@ -495,6 +497,12 @@ impl AnyOf {
             true => Pass::Yes,
             false => Pass::No,
         }
+    }
+
+    /// Whether `doc` is set in any of the bits, without a branch.
+    fn covers(&self, doc: DocId) -> bool {
+        let word = self.bits.iter().fold(0, |set, bits| set | bits.words[doc as usize / 64]);
+        word >> (doc % 64) & 1 != 0
     }
 
     /// The first document at or after `target` set in any of the bits.
@@ -988,7 +996,9 @@ pub fn count_up_to(searcher: &Searcher, query: &dyn Query, cap: usize) -> tantiv
 /// are more); the same number as [`count_up_to`] over the whole request, found with less work: a date range is
 /// a run of documents where they lie newest first, and when one clause of the bound can match in a segment
 /// and a filter docset is there, the clause's rarest term (which every match holds) drives ([`count_driven`]),
-/// so a phrase's positions are only read where the filters agree.
+/// so a phrase's positions are only read where the filters agree. A query that is one exact phrase is checked by
+/// the plugin's own [`PhraseCheck`] (driven by its rarest word, the filters looking first), where its words'
+/// densities make that pay ([`Phrase::worth_it`]).
 pub fn count_matches(
     searcher: &Searcher,
     user: &dyn Query,
@@ -1002,10 +1012,48 @@ pub fn count_matches(
     let mut clauses = Vec::new();
     // The clauses matter only with a phrase among them (each term's dictionary lookup costs microseconds).
     let bounded = bound_clauses(searcher, user, &mut clauses)? && clauses.iter().any(|c| c.len() > 1);
+    let phrases = Phrase::union_of(searcher, user);
     let mut count = 0usize;
     for (ord, segment) in searcher.segment_readers().iter().enumerate() {
         let SegmentFilter { docs: run, docset } = filters.segment(layout, ord, segment)?;
         if run.is_empty() {
+            continue;
+        }
+        // The own check tests no filter, or forms as bits, as its rarest word walks. Forms as postings skip ahead,
+        // which its cursors do not (they walk block by block), and a date range as a docset is not bits: those
+        // keep tantivy's scorer, driven below.
+        let bits = docset.as_ref().map(|f| f.downcast_ref::<AnyOf>().filter(|any| any.members.is_empty()));
+        let mut check = None;
+        if let (Some(phrases), false) = (&phrases, matches!(bits, Some(None))) {
+            // The phrases with all their words in this segment: only those can match here.
+            let mut live = Vec::with_capacity(phrases.len());
+            for phrase in phrases {
+                if let Some(worth_it) = phrase.worth_it(segment, run.start)? {
+                    live.push((phrase, worth_it));
+                }
+            }
+            match live.as_slice() {
+                [] => continue,
+                [(phrase, true)] => match phrase.check(segment)? {
+                    Some(own) => check = Some(own),
+                    None => continue,
+                },
+                // Several phrases (no word all their matches hold), or one not worth it: tantivy's scorer.
+                _ => {}
+            }
+        }
+        if let Some(mut check) = check {
+            let alive = segment.alive_bitset();
+            let budget = cap - count;
+            count += match (bits.flatten(), alive) {
+                (None, None) => check.count(run, |_| true, budget),
+                (Some(any), None) => check.count(run, |doc| any.covers(doc), budget),
+                (None, Some(alive)) => check.count(run, |doc| alive.is_alive(doc), budget),
+                (Some(any), Some(alive)) => check.count(run, |doc| any.covers(doc) & alive.is_alive(doc), budget),
+            };
+            if count > cap {
+                break;
+            }
             continue;
         }
         let user = user_weight.scorer(segment, 1.0)?;
@@ -1335,6 +1383,43 @@ mod tests {
             assert_rankings_equal_scoring_every_match(&index);
             assert_eq!(index.form_bits_held(), held, "share {share}: the bits built are reused");
         }
+    }
+
+    /// A bare phrase's count goes through the plugin's own phrase check (`crate::phrase`): over the demo seed,
+    /// phrases from its texts (consecutive words, and a word twice), with every filter of [`FILTERS`], the
+    /// count and two pages equal scoring every match with tantivy's phrase query.
+    #[test]
+    fn seed_phrases_count_and_rank_as_scoring_every_match() {
+        let filings = crate::corpus::seed_snapshot().filings;
+        let index = SearchIndex::build(filings.clone()).unwrap();
+        let mut phrases = std::collections::BTreeSet::new();
+        for filing in &filings {
+            let words: Vec<String> = filing
+                .text
+                .split(|c: char| !c.is_alphanumeric())
+                .filter(|w| !w.is_empty())
+                .map(str::to_lowercase)
+                .collect();
+            for w in words.windows(2) {
+                phrases.insert(format!("\"{} {}\"", w[0], w[1]));
+                phrases.insert(format!("\"{} {}\"", w[0], w[0]));
+            }
+        }
+        let mut matched = 0;
+        // Every third phrase keeps the test short; the phrase module's tests check the phrase check on all.
+        for query in phrases.iter().step_by(3) {
+            for &(forms, from, to) in FILTERS {
+                let mut req = request(query, forms, from, 10);
+                req.to = to.map(|d| chrono::NaiveDate::parse_from_str(d, "%Y-%m-%d").unwrap());
+                matched += index.search(&req).unwrap().total;
+                assert_page_and_next_equal_scoring_every_match(
+                    &index,
+                    req,
+                    &format!("{query} {forms:?} {from:?}..{to:?}"),
+                );
+            }
+        }
+        assert!(matched > 1_000, "{matched}");
     }
 
     /// The bound itself, filing by filing: the summed clause bounds (each the least of its terms' scaled
