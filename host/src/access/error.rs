@@ -39,7 +39,7 @@ pub enum AccessError {
     Redis {
         address: String,
         #[source]
-        source: redis::RedisError,
+        source: std::sync::Arc<redis::RedisError>,
     },
     /// Redis did not answer within `ratelimit.redis_timeout_ms`.
     #[error("redis at {address} did not answer within {} ms", after.as_millis())]
