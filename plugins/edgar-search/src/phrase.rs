@@ -382,12 +382,7 @@ mod tests {
         let searcher = index.searcher();
         let mut phrases = std::collections::BTreeSet::new();
         for filing in seed_snapshot().filings {
-            let words: Vec<String> = filing
-                .text
-                .split(|c: char| !c.is_alphanumeric())
-                .filter(|w| !w.is_empty())
-                .map(str::to_lowercase)
-                .collect();
+            let words = crate::topk::tests::lowercase_words(&filing.text);
             for w in words.windows(3) {
                 phrases.insert(format!("\"{} {}\"", w[0], w[1]));
                 phrases.insert(format!("\"{} {} {}\"", w[0], w[1], w[2]));

@@ -1192,7 +1192,12 @@ fn count_driven(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
+    /// The words of a filing's text as the phrase tests build queries from them (lower case, alphanumeric runs).
+    pub(crate) fn lowercase_words(text: &str) -> Vec<String> {
+        text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase).collect()
+    }
+
     use std::sync::OnceLock;
 
     use super::TOTAL_CAP;
@@ -1394,12 +1399,7 @@ mod tests {
         let index = SearchIndex::build(filings.clone()).unwrap();
         let mut phrases = std::collections::BTreeSet::new();
         for filing in &filings {
-            let words: Vec<String> = filing
-                .text
-                .split(|c: char| !c.is_alphanumeric())
-                .filter(|w| !w.is_empty())
-                .map(str::to_lowercase)
-                .collect();
+            let words = lowercase_words(&filing.text);
             for w in words.windows(2) {
                 phrases.insert(format!("\"{} {}\"", w[0], w[1]));
                 phrases.insert(format!("\"{} {}\"", w[0], w[0]));
