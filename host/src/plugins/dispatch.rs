@@ -9,11 +9,6 @@
 //! handoff is a queue push and a oneshot send: measured at 0.80 of the inline call in one run, where
 //! `spawn_blocking` had 0.55 (BENCHMARKS.md, "Plugin calls").
 //!
-//! Cheaper still since: a thread that finds the queue empty spins up to `SPIN` (one thread at a time) before it
-//! sleeps, so on a busy host the next call is taken without a futex wake; the call's answer, state and waker share
-//! one allocation (`Slot`) instead of a oneshot and an atomic; a closed breaker is read from an atomic, so the
-//! common call takes no breaker lock. Uncached answers x1.20-1.29 (BENCHMARKS.md, "Cold path", 2026-11-27).
-//!
 //! A call that overruns its deadline is answered 503 at once; the thread it holds is replaced, so the pool keeps
 //! its size, and retires when the call finally returns. One plugin may hold at most `max_threads_per_plugin`
 //! threads (running or overrun); its further calls wait in its own queue, and once every one of its threads is
@@ -21,14 +16,9 @@
 //! In process mode an overrun also kills the plugin's child process (its supervisor restarts it).
 
 use std::collections::VecDeque;
-use std::future::Future;
-use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
-use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
-
-use futures_util::task::AtomicWaker;
 
 use super::outcome::HandleOutcome;
 use crate::config::PluginPolicy;
@@ -36,9 +26,6 @@ use crate::config::PluginPolicy;
 /// A unit of work for a handler thread. Returns true when the thread should retire: its call overran the
 /// deadline and a replacement thread has taken its place.
 type Job = Box<dyn FnOnce() -> bool + Send>;
-
-/// How long a handler thread that found the queue empty keeps looking before it sleeps (one thread at a time).
-pub const SPIN: Duration = Duration::from_micros(50);
 
 /// The handler threads shared by every plugin.
 #[derive(Clone)]
@@ -49,33 +36,20 @@ pub struct HandlerPool {
 struct PoolInner {
     queue: Mutex<PoolQueue>,
     ready: Condvar,
-    /// The queue's length, readable without the lock: what a spinning thread watches.
-    queued: AtomicUsize,
-    /// How long a thread spins before it sleeps (zero: never).
-    spin: Duration,
 }
 
 struct PoolQueue {
     jobs: VecDeque<Job>,
     /// Threads asleep on `ready`: a push wakes one only when there is one (a wake is a system call).
     idle: usize,
-    /// Threads looking for a job without sleeping (at most one): a push wakes a sleeper only for the jobs the
-    /// spinning thread will not take.
-    spinning: usize,
 }
 
 impl HandlerPool {
     pub fn new(threads: usize) -> Self {
-        Self::with_spin(threads, SPIN)
-    }
-
-    pub fn with_spin(threads: usize, spin: Duration) -> Self {
         let pool = Self {
             inner: Arc::new(PoolInner {
-                queue: Mutex::new(PoolQueue { jobs: VecDeque::new(), idle: 0, spinning: 0 }),
+                queue: Mutex::new(PoolQueue { jobs: VecDeque::new(), idle: 0 }),
                 ready: Condvar::new(),
-                queued: AtomicUsize::new(0),
-                spin,
             }),
         };
         for _ in 0..threads.max(1) {
@@ -87,7 +61,17 @@ impl HandlerPool {
     fn add_thread(&self) {
         let inner = self.inner.clone();
         let spawned = std::thread::Builder::new().name("plugin-handler".into()).spawn(move || loop {
-            let job = inner.next_job();
+            let job = {
+                let mut q = inner.queue.lock().unwrap_or_else(|e| e.into_inner());
+                loop {
+                    if let Some(job) = q.jobs.pop_front() {
+                        break job;
+                    }
+                    q.idle += 1;
+                    q = inner.ready.wait(q).unwrap_or_else(|e| e.into_inner());
+                    q.idle -= 1;
+                }
+            };
             if job() {
                 return;
             }
@@ -100,51 +84,10 @@ impl HandlerPool {
     fn submit(&self, job: Job) {
         let mut q = self.inner.queue.lock().unwrap_or_else(|e| e.into_inner());
         q.jobs.push_back(job);
-        self.inner.queued.store(q.jobs.len(), Ordering::Release);
-        let wake = q.idle > 0 && q.jobs.len() > q.spinning;
+        let wake = q.idle > 0;
         drop(q);
         if wake {
             self.inner.ready.notify_one();
-        }
-    }
-}
-
-impl PoolInner {
-    /// The next job for a handler thread: at once when one is queued, else after a short spin when no other
-    /// thread spins (a job pushed meanwhile costs its submitter no wake), else asleep until a push wakes it.
-    fn next_job(&self) -> Job {
-        let mut q = self.queue.lock().unwrap_or_else(|e| e.into_inner());
-        let mut may_spin = !self.spin.is_zero();
-        loop {
-            if let Some(job) = q.jobs.pop_front() {
-                self.queued.store(q.jobs.len(), Ordering::Release);
-                return job;
-            }
-            if may_spin && q.spinning == 0 {
-                may_spin = false;
-                q.spinning += 1;
-                drop(q);
-                self.spin_for_job();
-                q = self.queue.lock().unwrap_or_else(|e| e.into_inner());
-                q.spinning -= 1;
-                continue;
-            }
-            q.idle += 1;
-            q = self.ready.wait(q).unwrap_or_else(|e| e.into_inner());
-            q.idle -= 1;
-        }
-    }
-
-    /// Watches the queue's length for at most `spin`; returns as soon as a job is queued.
-    fn spin_for_job(&self) {
-        let started = Instant::now();
-        let mut i = 0u32;
-        while self.queued.load(Ordering::Acquire) == 0 {
-            i = i.wrapping_add(1);
-            if i.is_multiple_of(16) && started.elapsed() >= self.spin {
-                return;
-            }
-            std::hint::spin_loop();
         }
     }
 }
@@ -155,9 +98,6 @@ pub struct Guard {
     pub policy: PluginPolicy,
     slots: Mutex<Slots>,
     breaker: Mutex<Breaker>,
-    /// Whether `breaker` is closed, readable without its lock: a closed breaker admits every call and a success
-    /// changes nothing, so the common call takes no breaker lock. Written under the lock with every change.
-    closed: AtomicBool,
 }
 
 #[derive(Default)]
@@ -205,7 +145,6 @@ impl Guard {
             policy,
             slots: Mutex::default(),
             breaker: Mutex::new(Breaker { state: BreakerState::Closed, faults: VecDeque::new() }),
-            closed: AtomicBool::new(true),
         };
         guard.publish(&BreakerState::Closed);
         guard
@@ -247,9 +186,6 @@ impl Guard {
 
     /// Whether a call may go ahead (`Ok(true)`: as the half-open trial), or how long the breaker stays open.
     fn admit(&self) -> Result<bool, Duration> {
-        if self.closed.load(Ordering::Acquire) {
-            return Ok(false);
-        }
         let mut b = self.breaker.lock().unwrap_or_else(|e| e.into_inner());
         let now = Instant::now();
         match b.state {
@@ -257,7 +193,6 @@ impl Guard {
             BreakerState::Open { until } if now < until => Err(until - now),
             BreakerState::Open { .. } | BreakerState::HalfOpen { trial: false } => {
                 b.state = BreakerState::HalfOpen { trial: true };
-                self.closed.store(false, Ordering::Release);
                 self.publish(&b.state);
                 Ok(true)
             }
@@ -270,9 +205,6 @@ impl Guard {
     fn record(&self, verdict: Verdict, trial: bool) {
         let config = self.policy.breaker;
         if config.failures == 0 {
-            return;
-        }
-        if matches!(verdict, Verdict::Success) && !trial && self.closed.load(Ordering::Acquire) {
             return;
         }
         let mut b = self.breaker.lock().unwrap_or_else(|e| e.into_inner());
@@ -301,7 +233,6 @@ impl Guard {
             }
         }
         if std::mem::discriminant(&before) != std::mem::discriminant(&b.state) {
-            self.closed.store(matches!(b.state, BreakerState::Closed), Ordering::Release);
             match b.state {
                 BreakerState::Open { .. } => tracing::error!(plugin = %self.slug,
                     cooldown_ms = config.cooldown.as_millis() as u64, "circuit breaker open: answering 503 at once"),
@@ -381,57 +312,6 @@ pub trait Callee: Send + Sync + 'static {
     fn overran(&self);
 }
 
-/// One call's meeting point between the waiting request and the handler thread: its life (`QUEUED` ...), the
-/// answer and the request's waker, in one allocation (it replaced a `tokio::sync::oneshot` and an
-/// `Arc<AtomicU8>`).
-struct Slot {
-    life: AtomicU8,
-    answer: Mutex<Option<HandleOutcome>>,
-    waker: AtomicWaker,
-}
-
-/// The handler's end of a call. Dropped without `send` (the job never ran, or the handler unwound), it ends
-/// the call without an answer, as a dropped oneshot sender did.
-struct Reply(Option<Arc<Slot>>);
-
-impl Reply {
-    /// Hands the answer over and wakes the request; true when the call had overrun its deadline.
-    fn send(mut self, outcome: HandleOutcome) -> bool {
-        let slot = self.0.take().expect("a reply is sent once");
-        *slot.answer.lock().unwrap_or_else(|e| e.into_inner()) = Some(outcome);
-        let overdue = slot.life.swap(DONE, Ordering::AcqRel) == OVERDUE;
-        slot.waker.wake();
-        overdue
-    }
-}
-
-impl Drop for Reply {
-    fn drop(&mut self) {
-        if let Some(slot) = self.0.take() {
-            slot.life.store(DONE, Ordering::Release);
-            slot.waker.wake();
-        }
-    }
-}
-
-/// The request's end: ready once the handler is done, with its answer (`None`: it ended without one).
-struct Answer<'a>(&'a Slot);
-
-impl Future for Answer<'_> {
-    type Output = Option<HandleOutcome>;
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let slot = self.0;
-        if slot.life.load(Ordering::Acquire) != DONE {
-            slot.waker.register(cx.waker());
-            if slot.life.load(Ordering::Acquire) != DONE {
-                return Poll::Pending;
-            }
-        }
-        Poll::Ready(slot.answer.lock().unwrap_or_else(|e| e.into_inner()).take())
-    }
-}
-
 /// Runs one request through `plugin` on the handler pool, with its deadline, thread cap and breaker.
 pub async fn call<P: Callee>(pool: &HandlerPool, plugin: &Arc<P>, envelope_json: String) -> CallOutcome {
     let guard = plugin.guard();
@@ -439,16 +319,17 @@ pub async fn call<P: Callee>(pool: &HandlerPool, plugin: &Arc<P>, envelope_json:
         Ok(trial) => trial,
         Err(retry_after) => return CallOutcome::BreakerOpen { retry_after },
     };
-    let slot = Arc::new(Slot { life: AtomicU8::new(QUEUED), answer: Mutex::new(None), waker: AtomicWaker::new() });
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let life = Arc::new(AtomicU8::new(QUEUED));
     let job: Job = {
         let plugin = plugin.clone();
-        let reply = Reply(Some(slot.clone()));
+        let life = life.clone();
         let pool = pool.clone();
         Box::new(move || {
             let mut overdue = false;
-            let life = &reply.0.as_ref().expect("not sent yet").life;
             if life.compare_exchange(QUEUED, RUNNING, Ordering::AcqRel, Ordering::Acquire).is_ok() {
-                overdue = reply.send(plugin.handle(&envelope_json));
+                let _ = tx.send(plugin.handle(&envelope_json));
+                overdue = life.swap(DONE, Ordering::AcqRel) == OVERDUE;
             }
             plugin.guard().finished(&pool, overdue);
             overdue
@@ -459,8 +340,8 @@ pub async fn call<P: Callee>(pool: &HandlerPool, plugin: &Arc<P>, envelope_json:
         return CallOutcome::Overloaded { reason: reason.to_string() };
     }
     let deadline = guard.policy.deadline;
-    match tokio::time::timeout(deadline, Answer(&slot)).await {
-        Ok(Some(outcome)) => {
+    match tokio::time::timeout(deadline, rx).await {
+        Ok(Ok(outcome)) => {
             let verdict = match &outcome {
                 HandleOutcome::Panic { .. } | HandleOutcome::Unavailable { crashed: true, .. } => Verdict::Fault,
                 HandleOutcome::Unavailable { crashed: false, .. } => Verdict::Neutral,
@@ -469,7 +350,7 @@ pub async fn call<P: Callee>(pool: &HandlerPool, plugin: &Arc<P>, envelope_json:
             guard.record(verdict, trial);
             CallOutcome::Done(outcome)
         }
-        Ok(None) => {
+        Ok(Err(_)) => {
             guard.record(Verdict::Fault, trial);
             CallOutcome::Done(HandleOutcome::Unavailable {
                 message: "the handler thread ended without an answer".into(),
@@ -477,7 +358,6 @@ pub async fn call<P: Callee>(pool: &HandlerPool, plugin: &Arc<P>, envelope_json:
             })
         }
         Err(_) => {
-            let life = &slot.life;
             if life.compare_exchange(QUEUED, ABANDONED, Ordering::AcqRel, Ordering::Acquire).is_ok() {
                 // It never started (the plugin's queue was long): nothing is stuck, the plugin did nothing wrong.
                 guard.record(Verdict::Neutral, trial);
@@ -586,94 +466,5 @@ mod tests {
         assert!(matches!(held, Overload::ThreadsHeld(2)), "{held:?}");
         assert!(held.to_string().contains("overran"), "{held}");
         gate.wait();
-    }
-
-    fn idle_and_spinning(pool: &HandlerPool) -> (usize, usize) {
-        let q = pool.inner.queue.lock().unwrap();
-        (q.idle, q.spinning)
-    }
-
-    #[test]
-    fn a_spinning_thread_takes_a_job_and_every_thread_sleeps_after_its_spin() {
-        let pool = HandlerPool::with_spin(2, Duration::from_millis(300));
-        let (tx, rx) = std::sync::mpsc::channel();
-        let t = tx.clone();
-        pool.submit(Box::new(move || {
-            t.send(()).unwrap();
-            false
-        }));
-        rx.recv_timeout(Duration::from_secs(5)).unwrap();
-        // One thread spins (the other sleeps): a job pushed now costs no wake and still runs at once.
-        let deadline = Instant::now() + Duration::from_secs(5);
-        while idle_and_spinning(&pool) != (1, 1) {
-            assert!(Instant::now() < deadline, "{:?}", idle_and_spinning(&pool));
-            std::thread::yield_now();
-        }
-        let started = Instant::now();
-        pool.submit(Box::new(move || {
-            tx.send(()).unwrap();
-            false
-        }));
-        rx.recv_timeout(Duration::from_secs(5)).unwrap();
-        assert!(started.elapsed() < Duration::from_millis(250), "taken by the spinning thread");
-        // The spin is bounded: afterwards both threads sleep (an idle host uses no CPU).
-        let deadline = Instant::now() + Duration::from_secs(5);
-        while idle_and_spinning(&pool) != (2, 0) {
-            assert!(Instant::now() < deadline, "{:?}", idle_and_spinning(&pool));
-            std::thread::sleep(Duration::from_millis(10));
-        }
-    }
-
-    #[test]
-    fn without_a_spin_a_push_wakes_a_sleeping_thread() {
-        let pool = HandlerPool::with_spin(1, Duration::ZERO);
-        let (tx, rx) = std::sync::mpsc::channel();
-        for _ in 0..3 {
-            let deadline = Instant::now() + Duration::from_secs(5);
-            while idle_and_spinning(&pool) != (1, 0) {
-                assert!(Instant::now() < deadline, "{:?}", idle_and_spinning(&pool));
-                std::thread::yield_now();
-            }
-            let tx = tx.clone();
-            pool.submit(Box::new(move || {
-                tx.send(()).unwrap();
-                false
-            }));
-            rx.recv_timeout(Duration::from_secs(5)).unwrap();
-        }
-    }
-
-    #[test]
-    fn a_reply_dropped_unsent_ends_the_call_without_an_answer() {
-        let rt = tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap();
-        let slot = Arc::new(Slot { life: AtomicU8::new(QUEUED), answer: Mutex::new(None), waker: AtomicWaker::new() });
-        let reply = Reply(Some(slot.clone()));
-        let waiting = std::thread::spawn(move || {
-            std::thread::sleep(Duration::from_millis(20));
-            drop(reply);
-        });
-        assert!(rt.block_on(Answer(&slot)).is_none());
-        waiting.join().unwrap();
-        let slot = Arc::new(Slot { life: AtomicU8::new(RUNNING), answer: Mutex::new(None), waker: AtomicWaker::new() });
-        let reply = Reply(Some(slot.clone()));
-        let answering = std::thread::spawn(move || {
-            std::thread::sleep(Duration::from_millis(20));
-            reply.send(HandleOutcome::ApiError { status: 404, message: "none".into() })
-        });
-        assert!(matches!(rt.block_on(Answer(&slot)), Some(HandleOutcome::ApiError { status: 404, .. })));
-        assert!(!answering.join().unwrap(), "not overdue");
-    }
-
-    #[test]
-    fn the_lock_free_closed_flag_follows_the_breaker() {
-        let g = guard(1, 0);
-        assert!(g.closed.load(Ordering::Acquire));
-        g.record(Verdict::Fault, false);
-        assert!(!g.closed.load(Ordering::Acquire), "open");
-        assert_eq!(g.admit(), Ok(true), "cool-down zero: the trial");
-        assert!(!g.closed.load(Ordering::Acquire), "half-open");
-        g.record(Verdict::Success, true);
-        assert!(g.closed.load(Ordering::Acquire), "closed again");
-        assert_eq!(g.admit(), Ok(false));
     }
 }
