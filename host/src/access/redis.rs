@@ -403,6 +403,14 @@ mod tests {
         }
     }
 
+    /// Makes the Redis at `url` stop answering for `secs` seconds (`DEBUG SLEEP` on a connection of its own).
+    async fn stall_redis(url: &str, secs: u64) -> tokio::task::JoinHandle<()> {
+        let mut admin = redis::Client::open(url).unwrap().get_multiplexed_async_connection().await.unwrap();
+        tokio::spawn(async move {
+            let _: redis::RedisResult<()> = redis::cmd("DEBUG").arg("SLEEP").arg(secs).query_async(&mut admin).await;
+        })
+    }
+
     fn free_port() -> u16 {
         std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
     }
@@ -465,10 +473,7 @@ mod tests {
         let id: Arc<str> = Arc::from("k");
         assert!(limiter.check(&id, 1_000).await.is_ok());
         assert!(limiter.is_reachable());
-        let mut admin = redis::Client::open(url.as_str()).unwrap().get_multiplexed_async_connection().await.unwrap();
-        let stall = tokio::spawn(async move {
-            let _: redis::RedisResult<()> = redis::cmd("DEBUG").arg("SLEEP").arg(5).query_async(&mut admin).await;
-        });
+        let stall = stall_redis(&url, 5).await;
         tokio::time::sleep(Duration::from_millis(200)).await;
         let started = Instant::now();
         let checks: Vec<_> = (0..200)
@@ -505,10 +510,7 @@ mod tests {
         let limiter = Arc::new(RedisLimiter::new(&url, &prefix(), 300, FailMode::Open, None).unwrap());
         let id: Arc<str> = Arc::from("k");
         assert!(limiter.check(&id, 1_000).await.is_ok());
-        let mut admin = redis::Client::open(url.as_str()).unwrap().get_multiplexed_async_connection().await.unwrap();
-        let stall = tokio::spawn(async move {
-            let _: redis::RedisResult<()> = redis::cmd("DEBUG").arg("SLEEP").arg(3).query_async(&mut admin).await;
-        });
+        let stall = stall_redis(&url, 3).await;
         tokio::time::sleep(Duration::from_millis(100)).await;
         let started = Instant::now();
         let mut checks = Vec::new();
