@@ -73,9 +73,7 @@ impl PgEngine {
         let timeout = self.query_timeout();
         let rows = crate::engine::postgres::pool::block_on(async {
             let client = self.client().await?;
-            let params: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> =
-                texts.iter().map(|t| t as &(dyn tokio_postgres::types::ToSql + Sync)).collect();
-            match tokio::time::timeout(timeout, client.query(&sql, &params)).await {
+            match tokio::time::timeout(timeout, client.query_typed(&sql, &text_params(&texts))).await {
                 Ok(rows) => rows.map_err(err("running a records query")),
                 Err(_) => Err(self.timed_out("a records query", timeout)),
             }
@@ -94,16 +92,26 @@ impl PgEngine {
             tx.execute("SELECT pg_advisory_xact_lock(727174, hashtext($1))", &[&dataset])
                 .await
                 .map_err(err("locking the dataset"))?;
-            if pg_rows(&tx, &words::missing_sql(d, dataset, index)).await?.first().and_then(|r| r.first())
-                == Some(&"1".to_string())
-            {
+            let build = pg_rows(&*tx, &words::missing_sql(d, dataset, index)).await?.first().and_then(|r| r.first())
+                == Some(&"1".to_string());
+            if build {
                 tracing::info!(dataset, "building the word index from the records held");
                 for statement in words::refresh_sql(d, dataset, index, None) {
-                    pg_rows(&tx, &statement).await?;
+                    pg_rows(&*tx, &statement).await?;
                 }
             }
             tx.batch_execute(&words::index_sql(d)).await.map_err(err("indexing the word index"))?;
-            tx.commit().await.map_err(err("commit"))
+            tx.commit().await.map_err(err("commit"))?;
+            if build {
+                // Statistics for the planner and a visibility map for index-only reads now, rather than whenever
+                // autovacuum comes by: until then every search would read table rows as well as the index.
+                client
+                    .batch_execute("VACUUM (ANALYZE) datahost.record_words")
+                    .await
+                    .map_err(err("vacuuming the word index"))?;
+                tracing::info!(dataset, "word index built");
+            }
+            Ok(())
         })
     }
 
@@ -114,7 +122,7 @@ impl PgEngine {
         let client = crate::engine::postgres::pool::block_on(self.client())?;
         words::search(Dialect::Postgres, q, |statement| {
             crate::engine::postgres::pool::block_on(async {
-                match tokio::time::timeout(timeout, pg_rows(&client, statement)).await {
+                match tokio::time::timeout(timeout, pg_rows(&**client, statement)).await {
                     Ok(rows) => rows,
                     Err(_) => Err(self.timed_out("a word search", timeout)),
                 }
@@ -144,7 +152,7 @@ impl PgEngine {
         let counts = records::apply(&mut wrapped, dataset, file_name, sha256, batch)?;
         if let Some(index) = word_index.filter(|_| counts.changed()) {
             for statement in words::refresh_sql(Dialect::Postgres, dataset, index, Some(words::touched(batch))) {
-                handle.block_on(pg_rows(&wrapped.tx, &statement))?;
+                handle.block_on(pg_rows(&*wrapped.tx, &statement))?;
             }
         }
         handle.block_on(wrapped.tx.commit()).map_err(err("commit"))?;
@@ -222,14 +230,20 @@ impl PgEngine {
     }
 }
 
+/// Text parameters, typed as `text` up front: `query_typed` then sends parse, bind and execute in one round trip
+/// (an untyped `query` first waits for the server to describe the statement), and each run is still planned for
+/// its own values.
+fn text_params(texts: &[String]) -> Vec<(&(dyn tokio_postgres::types::ToSql + Sync), tokio_postgres::types::Type)> {
+    texts.iter().map(|t| (t as &(dyn tokio_postgres::types::ToSql + Sync), tokio_postgres::types::Type::TEXT)).collect()
+}
+
 /// Runs one statement of text parameters; every cell of the answer as text.
 async fn pg_rows(
-    client: &impl deadpool_postgres::GenericClient,
+    client: &impl tokio_postgres::GenericClient,
     s: &words::Statement,
 ) -> Result<Vec<Vec<String>>, EngineError> {
-    let params: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> =
-        s.params.iter().map(|p| p as &(dyn tokio_postgres::types::ToSql + Sync)).collect();
-    let rows = client.query(&s.sql, &params).await.map_err(err("running a word index statement"))?;
+    let rows =
+        client.query_typed(&s.sql, &text_params(&s.params)).await.map_err(err("running a word index statement"))?;
     Ok(rows.iter().map(|r| (0..r.len()).map(|i| r.get::<_, Option<String>>(i).unwrap_or_default()).collect()).collect())
 }
 
