@@ -39,41 +39,13 @@ fn field_expr(dialect: Dialect, field: &str) -> String {
     }
 }
 
-/// `CREATE INDEX` for a declared record index, named after a hash of its definition so the name stays short and
-/// the same declaration never builds two indexes.
-///
-/// In PostgreSQL the index is partial, `(<field expressions>) WHERE dataset = .. AND collection = ..`: it holds the
-/// declaring collection's records only, so an insert into any other collection neither parses its JSON for it nor
-/// grows it, and a lookup reads a small index (the clerk datasets declare five: at 32M records the earlier
-/// full-table form was five indexes of 32M entries each, three of them identical, where the partial ones hold
-/// 2-5M). Queries still bind dataset and collection as parameters: each run is planned for its values, which
-/// proves the predicate. The full-table index an earlier version built for the same declaration (`rx_`) is
-/// dropped once the partial one (`rp_`) exists. SQLite proves a partial index's predicate only from literals in
-/// the query, so the embedded engine keeps `(dataset, collection, <field expressions>)`.
+/// `CREATE INDEX` for a declared record index: `(dataset, collection, <field expressions>)`, named after a hash
+/// of its definition so the name stays short and the same declaration never builds two indexes.
 pub fn create_index_sql(dialect: Dialect, table: &str, dataset: &str, index: &RecordIndex) -> String {
     let exprs: Vec<String> = index.fields.iter().map(|f| field_expr(dialect, f)).collect();
-    let hash = checksum(format!("{dataset}\0{}\0{}", index.collection, index.fields.join(",")));
-    let hash = &hash[..16];
-    match dialect {
-        Dialect::Sqlite => {
-            format!("CREATE INDEX IF NOT EXISTS rx_{hash} ON {table} (dataset, collection, {})", exprs.join(", "))
-        }
-        Dialect::Postgres => {
-            let schema = table.rsplit_once('.').map_or(String::new(), |(schema, _)| format!("{schema}."));
-            format!(
-                "CREATE INDEX IF NOT EXISTS rp_{hash} ON {table} ({}) WHERE dataset = {} AND collection = {}; \
-                 DROP INDEX IF EXISTS {schema}rx_{hash};",
-                exprs.join(", "),
-                sql_text(dataset),
-                sql_text(&index.collection)
-            )
-        }
-    }
-}
-
-/// A text literal (standard-conforming: only `'` is doubled).
-fn sql_text(text: &str) -> String {
-    format!("'{}'", text.replace('\'', "''"))
+    let name =
+        format!("rx_{}", &checksum(format!("{dataset}\0{}\0{}", index.collection, index.fields.join(",")))[..16]);
+    format!("CREATE INDEX IF NOT EXISTS {name} ON {table} (dataset, collection, {})", exprs.join(", "))
 }
 
 /// The document of an ingested dataset: its `ingested` block and the records of every collection not kept in
