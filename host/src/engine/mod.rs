@@ -405,6 +405,25 @@ impl Engine {
 }
 
 #[cfg(test)]
+/// A migrated PostgreSQL engine on a new database `<prefix>_<pid>` of the local server, with an admin connection
+/// to drop it (`DROP DATABASE <name> WITH (FORCE)`) and the folder holding its config.
+pub(crate) async fn fresh_pg_engine(prefix: &str) -> (Arc<Engine>, tokio_postgres::Client, tempfile::TempDir, String) {
+    let name = format!("{prefix}_{}", std::process::id());
+    let (admin, conn) = tokio_postgres::connect("host=127.0.0.1 user=postgres dbname=postgres", tokio_postgres::NoTls)
+        .await
+        .expect("PostgreSQL on 127.0.0.1:5432 (CI starts it)");
+    tokio::spawn(conn);
+    admin.batch_execute(&format!("DROP DATABASE IF EXISTS {name}")).await.unwrap();
+    admin.batch_execute(&format!("CREATE DATABASE {name}")).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("pg.toml");
+    std::fs::write(&file, format!("[engine]\nurl = \"postgres://postgres@127.0.0.1:5432/{name}\"\n")).unwrap();
+    let engine = Engine::from_config(&Config::load(Some(&file)).unwrap()).await.unwrap();
+    engine.pg().unwrap().migrate().await.unwrap();
+    (engine, admin, dir, name)
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::engine::records;
@@ -495,20 +514,7 @@ mod tests {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn records_queries_run_on_declared_indexes_in_postgresql() {
-        let name = format!("dh_records_query_{}", std::process::id());
-        let (admin, conn) =
-            tokio_postgres::connect("host=127.0.0.1 user=postgres dbname=postgres", tokio_postgres::NoTls)
-                .await
-                .expect("PostgreSQL on 127.0.0.1:5432 (CI starts it)");
-        tokio::spawn(conn);
-        admin.batch_execute(&format!("DROP DATABASE IF EXISTS {name}")).await.unwrap();
-        admin.batch_execute(&format!("CREATE DATABASE {name}")).await.unwrap();
-        let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join("pg.toml");
-        std::fs::write(&file, format!("[engine]\nurl = \"postgres://postgres@127.0.0.1:5432/{name}\"\n")).unwrap();
-        let config = Config::load(Some(&file)).unwrap();
-        let engine = Engine::from_config(&config).await.unwrap();
-        engine.pg().unwrap().migrate().await.unwrap();
+        let (engine, admin, _dir, name) = fresh_pg_engine("dh_records_query").await;
         let e = engine.clone();
         tokio::task::spawn_blocking(move || {
             e.declare_indexes("vin", &index()).unwrap();

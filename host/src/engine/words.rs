@@ -3,7 +3,7 @@
 //! refresh from the records of the documents a file touched (in the file's transaction), its build from all
 //! records when missing, and the search. `postgres/records.rs` and `sqlite.rs` run these statements.
 //!
-//! A search reads the rarest word's rows in order from `(dataset, word, scope, date DESC, id, facet)`, probes
+//! A search reads the rarest word's rows in order from `(dataset, word, scope, date DESC, id, facet, doc)`, probes
 //! `(dataset, word, doc)` for every other word, and stops after one page; the count reads at most `count_cap`
 //! rows of that word. So a word on every document of a county costs what a rare one does.
 
@@ -391,19 +391,7 @@ mod tests {
     /// serving index is replaced by one a page is read from alone.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn postgresql_answers_as_the_reference_from_the_serving_index() {
-        let name = format!("dh_words_{}", std::process::id());
-        let (admin, conn) =
-            tokio_postgres::connect("host=127.0.0.1 user=postgres dbname=postgres", tokio_postgres::NoTls)
-                .await
-                .expect("PostgreSQL on 127.0.0.1:5432 (CI starts it)");
-        tokio::spawn(conn);
-        admin.batch_execute(&format!("DROP DATABASE IF EXISTS {name}")).await.unwrap();
-        admin.batch_execute(&format!("CREATE DATABASE {name}")).await.unwrap();
-        let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join("pg.toml");
-        std::fs::write(&file, format!("[engine]\nurl = \"postgres://postgres@127.0.0.1:5432/{name}\"\n")).unwrap();
-        let engine = Engine::from_config(&crate::config::Config::load(Some(&file)).unwrap()).await.unwrap();
-        engine.pg().unwrap().migrate().await.unwrap();
+        let (engine, admin, _dir, name) = crate::engine::fresh_pg_engine("dh_words").await;
         let (client, conn) =
             tokio_postgres::connect(&format!("host=127.0.0.1 user=postgres dbname={name}"), tokio_postgres::NoTls)
                 .await
