@@ -404,23 +404,52 @@ impl Engine {
     }
 }
 
+/// A migrated PostgreSQL engine on a new database `<prefix>_<pid>` of the local server, for the engine's tests.
 #[cfg(test)]
-/// A migrated PostgreSQL engine on a new database `<prefix>_<pid>` of the local server, with an admin connection
-/// to drop it (`DROP DATABASE <name> WITH (FORCE)`) and the folder holding its config.
-pub(crate) async fn fresh_pg_engine(prefix: &str) -> (Arc<Engine>, tokio_postgres::Client, tempfile::TempDir, String) {
-    let name = format!("{prefix}_{}", std::process::id());
-    let (admin, conn) = tokio_postgres::connect("host=127.0.0.1 user=postgres dbname=postgres", tokio_postgres::NoTls)
-        .await
-        .expect("PostgreSQL on 127.0.0.1:5432 (CI starts it)");
-    tokio::spawn(conn);
-    admin.batch_execute(&format!("DROP DATABASE IF EXISTS {name}")).await.unwrap();
-    admin.batch_execute(&format!("CREATE DATABASE {name}")).await.unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("pg.toml");
-    std::fs::write(&file, format!("[engine]\nurl = \"postgres://postgres@127.0.0.1:5432/{name}\"\n")).unwrap();
-    let engine = Engine::from_config(&Config::load(Some(&file)).unwrap()).await.unwrap();
-    engine.pg().unwrap().migrate().await.unwrap();
-    (engine, admin, dir, name)
+pub(crate) struct TestPg {
+    pub engine: Arc<Engine>,
+    /// A connection of its own to the new database, for reading plans and the catalogue.
+    pub client: tokio_postgres::Client,
+    admin: tokio_postgres::Client,
+    name: String,
+    _config_dir: tempfile::TempDir,
+}
+
+#[cfg(test)]
+impl TestPg {
+    pub async fn create(prefix: &str) -> Self {
+        let name = format!("{prefix}_{}", std::process::id());
+        let admin = Self::connect("postgres").await;
+        admin.batch_execute(&format!("DROP DATABASE IF EXISTS {name}")).await.unwrap();
+        admin.batch_execute(&format!("CREATE DATABASE {name}")).await.unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("pg.toml");
+        std::fs::write(&file, format!("[engine]\nurl = \"postgres://postgres@127.0.0.1:5432/{name}\"\n")).unwrap();
+        let engine = Engine::from_config(&Config::load(Some(&file)).unwrap()).await.unwrap();
+        engine.pg().unwrap().migrate().await.unwrap();
+        let client = Self::connect(&name).await;
+        Self { engine, client, admin, name, _config_dir: dir }
+    }
+
+    async fn connect(db: &str) -> tokio_postgres::Client {
+        let url = format!("host=127.0.0.1 user=postgres dbname={db}");
+        let (client, conn) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+            .await
+            .expect("PostgreSQL on 127.0.0.1:5432 (CI starts it)");
+        tokio::spawn(conn);
+        client
+    }
+
+    /// The plan lines of `sql` with these parameters.
+    pub async fn explain(&self, sql: &str, params: &[&(dyn tokio_postgres::types::ToSql + Sync)]) -> Vec<String> {
+        self.client.query(&format!("EXPLAIN {sql}"), params).await.unwrap().iter().map(|r| r.get(0)).collect()
+    }
+
+    pub async fn drop_database(self) {
+        let Self { engine, client, admin, name, .. } = self;
+        drop((client, engine));
+        let _ = admin.batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)")).await;
+    }
 }
 
 #[cfg(test)]
@@ -514,7 +543,8 @@ mod tests {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn records_queries_run_on_declared_indexes_in_postgresql() {
-        let (engine, admin, _dir, name) = fresh_pg_engine("dh_records_query").await;
+        let db = TestPg::create("dh_records_query").await;
+        let engine = db.engine.clone();
         let e = engine.clone();
         tokio::task::spawn_blocking(move || {
             e.declare_indexes("vin", &index()).unwrap();
@@ -524,24 +554,12 @@ mod tests {
         .await
         .unwrap();
         // The index exists and the planner can use it (a tiny table is scanned otherwise, so forbid that).
-        let (client, conn) =
-            tokio_postgres::connect(&format!("host=127.0.0.1 user=postgres dbname={name}"), tokio_postgres::NoTls)
-                .await
-                .unwrap();
-        tokio::spawn(conn);
         let q = RecordsQuery::new("vin", "recalls").eq("makeKey", "HONDA").eq("modelKey", "ACCORD");
         let (sql, _) = records::query_sql(records::Dialect::Postgres, "datahost.records", &q);
-        client.batch_execute("SET enable_seqscan = off").await.unwrap();
-        let plan: Vec<String> = client
-            .query(&format!("EXPLAIN {sql}"), &[&"vin", &"recalls", &"HONDA", &"ACCORD"])
-            .await
-            .unwrap()
-            .iter()
-            .map(|r| r.get::<_, String>(0))
-            .collect();
+        db.client.batch_execute("SET enable_seqscan = off").await.unwrap();
+        let plan = db.explain(&sql, &[&"vin", &"recalls", &"HONDA", &"ACCORD"]).await;
         assert!(plan.iter().any(|l| l.contains("rx_")), "{plan:?}");
-        drop(client);
         drop(engine);
-        let _ = admin.batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)")).await;
+        db.drop_database().await;
     }
 }

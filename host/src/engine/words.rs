@@ -391,12 +391,8 @@ mod tests {
     /// serving index is replaced by one a page is read from alone.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn postgresql_answers_as_the_reference_from_the_serving_index() {
-        let (engine, admin, _dir, name) = crate::engine::fresh_pg_engine("dh_words").await;
-        let (client, conn) =
-            tokio_postgres::connect(&format!("host=127.0.0.1 user=postgres dbname={name}"), tokio_postgres::NoTls)
-                .await
-                .unwrap();
-        tokio::spawn(conn);
+        let db = crate::engine::TestPg::create("dh_words").await;
+        let (engine, client) = (db.engine.clone(), &db.client);
         // The serving index as an earlier version built it.
         client
             .batch_execute(&format!(
@@ -441,18 +437,11 @@ mod tests {
         client.batch_execute("SET enable_seqscan = off; SET enable_bitmapscan = off").await.unwrap();
         let params: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> =
             page.params.iter().map(|p| p as &(dyn tokio_postgres::types::ToSql + Sync)).collect();
-        let plan: Vec<String> = client
-            .query(&format!("EXPLAIN {}", page.sql), &params)
-            .await
-            .unwrap()
-            .iter()
-            .map(|r| r.get::<_, String>(0))
-            .collect();
+        let plan = db.explain(&page.sql, &params).await;
         assert!(plan.iter().any(|l| l.contains("Index Only Scan using record_words_serving")), "{plan:#?}");
         assert!(plan.iter().any(|l| l.contains("Index Only Scan using record_words_word_doc")), "{plan:#?}");
-        drop(client);
         drop(engine);
-        let _ = admin.batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)")).await;
+        db.drop_database().await;
     }
 
     fn search(word: &str) -> WordSearch {
