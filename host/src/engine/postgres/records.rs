@@ -105,10 +105,10 @@ impl PgEngine {
             if build {
                 // Statistics for the planner and a visibility map for index-only reads now, rather than whenever
                 // autovacuum comes by: until then every search would read table rows as well as the index.
-                client
-                    .batch_execute("VACUUM (ANALYZE) datahost.record_words")
-                    .await
-                    .map_err(err("vacuuming the word index"))?;
+                // The index is built and committed either way: a failed vacuum only leaves it to autovacuum.
+                if let Err(e) = client.batch_execute("VACUUM (ANALYZE) datahost.record_words").await {
+                    tracing::warn!(dataset, error = %e, "word index built; vacuuming it failed, autovacuum will");
+                }
                 tracing::info!(dataset, "word index built");
             }
             Ok(())
