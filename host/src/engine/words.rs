@@ -3,9 +3,10 @@
 //! refresh from the records of the documents a file touched (in the file's transaction), its build from all
 //! records when missing, and the search. `postgres/records.rs` and `sqlite.rs` run these statements.
 //!
-//! A search reads the rarest word's rows in order from `(dataset, word, scope, date DESC, id, facet, doc)`, probes
-//! `(dataset, word, doc)` for every other word, and stops after one page; the count reads at most `count_cap`
-//! rows of that word. So a word on every document of a county costs what a rare one does.
+//! A search reads the rarest word's rows (counted up to the count cap, and on to ten times it when several words
+//! reach the cap) in order from `(dataset, word, scope, date DESC, id, facet, doc)`, probes `(dataset, word,
+//! doc)` for every other word, and stops after one page; the count reads at most `count_cap` rows of that word.
+//! So a word on every document of a county costs what a rare one does.
 
 use datahost_plugin_api::words::{WordHits, WordIndex, WordSearch};
 
@@ -164,11 +165,10 @@ fn base_params(q: &WordSearch) -> Vec<String> {
     [q.dataset.clone(), q.scope.clone()].into_iter().chain(q.facets.iter().cloned()).collect()
 }
 
-/// How many documents each word is on in the search's scope and facets, counted up to `count_cap + 1`: one
-/// row `(position, n)` per word.
-pub fn counts_sql(d: Dialect, q: &WordSearch) -> Statement {
+/// How many documents each word is on in the search's scope and facets, counted up to `cap + 1`: one row
+/// `(position, n)` per word.
+pub fn counts_sql(d: Dialect, q: &WordSearch, cap: usize) -> Statement {
     let (t, _) = names(d);
-    let (_, cap) = q.bounds();
     let mut params = base_params(q);
     let parts: Vec<String> = q
         .words
@@ -253,18 +253,26 @@ pub fn search(
     q: &WordSearch,
     mut run: impl FnMut(&Statement) -> Result<Vec<Vec<String>>, EngineError>,
 ) -> Result<WordHits, EngineError> {
-    let counts: Vec<(usize, usize)> = run(&counts_sql(d, q))?
-        .iter()
-        .map(|r| Ok((count_cell(r.first())?, count_cell(r.get(1))?)))
-        .collect::<Result<_, EngineError>>()?;
-    // The word on the fewest documents (ties: the first) drives.
-    let Some(&(driver, driven)) = counts.iter().min_by_key(|(i, n)| (*n, *i)) else {
+    let (_, cap) = q.bounds();
+    let mut count = |cap| -> Result<Option<(usize, usize)>, EngineError> {
+        let counts: Vec<(usize, usize)> = run(&counts_sql(d, q, cap))?
+            .iter()
+            .map(|r| Ok((count_cell(r.first())?, count_cell(r.get(1))?)))
+            .collect::<Result<_, EngineError>>()?;
+        // The word on the fewest documents (ties: the first) drives: `(position, documents)`.
+        Ok(counts.into_iter().min_by_key(|(i, n)| (*n, *i)))
+    };
+    let mut rarest = count(cap)?;
+    // Every word is on more than `cap` documents: counted on, so that the rarest drives, not the first given.
+    if q.words.len() > 1 && rarest.is_some_and(|(_, n)| n > cap) && q.driver_count_cap() > cap {
+        rarest = count(q.driver_count_cap())?;
+    }
+    let Some((driver, driven)) = rarest else {
         return Ok(WordHits::default());
     };
     if driven == 0 {
         return Ok(WordHits::default());
     }
-    let (_, cap) = q.bounds();
     let total = if q.words.len() == 1 {
         driven.min(cap)
     } else {
@@ -378,6 +386,11 @@ mod tests {
                 }
             }
         }
+        // A and B are both on more than 5 documents of s1 (A on 40, B on 10): B, the rarer, drives, though A is
+        // given first, and all 5 of B's first documents hold A.
+        let both = WordSearch { words: vec!["A".into(), "B".into()], count_cap: 5, ..search("A") };
+        let got = engine.search_words(&readable, &both).unwrap();
+        assert_eq!((got.total, got.total_is_lower_bound), (5, true), "{got:?}");
         let other = WordSearch { index: WordIndex { docs: "other".into(), ..index() }, ..search("A") };
         let e = engine.search_words(&readable, &other).unwrap_err();
         assert!(
