@@ -186,15 +186,24 @@ pub fn counts_sql(d: Dialect, q: &WordSearch, cap: usize) -> Statement {
     Statement { sql: parts.join(" UNION ALL "), params }
 }
 
-/// `w.doc` holds every word but the driver (`other`).
+/// `w.doc` holds every word but the driver (`other`): one indexed probe per word and document walked.
+///
+/// On PostgreSQL each probe is fenced with `OFFSET 0`, which keeps the `EXISTS` a per-row check instead of a
+/// semi-join. The planner takes words as independent, so for words that mostly come together (a lender's name,
+/// a street) it expects a handful of matches, joins every document of every word as sets and sorts them: 35-50 ms
+/// for a 4-word lender where the walk in serving order stops after one page in 2 ms (measured on 1M documents).
 fn holds_others(d: Dialect, params: &mut Vec<String>, others: &[&String]) -> String {
     let (t, _) = names(d);
+    let fence = match d {
+        Dialect::Postgres => " OFFSET 0",
+        Dialect::Sqlite => "",
+    };
     others
         .iter()
         .map(|word| {
             params.push((*word).clone());
             format!(
-                " AND EXISTS (SELECT 1 FROM {t} x WHERE x.dataset = w.dataset AND x.word = {} AND x.doc = w.doc)",
+                " AND EXISTS (SELECT 1 FROM {t} x WHERE x.dataset = w.dataset AND x.word = {} AND x.doc = w.doc{fence})",
                 slot(d, params.len())
             )
         })
@@ -453,6 +462,12 @@ mod tests {
         let plan = db.explain(&page.sql, &params).await;
         assert!(plan.iter().any(|l| l.contains("Index Only Scan using record_words_serving")), "{plan:#?}");
         assert!(plan.iter().any(|l| l.contains("Index Only Scan using record_words_word_doc")), "{plan:#?}");
+        // Even a planner that would rather join the words as sets (here told so) walks the driver in serving
+        // order and probes the other word per document: no join of the sets, no sort, stopping after a page.
+        client.batch_execute("SET enable_nestloop = off").await.unwrap();
+        let plan = db.explain(&page.sql, &params).await;
+        assert!(plan.iter().any(|l| l.contains("SubPlan")), "{plan:#?}");
+        assert!(!plan.iter().any(|l| l.contains("Sort") || l.contains("Join")), "{plan:#?}");
         drop(engine);
         db.drop_database().await;
     }
