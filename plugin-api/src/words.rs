@@ -101,8 +101,8 @@ pub struct WordHits {
     /// the extra one only telling that a next page exists.
     pub docs: Vec<String>,
     /// Matches over every page (not only after `after`), counted among the first `count_cap` documents (in
-    /// order) of the rarest word: the word on the fewest documents of the scope and facets, counted up to
-    /// [`WordSearch::driver_count_cap`]` + 1` (ties: the first word given).
+    /// order) of the rarest word: the word on the fewest documents of the scope and facets (ties: the first word
+    /// given).
     pub total: usize,
     /// Whether the rarest word is on more than `count_cap` documents, some of them left uncounted: `total` is
     /// then a lower bound.
@@ -125,15 +125,6 @@ impl WordSearch {
     pub fn bounds(&self) -> (usize, usize) {
         (self.limit.clamp(1, crate::query::MAX_QUERY_LIMIT), self.count_cap.clamp(1, 100_000))
     }
-
-    /// How far the words are counted to pick the rarest one: ten times the count cap (at most 100,000). An
-    /// engine counts every word up to the count cap first, and counts on only when more than one word reached
-    /// it, because the rarest word drives the page: a common word on every street (`AVE`) driving a search
-    /// for a rarer one (`HARMON`) reads ten times the rows.
-    pub fn driver_count_cap(&self) -> usize {
-        let (_, cap) = self.bounds();
-        cap.saturating_mul(10).clamp(cap, 100_000.max(cap))
-    }
 }
 
 /// The answer over plain document records (the SDK's test host, and the reference for the engines): `words`
@@ -155,13 +146,9 @@ pub fn search_in(q: &WordSearch, words: &[serde_json::Value], docs: &[serde_json
     in_scope.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
     let holds = |key: &str, word: &str| held.get(key).is_some_and(|ws| ws.contains(word));
     let holds_all = |key: &str| q.words.iter().all(|w| holds(key, w));
-    // The driver: the word on the fewest documents, counted up to the driver cap + 1 (ties: the first word).
-    let driver = q
-        .words
-        .iter()
-        .min_by_key(|w| in_scope.iter().filter(|d| holds(&d.2, w)).count().min(q.driver_count_cap() + 1))
-        .cloned()
-        .unwrap_or_default();
+    // The driver: the word on the fewest documents (ties: the first word).
+    let driver =
+        q.words.iter().min_by_key(|w| in_scope.iter().filter(|d| holds(&d.2, w)).count()).cloned().unwrap_or_default();
     let driven: Vec<&(String, String, String)> = in_scope.iter().filter(|d| holds(&d.2, &driver)).collect();
     let total = driven.iter().take(cap).filter(|d| holds_all(&d.2)).count();
     let total_is_lower_bound = driven.len() > cap;

@@ -562,4 +562,33 @@ mod tests {
         drop(engine);
         db.drop_database().await;
     }
+
+    /// A file large against the records' statistics (a first ingest: none at all) takes them again in its own
+    /// transaction, so what follows in it (the word refresh) is planned for the rows it holds; a small file
+    /// keeps the statistics there are.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_file_that_outgrows_the_statistics_is_applied_with_new_ones() {
+        let db = TestPg::create("dh_records_analyze").await;
+        // Only the ingest may take statistics here.
+        db.client.batch_execute("ALTER TABLE datahost.records SET (autovacuum_enabled = false)").await.unwrap();
+        let known = || async {
+            let sql = "SELECT reltuples FROM pg_class WHERE oid = 'datahost.records'::regclass";
+            db.client.query_one(sql, &[]).await.unwrap().get::<_, f32>(0)
+        };
+        assert_eq!(known().await, -1.0, "a new table has never been analysed");
+        let file = |from: usize, to: usize| IngestBatch {
+            format: "t".into(),
+            records: (from..to).map(|i| recall(&format!("24V{i:05}"), "HONDA", "ACCORD", 2019)).collect(),
+            ..Default::default()
+        };
+        let apply = |name: &'static str, batch: IngestBatch| {
+            let e = db.engine.clone();
+            tokio::task::spawn_blocking(move || e.pg().unwrap().apply_file("vin", name, name, &batch, None).unwrap())
+        };
+        apply("small", file(0, 100)).await.unwrap();
+        assert_eq!(known().await, -1.0, "100 records: no new statistics");
+        apply("large", file(100, 6_100)).await.unwrap();
+        assert_eq!(known().await, 6_100.0, "6,000 records on 100: statistics taken, the file's own rows counted");
+        db.drop_database().await;
+    }
 }

@@ -178,6 +178,13 @@ impl SqliteStore {
                 sqlite_rows(&tx, &statement)?;
             }
         }
+        if sqlite_rows(&tx, &words::counts_missing_sql(d, dataset))?.first().and_then(|r| r.first())
+            == Some(&"1".to_string())
+        {
+            for statement in words::counts_build_sql(d, dataset) {
+                sqlite_rows(&tx, &statement)?;
+            }
+        }
         tx.execute_batch(&words::index_sql(d)).map_err(err("indexing the word index"))?;
         tx.commit().map_err(err("commit"))
     }

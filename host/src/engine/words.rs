@@ -1,12 +1,15 @@
 //! Word indexes of table-backed datasets (`records.words`, see the SDK's `words` module), engine-neutral: the
-//! SQL of both dialects for the derived table `record_words(dataset, word, doc, scope, facet, date, id)`, its
-//! refresh from the records of the documents a file touched (in the file's transaction), its build from all
-//! records when missing, and the search. `postgres/records.rs` and `sqlite.rs` run these statements.
+//! SQL of both dialects for the derived table `record_words(dataset, word, doc, scope, facet, date, id)` and its
+//! per-word document counts `record_word_counts(dataset, word, scope, facet, n)`, their refresh from the records
+//! of the documents a file touched (in the file's transaction), their build from all records when missing, and
+//! the search. `postgres/records.rs` and `sqlite.rs` run these statements.
 //!
-//! A search reads the rarest word's rows (counted up to the count cap, and on to ten times it when several words
-//! reach the cap) in order from `(dataset, word, scope, date DESC, id, facet, doc)`, probes `(dataset, word,
-//! doc)` for every other word, and stops after one page; the count reads at most `count_cap` rows of that word.
-//! So a word on every document of a county costs what a rare one does.
+//! A search reads the rarest word's rows (the fewest documents in the count table) in order from `(dataset,
+//! word, scope, date DESC, id, facet, doc)`, probes `(dataset, word, doc)` for every other word, and stops after
+//! one page; the count reads at most `count_cap` rows of that word. So a word on every document of a county
+//! costs what a rare one does. The count table only picks the driving word: every count and page a search
+//! answers is read from the word rows, so a count table that drifted (an older host ingesting) costs speed,
+//! never a wrong answer.
 
 use datahost_plugin_api::words::{WordHits, WordIndex, WordSearch};
 
@@ -20,12 +23,15 @@ pub struct Statement {
     pub params: Vec<String>,
 }
 
-/// The table (created empty; its indexes come after a first build, see [`index_sql`]).
+/// The tables (created empty; the word rows' indexes come after a first build, see [`index_sql`]).
 pub fn table_sql(d: Dialect) -> String {
     let (t, c) = names(d);
+    let counts = counts_table(d);
     format!(
         "CREATE TABLE IF NOT EXISTS {t} (dataset text NOT NULL, word text NOT NULL, doc text NOT NULL, \
-         scope text NOT NULL, facet text NOT NULL, date text{c} NOT NULL, id text{c} NOT NULL)"
+         scope text NOT NULL, facet text NOT NULL, date text{c} NOT NULL, id text{c} NOT NULL); \
+         CREATE TABLE IF NOT EXISTS {counts} (dataset text NOT NULL, word text NOT NULL, scope text NOT NULL, \
+         facet text NOT NULL, n bigint NOT NULL, PRIMARY KEY (dataset, word, scope, facet))"
     )
 }
 
@@ -50,6 +56,14 @@ fn names(d: Dialect) -> (&'static str, &'static str) {
     match d {
         Dialect::Postgres => ("datahost.record_words", " COLLATE \"C\""),
         Dialect::Sqlite => ("record_words", ""),
+    }
+}
+
+/// How many documents each word is on, per dataset, scope and facet.
+fn counts_table(d: Dialect) -> &'static str {
+    match d {
+        Dialect::Postgres => "datahost.record_word_counts",
+        Dialect::Sqlite => "record_word_counts",
     }
 }
 
@@ -100,25 +114,77 @@ pub fn missing_sql(d: Dialect, dataset: &str, ix: &WordIndex) -> Statement {
     }
 }
 
+/// Whether `dataset` has word rows but no counts (a word index an earlier version built): they are then counted
+/// from the word rows ([`counts_build_sql`]).
+pub fn counts_missing_sql(d: Dialect, dataset: &str) -> Statement {
+    let (t, _) = names(d);
+    Statement {
+        sql: format!(
+            "SELECT CAST(CASE WHEN EXISTS (SELECT 1 FROM {t} WHERE dataset = {p1}) \
+             AND NOT EXISTS (SELECT 1 FROM {c} WHERE dataset = {p1}) THEN 1 ELSE 0 END AS TEXT)",
+            c = counts_table(d),
+            p1 = slot(d, 1),
+        ),
+        params: vec![dataset.into()],
+    }
+}
+
+/// Counts every word row of `dataset` again.
+pub fn counts_build_sql(d: Dialect, dataset: &str) -> Vec<Statement> {
+    let clear = Statement {
+        sql: format!("DELETE FROM {} WHERE dataset = {}", counts_table(d), slot(d, 1)),
+        params: vec![dataset.into()],
+    };
+    vec![clear, counts_delta_sql(d, dataset, None, "")]
+}
+
+/// Adds (`sign` "") or takes away (`sign` "-") the word rows of the documents in `groups` (all of the dataset's
+/// with `None`) to or from the counts. Ingest holds the dataset's lock, so no two refreshes of one dataset race.
+fn counts_delta_sql(d: Dialect, dataset: &str, groups: Option<&str>, sign: &str) -> Statement {
+    let (t, _) = names(d);
+    let mut params = vec![dataset.to_string()];
+    let docs = match groups {
+        Some(groups) => {
+            params.push(groups.to_string());
+            format!(" AND doc IN {}", json_members(d, 2))
+        }
+        None => String::new(),
+    };
+    Statement {
+        sql: format!(
+            "INSERT INTO {c} AS c (dataset, word, scope, facet, n) \
+             SELECT dataset, word, scope, facet, {sign}count(*) FROM {t} WHERE dataset = {p1}{docs} \
+             GROUP BY dataset, word, scope, facet \
+             ON CONFLICT (dataset, word, scope, facet) DO UPDATE SET n = c.n + excluded.n",
+            c = counts_table(d),
+            p1 = slot(d, 1),
+        ),
+        params,
+    }
+}
+
 /// The rows of the documents whose groups are in `groups` (a JSON array of strings), or of every document
-/// (`None`: a build): deletes theirs, then derives them again from the records held now.
+/// (`None`: a build, whose counts come after from [`counts_build_sql`]): deletes theirs, then derives them again
+/// from the records held now, and keeps the counts.
 pub fn refresh_sql(d: Dialect, dataset: &str, ix: &WordIndex, groups: Option<String>) -> Vec<Statement> {
     let (t, _) = names(d);
     let r = records_table(d);
     let facet = ix.facet_fields.iter().map(|f| field(d, "i", f)).collect::<Vec<_>>().join(" || '|' || ");
     let mut params = vec![dataset.to_string(), ix.docs.clone(), ix.words.clone()];
-    let (scope_docs, delete) = match groups {
+    let (scope_docs, delete, count) = match groups {
         Some(groups) => {
             params.push(groups.clone());
+            let delete = Statement {
+                sql: format!("DELETE FROM {t} WHERE dataset = {} AND doc IN {}", slot(d, 1), json_members(d, 2)),
+                params: vec![dataset.to_string(), groups.clone()],
+            };
             (
                 format!(" AND i.grp IN {}", json_members(d, 4)),
-                Some(Statement {
-                    sql: format!("DELETE FROM {t} WHERE dataset = {} AND doc IN {}", slot(d, 1), json_members(d, 2)),
-                    params: vec![dataset.to_string(), groups],
-                }),
+                vec![counts_delta_sql(d, dataset, Some(&groups), "-"), delete],
+                vec![counts_delta_sql(d, dataset, Some(&groups), "")],
             )
         }
-        None => (String::new(), None),
+        None => (String::new(), Vec::new(), Vec::new()),
     };
     let word = match d {
         Dialect::Postgres => format!("((t.data::jsonb) ->> '{}')", ix.word_field),
@@ -139,7 +205,7 @@ pub fn refresh_sql(d: Dialect, dataset: &str, ix: &WordIndex, groups: Option<Str
         ),
         params,
     };
-    delete.into_iter().chain([insert]).collect()
+    delete.into_iter().chain([insert]).chain(count).collect()
 }
 
 /// The documents a file touched: the distinct groups of its records, as a JSON array for [`refresh_sql`].
@@ -165,11 +231,11 @@ fn base_params(q: &WordSearch) -> Vec<String> {
     [q.dataset.clone(), q.scope.clone()].into_iter().chain(q.facets.iter().cloned()).collect()
 }
 
-/// How many documents each word is on in the search's scope and facets, counted up to `cap + 1`: one row
+/// How many documents each word is on in the search's scope and facets, from the count table: one row
 /// `(position, n)` per word.
-pub fn counts_sql(d: Dialect, q: &WordSearch, cap: usize) -> Statement {
-    let (t, _) = names(d);
+pub fn rarest_sql(d: Dialect, q: &WordSearch) -> Statement {
     let mut params = base_params(q);
+    let facets: Vec<String> = (0..q.facets.len()).map(|i| slot(d, 3 + i)).collect();
     let parts: Vec<String> = q
         .words
         .iter()
@@ -177,13 +243,31 @@ pub fn counts_sql(d: Dialect, q: &WordSearch, cap: usize) -> Statement {
         .map(|(i, word)| {
             params.push(word.clone());
             format!(
-                "SELECT CAST({i} AS TEXT), CAST((SELECT count(*) FROM (SELECT 1 FROM {t} w WHERE {} LIMIT {}) x) AS TEXT)",
-                driving(d, q, params.len()),
-                cap + 1
+                "SELECT CAST({i} AS TEXT), CAST(coalesce((SELECT sum(c.n) FROM {} c WHERE c.dataset = {} \
+                 AND c.word = {} AND c.scope = {} AND c.facet IN ({})), 0) AS TEXT)",
+                counts_table(d),
+                slot(d, 1),
+                slot(d, params.len()),
+                slot(d, 2),
+                facets.join(", ")
             )
         })
         .collect();
     Statement { sql: parts.join(" UNION ALL "), params }
+}
+
+/// The documents the driver word is on in the search's scope and facets, counted from its rows up to `cap + 1`.
+fn driven_sql(d: Dialect, q: &WordSearch, word_slot: usize, cap: usize) -> String {
+    let (t, _) = names(d);
+    format!("(SELECT count(*) FROM (SELECT 1 FROM {t} w WHERE {} LIMIT {}) x)", driving(d, q, word_slot), cap + 1)
+}
+
+/// A one-word search's count: one row, the documents of the word counted up to `count_cap + 1`.
+pub fn one_word_sql(d: Dialect, q: &WordSearch) -> Statement {
+    let (_, cap) = q.bounds();
+    let mut params = base_params(q);
+    params.push(q.words[0].clone());
+    Statement { sql: format!("SELECT CAST({} AS TEXT)", driven_sql(d, q, params.len(), cap)), params }
 }
 
 /// `w.doc` holds every word but the driver (`other`): one indexed probe per word and document walked.
@@ -210,19 +294,21 @@ fn holds_others(d: Dialect, params: &mut Vec<String>, others: &[&String]) -> Str
         .collect()
 }
 
-/// The matches among the first `count_cap` documents of the driver word (one row, one count).
+/// The matches among the first `count_cap` documents of the driver word, and the driver's documents counted up
+/// to `count_cap + 1`: one row `(matches, driven)`.
 pub fn total_sql(d: Dialect, q: &WordSearch, driver: usize) -> Statement {
     let (t, _) = names(d);
     let (_, cap) = q.bounds();
     let mut params = base_params(q);
     params.push(q.words[driver].clone());
     let drive = driving(d, q, params.len());
+    let driven = driven_sql(d, q, params.len(), cap);
     let others: Vec<&String> = q.words.iter().enumerate().filter(|(i, _)| *i != driver).map(|(_, w)| w).collect();
     let holds = holds_others(d, &mut params, &others);
     Statement {
         sql: format!(
-            "SELECT CAST(count(*) AS TEXT) FROM (SELECT w.dataset, w.doc FROM {t} w WHERE {drive} \
-             ORDER BY w.date DESC, w.id LIMIT {cap}) w WHERE true{holds}"
+            "SELECT CAST(count(*) AS TEXT), CAST({driven} AS TEXT) FROM (SELECT w.dataset, w.doc FROM {t} w \
+             WHERE {drive} ORDER BY w.date DESC, w.id LIMIT {cap}) w WHERE true{holds}"
         ),
         params,
     }
@@ -255,38 +341,39 @@ pub fn page_sql(d: Dialect, q: &WordSearch, driver: usize) -> Statement {
     }
 }
 
-/// Runs a search with `run` (one statement to its rows, each cell as text): the words' counts, then the
-/// driver's matches counted (more than one word) and one page.
+/// Runs a search with `run` (one statement to its rows, each cell as text): the driving word picked from the
+/// count table (more than one word), the driver's matches and documents counted, and one page.
 pub fn search(
     d: Dialect,
     q: &WordSearch,
     mut run: impl FnMut(&Statement) -> Result<Vec<Vec<String>>, EngineError>,
 ) -> Result<WordHits, EngineError> {
     let (_, cap) = q.bounds();
-    let mut count = |cap| -> Result<Option<(usize, usize)>, EngineError> {
-        let counts: Vec<(usize, usize)> = run(&counts_sql(d, q, cap))?
-            .iter()
-            .map(|r| Ok((count_cell(r.first())?, count_cell(r.get(1))?)))
-            .collect::<Result<_, EngineError>>()?;
-        // The word on the fewest documents (ties: the first) drives: `(position, documents)`.
-        Ok(counts.into_iter().min_by_key(|(i, n)| (*n, *i)))
-    };
-    let mut rarest = count(cap)?;
-    // Every word is on more than `cap` documents: counted on, so that the rarest drives, not the first given.
-    if q.words.len() > 1 && rarest.is_some_and(|(_, n)| n > cap) && q.driver_count_cap() > cap {
-        rarest = count(q.driver_count_cap())?;
-    }
-    let Some((driver, driven)) = rarest else {
-        return Ok(WordHits::default());
+    let (driver, total, driven) = match q.words.len() {
+        0 => return Ok(WordHits::default()),
+        1 => {
+            let driven = count_cell(run(&one_word_sql(d, q))?.first().and_then(|r| r.first()))?;
+            (0, driven.min(cap), driven)
+        }
+        _ => {
+            let counts: Vec<(usize, usize)> = run(&rarest_sql(d, q))?
+                .iter()
+                .map(|r| Ok((count_cell(r.first())?, count_cell(r.get(1))?)))
+                .collect::<Result<_, EngineError>>()?;
+            // The word on the fewest documents (ties: the first) drives.
+            let driver = counts
+                .into_iter()
+                .filter(|(i, _)| *i < q.words.len())
+                .min_by_key(|(i, n)| (*n, *i))
+                .map_or(0, |(i, _)| i);
+            let row = run(&total_sql(d, q, driver))?;
+            let cell = |i| row.first().and_then(|r: &Vec<String>| r.get(i));
+            (driver, count_cell(cell(0))?, count_cell(cell(1))?)
+        }
     };
     if driven == 0 {
         return Ok(WordHits::default());
     }
-    let total = if q.words.len() == 1 {
-        driven.min(cap)
-    } else {
-        count_cell(run(&total_sql(d, q, driver))?.first().and_then(|r| r.first()))?
-    };
     let docs = run(&page_sql(d, q, driver))?.into_iter().filter_map(|r| r.into_iter().next()).collect();
     Ok(WordHits { docs, total, total_is_lower_bound: driven > cap })
 }
@@ -354,6 +441,40 @@ mod tests {
         (batch(first), batch(second), words, docs)
     }
 
+    /// A third file: document d03's `B` record now holds `Z` (it loses B, gains Z) and d04 gains `Y`.
+    fn third_file() -> IngestBatch {
+        let term = |key: &str, doc: &str, w: &str| {
+            IngestRecord::new("terms", key.to_string(), doc.to_string(), json!({"term": w, "docKey": doc})).unwrap()
+        };
+        let records = vec![term("B:d03", "d03", "Z"), term("Y:d04", "d04", "Y")];
+        IngestBatch { format: "t".into(), records, ..Default::default() }
+    }
+
+    /// The count table as `(dataset, word, scope, facet, n)` rows (zeros left out), and the same counted from the
+    /// word rows: they must agree.
+    const COUNTS: &str = "SELECT dataset, word, scope, facet, CAST(n AS TEXT) FROM {c} WHERE n <> 0 \
+                          ORDER BY dataset, word, scope, facet";
+    const RECOUNT: &str = "SELECT dataset, word, scope, facet, CAST(count(*) AS TEXT) FROM {t} \
+                           GROUP BY dataset, word, scope, facet ORDER BY dataset, word, scope, facet";
+
+    fn sqlite_table(store: &crate::engine::sqlite::SqliteStore, sql: &str) -> Vec<Vec<String>> {
+        let sql = sql.replace("{c}", "record_word_counts").replace("{t}", "record_words");
+        store.with_conn(|conn| {
+            let mut stmt = conn.prepare(&sql).unwrap();
+            let rows = stmt.query_map([], |r| (0..5).map(|i| r.get::<_, String>(i)).collect()).unwrap();
+            rows.collect::<Result<Vec<Vec<String>>, _>>().unwrap()
+        })
+    }
+
+    /// Before and after [`third_file`]: B on 10 deeds of s1, then 9; Z on one.
+    fn assert_counts_followed(before: &[Vec<String>], after: &[Vec<String>]) {
+        let n = |rows: &[Vec<String>], w: &str| {
+            rows.iter().find(|r| r[1] == w && r[2] == "s1" && r[3] == "deed").map(|r| r[4].clone())
+        };
+        assert_eq!((n(before, "B"), n(after, "B")), (Some("10".into()), Some("9".into())), "{after:?}");
+        assert_eq!((n(before, "Z"), n(after, "Z")), (None, Some("1".into())), "{after:?}");
+    }
+
     #[test]
     fn the_embedded_engine_answers_as_the_reference() {
         let dir = tempfile::tempdir().unwrap();
@@ -407,6 +528,17 @@ mod tests {
             "{e:?}"
         );
         assert!(engine.search_words(&[], &search("A")).is_err(), "only datasets the plugin reads");
+
+        // The count table follows every refresh (d03 loses B and gains Z, d04 gains Y) ...
+        let counted = sqlite_table(store, COUNTS);
+        store.apply_file("d", "3", "sha3", &third_file(), engine.word_index("d").as_ref()).unwrap();
+        let recounted = sqlite_table(store, COUNTS);
+        assert_eq!(recounted, sqlite_table(store, RECOUNT));
+        assert_counts_followed(&counted, &recounted);
+        // ... and is counted again from the word rows when missing (a word index an earlier version built).
+        store.with_conn(|conn| conn.execute("DELETE FROM record_word_counts", []).unwrap());
+        engine.declare_word_index("d", &index()).unwrap();
+        assert_eq!(sqlite_table(store, COUNTS), recounted);
     }
 
     /// PostgreSQL answers as the reference too, and a table an earlier version built keeps its rows while its
@@ -445,6 +577,28 @@ mod tests {
         .await
         .unwrap();
         assert!(!words.is_empty() && !docs.is_empty());
+        // The count table follows a refresh, and is counted again when missing.
+        let table = |sql: &str| {
+            let sql = sql.replace("{c}", "datahost.record_word_counts").replace("{t}", "datahost.record_words");
+            async move {
+                let rows = client.query(&sql, &[]).await.unwrap();
+                rows.iter().map(|r| (0..5).map(|i| r.get::<_, String>(i)).collect()).collect::<Vec<Vec<String>>>()
+            }
+        };
+        let counted = table(COUNTS).await;
+        let e = engine.clone();
+        tokio::task::spawn_blocking(move || {
+            e.pg().unwrap().apply_file("d", "3", "sha3", &third_file(), e.word_index("d").as_ref()).unwrap()
+        })
+        .await
+        .unwrap();
+        let recounted = table(COUNTS).await;
+        assert_eq!(recounted, table(RECOUNT).await);
+        assert_counts_followed(&counted, &recounted);
+        client.batch_execute("DELETE FROM datahost.record_word_counts").await.unwrap();
+        let e = engine.clone();
+        tokio::task::spawn_blocking(move || e.declare_word_index("d", &index()).unwrap()).await.unwrap();
+        assert_eq!(table(COUNTS).await, recounted);
         let indexes: Vec<String> = client
             .query("SELECT indexname FROM pg_indexes WHERE tablename = 'record_words' ORDER BY 1", &[])
             .await

@@ -542,10 +542,9 @@ pub const TOTAL_DESCRIPTION: &str = "Number of matches over every page. Exact un
 /// [`TOTAL_DESCRIPTION`].
 pub const TOTAL_IS_LOWER_BOUND_DESCRIPTION: &str =
     "True when `total` is a lower bound, not the exact count: on ingested clerk records the search counts the \
-     matches among at most 1,000 documents holding the query's rarest word (the one on the fewest documents; \
-     among words on more than 10,000 documents each, the first of them), so a query matching more documents \
-     answers as fast as a narrow one. Paging with `next` still reaches every match. False on the demo seed, \
-     which is always counted exactly.";
+     matches among at most 1,000 documents holding the query's rarest word (the one on the fewest documents), \
+     so a query matching more documents answers as fast as a narrow one. Paging with `next` still reaches every \
+     match. False on the demo seed, which is always counted exactly.";
 
 /// Documents whose matches are counted for `total` (see [`datahost_plugin_api::words::WordHits::total`]).
 pub const COUNT_CAP: usize = datahost_plugin_api::words::DEFAULT_COUNT_CAP;

@@ -96,7 +96,18 @@ impl PgEngine {
                 == Some(&"1".to_string());
             if build {
                 tracing::info!(dataset, "building the word index from the records held");
+                // A build joins every record of the dataset: planned on statistics, which a first ingest
+                // may not have left yet.
+                tx.batch_execute("ANALYZE datahost.records").await.map_err(err("analysing the records"))?;
                 for statement in words::refresh_sql(d, dataset, index, None) {
+                    pg_rows(&*tx, &statement).await?;
+                }
+            }
+            if pg_rows(&*tx, &words::counts_missing_sql(d, dataset)).await?.first().and_then(|r| r.first())
+                == Some(&"1".to_string())
+            {
+                tracing::info!(dataset, "counting the word index's documents per word");
+                for statement in words::counts_build_sql(d, dataset) {
                     pg_rows(&*tx, &statement).await?;
                 }
             }
@@ -150,6 +161,9 @@ impl PgEngine {
             .map_err(err("locking the dataset"))?;
         let mut wrapped = PgTx { tx, handle: handle.clone() };
         let counts = records::apply(&mut wrapped, dataset, file_name, sha256, batch)?;
+        if counts.changed() {
+            handle.block_on(analyze_if_outgrown(&wrapped.tx, batch.records.len()))?;
+        }
         if let Some(index) = word_index.filter(|_| counts.changed()) {
             for statement in words::refresh_sql(Dialect::Postgres, dataset, index, Some(words::touched(batch))) {
                 handle.block_on(pg_rows(&*wrapped.tx, &statement))?;
@@ -238,6 +252,27 @@ fn text_params(texts: &[String]) -> Vec<(&(dyn tokio_postgres::types::ToSql + Sy
 }
 
 /// Runs one statement of text parameters; every cell of the answer as text.
+/// Takes the records' statistics again, in the ingest transaction (which sees its own rows), when the file
+/// adds more than a tenth of what the statistics know of (none at all before a first analysis). The word refresh
+/// joins the file's documents with their records: planned for the few rows the statistics promised, that join
+/// became a nested loop over every pair, over 10 minutes for a 50,000-document file into a new database, where
+/// the plan on fresh statistics takes half a second (BENCHMARKS.md). Small files keep the cheaper way.
+async fn analyze_if_outgrown(tx: &deadpool_postgres::Transaction<'_>, records: usize) -> Result<(), EngineError> {
+    const SMALL_FILE: usize = 5_000;
+    if records < SMALL_FILE {
+        return Ok(());
+    }
+    let known: f32 = tx
+        .query_one("SELECT reltuples FROM pg_class WHERE oid = 'datahost.records'::regclass", &[])
+        .await
+        .map_err(err("reading the records' statistics"))?
+        .get(0);
+    if records as f32 > known.max(0.0) / 10.0 {
+        tx.batch_execute("ANALYZE datahost.records").await.map_err(err("analysing the records"))?;
+    }
+    Ok(())
+}
+
 async fn pg_rows(
     client: &impl tokio_postgres::GenericClient,
     s: &words::Statement,
