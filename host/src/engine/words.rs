@@ -358,7 +358,7 @@ pub fn search(
         _ => {
             let counts: Vec<(usize, usize)> = run(&rarest_sql(d, q))?
                 .iter()
-                .map(|r| Ok((count_cell(r.first())?, count_cell(r.get(1))?)))
+                .map(|r| Ok((count_cell(r.first())?, table_count_cell(r.get(1))?)))
                 .collect::<Result<_, EngineError>>()?;
             // The word on the fewest documents (ties: the first) drives.
             let driver = counts
@@ -386,6 +386,15 @@ fn count_cell(cell: Option<&String>) -> Result<usize, EngineError> {
     })
 }
 
+/// A count from the count table: below zero only if it drifted (an older host ingested without keeping it),
+/// which makes that word drive, nothing worse.
+fn table_count_cell(cell: Option<&String>) -> Result<usize, EngineError> {
+    match cell.map(|c| c.parse::<i64>()) {
+        Some(Ok(n)) => Ok(usize::try_from(n).unwrap_or(0)),
+        _ => count_cell(cell),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use datahost_plugin_api::words::{search_in, WordIndex, WordSearch};
@@ -400,6 +409,10 @@ mod tests {
         assert_eq!(super::count_cell(Some(&"12".to_string())).unwrap(), 12);
         let err = super::count_cell(Some(&"many".to_string())).unwrap_err();
         assert_eq!(err.to_string(), "a word search count is `many`, not a whole number");
+        // A count table that drifted below zero still picks a driver; text is still an error.
+        assert_eq!(super::table_count_cell(Some(&"-3".to_string())).unwrap(), 0);
+        assert_eq!(super::table_count_cell(Some(&"7".to_string())).unwrap(), 7);
+        assert!(super::table_count_cell(Some(&"many".to_string())).is_err());
     }
 
     fn index() -> WordIndex {

@@ -251,12 +251,12 @@ fn text_params(texts: &[String]) -> Vec<(&(dyn tokio_postgres::types::ToSql + Sy
     texts.iter().map(|t| (t as &(dyn tokio_postgres::types::ToSql + Sync), tokio_postgres::types::Type::TEXT)).collect()
 }
 
-/// Runs one statement of text parameters; every cell of the answer as text.
 /// Takes the records' statistics again, in the ingest transaction (which sees its own rows), when the file
 /// adds more than a tenth of what the statistics know of (none at all before a first analysis). The word refresh
 /// joins the file's documents with their records: planned for the few rows the statistics promised, that join
-/// became a nested loop over every pair, over 10 minutes for a 50,000-document file into a new database, where
-/// the plan on fresh statistics takes half a second (BENCHMARKS.md). Small files keep the cheaper way.
+/// became a nested loop over every pair, unfinished after 20 minutes for a 50,000-document file into a new
+/// database, where the plan on fresh statistics takes half a second (BENCHMARKS.md). Small files keep the
+/// cheaper way.
 async fn analyze_if_outgrown(tx: &deadpool_postgres::Transaction<'_>, records: usize) -> Result<(), EngineError> {
     const SMALL_FILE: usize = 5_000;
     if records < SMALL_FILE {
@@ -273,6 +273,7 @@ async fn analyze_if_outgrown(tx: &deadpool_postgres::Transaction<'_>, records: u
     Ok(())
 }
 
+/// Runs one statement of text parameters; every cell of the answer as text.
 async fn pg_rows(
     client: &impl tokio_postgres::GenericClient,
     s: &words::Statement,
