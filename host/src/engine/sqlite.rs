@@ -171,16 +171,12 @@ impl SqliteStore {
         let mut conn = self.lock();
         conn.execute_batch(&words::table_sql(d)).map_err(err("creating the word index table"))?;
         let tx = conn.transaction().map_err(err("begin"))?;
-        if sqlite_rows(&tx, &words::missing_sql(d, dataset, index))?.first().and_then(|r| r.first())
-            == Some(&"1".to_string())
-        {
+        if words::answered_yes(&sqlite_rows(&tx, &words::missing_sql(d, dataset, index))?) {
             for statement in words::refresh_sql(d, dataset, index, None) {
                 sqlite_rows(&tx, &statement)?;
             }
         }
-        if sqlite_rows(&tx, &words::counts_missing_sql(d, dataset))?.first().and_then(|r| r.first())
-            == Some(&"1".to_string())
-        {
+        if words::answered_yes(&sqlite_rows(&tx, &words::counts_missing_sql(d, dataset))?) {
             for statement in words::counts_build_sql(d, dataset) {
                 sqlite_rows(&tx, &statement)?;
             }

@@ -102,31 +102,34 @@ fn json_members(d: Dialect, n: usize) -> String {
 /// Whether `dataset` has document records but no word rows yet: its table is then built from all records.
 pub fn missing_sql(d: Dialect, dataset: &str, ix: &WordIndex) -> Statement {
     let (t, _) = names(d);
-    let r = records_table(d);
+    let held = format!("{} WHERE dataset = {} AND collection = {}", records_table(d), slot(d, 1), slot(d, 2));
+    held_but_missing(d, &held, t, vec![dataset.into(), ix.docs.clone()])
+}
+
+/// One row, `1` when `held` (a table and its condition) has a row and `derived` none for the dataset (`$1`),
+/// else `0`: read with [`answered_yes`].
+fn held_but_missing(d: Dialect, held: &str, derived: &str, params: Vec<String>) -> Statement {
     Statement {
         sql: format!(
-            "SELECT CAST(CASE WHEN EXISTS (SELECT 1 FROM {r} WHERE dataset = {p1} AND collection = {p2}) \
-             AND NOT EXISTS (SELECT 1 FROM {t} WHERE dataset = {p1}) THEN 1 ELSE 0 END AS TEXT)",
-            p1 = slot(d, 1),
-            p2 = slot(d, 2),
+            "SELECT CAST(CASE WHEN EXISTS (SELECT 1 FROM {held}) \
+             AND NOT EXISTS (SELECT 1 FROM {derived} WHERE dataset = {}) THEN 1 ELSE 0 END AS TEXT)",
+            slot(d, 1)
         ),
-        params: vec![dataset.into(), ix.docs.clone()],
+        params,
     }
+}
+
+/// Whether a [`missing_sql`] or [`counts_missing_sql`] answer says yes.
+pub fn answered_yes(rows: &[Vec<String>]) -> bool {
+    rows.first().and_then(|r| r.first()).is_some_and(|c| c == "1")
 }
 
 /// Whether `dataset` has word rows but no counts (a word index an earlier version built): they are then counted
 /// from the word rows ([`counts_build_sql`]).
 pub fn counts_missing_sql(d: Dialect, dataset: &str) -> Statement {
     let (t, _) = names(d);
-    Statement {
-        sql: format!(
-            "SELECT CAST(CASE WHEN EXISTS (SELECT 1 FROM {t} WHERE dataset = {p1}) \
-             AND NOT EXISTS (SELECT 1 FROM {c} WHERE dataset = {p1}) THEN 1 ELSE 0 END AS TEXT)",
-            c = counts_table(d),
-            p1 = slot(d, 1),
-        ),
-        params: vec![dataset.into()],
-    }
+    let held = format!("{t} WHERE dataset = {}", slot(d, 1));
+    held_but_missing(d, &held, counts_table(d), vec![dataset.into()])
 }
 
 /// Counts every word row of `dataset` again.

@@ -92,8 +92,7 @@ impl PgEngine {
             tx.execute("SELECT pg_advisory_xact_lock(727174, hashtext($1))", &[&dataset])
                 .await
                 .map_err(err("locking the dataset"))?;
-            let build = pg_rows(&*tx, &words::missing_sql(d, dataset, index)).await?.first().and_then(|r| r.first())
-                == Some(&"1".to_string());
+            let build = words::answered_yes(&pg_rows(&*tx, &words::missing_sql(d, dataset, index)).await?);
             if build {
                 tracing::info!(dataset, "building the word index from the records held");
                 // A build joins every record of the dataset: planned on statistics, which a first ingest
@@ -103,9 +102,7 @@ impl PgEngine {
                     pg_rows(&*tx, &statement).await?;
                 }
             }
-            if pg_rows(&*tx, &words::counts_missing_sql(d, dataset)).await?.first().and_then(|r| r.first())
-                == Some(&"1".to_string())
-            {
+            if words::answered_yes(&pg_rows(&*tx, &words::counts_missing_sql(d, dataset)).await?) {
                 tracing::info!(dataset, "counting the word index's documents per word");
                 for statement in words::counts_build_sql(d, dataset) {
                     pg_rows(&*tx, &statement).await?;
