@@ -147,6 +147,21 @@ def capture(base, key, listing, outdir):
         print(f"capture: {count} {route} queries answered {status} (left out)", file=sys.stderr)
 
 
+def send(base, keys_file, target, n):
+    """Sends `target` `n` times on one keep-alive connection, rotating the keys of `keys_file`; fails unless every
+    answer is a 200 (a 429 would mean too few keys for `n`)."""
+    keys = [k.strip() for k in open(keys_file) if k.strip()]
+    clients = [Client(base, k) for k in keys]
+    conn = None
+    for i in range(int(n)):
+        c = clients[i % len(clients)]
+        c.conn = conn
+        status, _ = c.get(target)
+        conn = c.conn
+        if status != 200:
+            sys.exit(f"send: {target} answered {status} with key {i % len(keys) + 1}")
+
+
 def nginx_tree(index, root):
     """nginx answers `try_files /$uri/$args`: each body at ROOT/<path>/<raw query>."""
     for line in open(index):
@@ -236,5 +251,6 @@ if __name__ == "__main__":
     {"cold-queries": lambda: cold_queries(args[0], args[1], args[2], int(args[3])),
      "capture": lambda: capture(*args),
      "nginx-tree": lambda: nginx_tree(*args),
+     "send": lambda: send(*args),
      "startup": lambda: startup(*args),
      "report": lambda: report(*args)}[command]()

@@ -43,3 +43,17 @@ for line in open(sys.argv[1]):
   cat "$3" >&2
   return 1
 }
+
+# bench_work: sets `work` (BENCH_DIR, kept, or a temporary directory removed at exit) and `pids` (the servers the
+# script starts: killed and waited for at exit).
+bench_work() {
+  work=${BENCH_DIR:-$(mktemp -d)}
+  mkdir -p "$work"
+  pids=()
+  trap bench_cleanup EXIT
+}
+bench_cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2> /dev/null || true; done
+  for p in "${pids[@]}"; do wait "$p" 2> /dev/null || true; done
+  [ -n "${BENCH_DIR:-}" ] || rm -rf "$work"
+}

@@ -49,19 +49,11 @@ need nginx nginx-light
 bin="${BENCH_BIN:-$root/target/${BENCH_PROFILE:-release}/datahost}"
 baseline_bin="$root/target/${BENCH_PROFILE:-release}/datahost-bench-baseline"
 
-work=${BENCH_DIR:-$(mktemp -d)}
-mkdir -p "$work"
-# nginx's workers run as nobody: they must read the captured bodies.
-chmod 755 "$work"
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2> /dev/null || true; done
-  for p in "${pids[@]}"; do wait "$p" 2> /dev/null || true; done
-  [ -n "${BENCH_DIR:-}" ] || rm -rf "$work"
-}
-trap cleanup EXIT
 # shellcheck source=tests/bench/common.sh
 . "$here/common.sh"
+bench_work
+# nginx's workers run as nobody: they must read the captured bodies.
+chmod 755 "$work"
 
 p_dh=$(free_port); p_redis=$(free_port); p_table=$(free_port); p_axum=$(free_port); p_nginx=$(free_port)
 p_cold=$(free_port)

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use axum::http::{header, HeaderMap};
+use axum::http::{header, HeaderMap, HeaderName};
 use datahost_plugin_api::Tier;
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
@@ -74,11 +74,18 @@ impl ProxySecret {
     }
 }
 
-/// Collects every key the request presents.
-fn presented_keys<'a>(headers: &'a HeaderMap, query_key: Option<&'a str>) -> Result<Vec<&'a str>, AuthError> {
-    let mut keys = Vec::new();
-    for v in headers.get_all("x-api-key") {
-        keys.push(v.to_str().map_err(|_| AuthError::Malformed)?.trim());
+const X_API_KEY: HeaderName = HeaderName::from_static("x-api-key");
+
+/// Every key the request presents, in order: `X-API-Key` headers, `Authorization: Bearer` headers, the query
+/// parameter. Each is handed to `each` as it is read (no list is built: this runs on every request); a header
+/// that is not text or not a bearer credential ends the reading with its error.
+fn presented_keys<'a>(
+    headers: &'a HeaderMap,
+    query_key: Option<&'a str>,
+    mut each: impl FnMut(&'a str),
+) -> Result<(), AuthError> {
+    for v in headers.get_all(X_API_KEY) {
+        each(v.to_str().map_err(|_| AuthError::Malformed)?.trim());
     }
     for v in headers.get_all(header::AUTHORIZATION) {
         let v = v.to_str().map_err(|_| AuthError::Malformed)?.trim();
@@ -86,12 +93,12 @@ fn presented_keys<'a>(headers: &'a HeaderMap, query_key: Option<&'a str>) -> Res
         if !scheme.eq_ignore_ascii_case("bearer") {
             return Err(AuthError::NotBearer);
         }
-        keys.push(rest.trim());
+        each(rest.trim());
     }
     if let Some(k) = query_key {
-        keys.push(k.trim());
+        each(k.trim());
     }
-    Ok(keys)
+    Ok(())
 }
 
 /// What a request presents once its headers are checked: a marketplace caller (with the key it also presents,
@@ -104,9 +111,13 @@ pub enum Presented<'a> {
 
 /// The one well-formed key a request presents, if any: every copy must be the same key.
 fn one_key<'a>(headers: &'a HeaderMap, query_key: Option<&'a str>) -> Result<Option<&'a str>, AuthError> {
-    let presented = presented_keys(headers, query_key)?;
-    let Some(first) = presented.first().copied() else { return Ok(None) };
-    if presented.iter().any(|k| *k != first) {
+    let (mut first, mut conflict) = (None, false);
+    presented_keys(headers, query_key, |key| match first {
+        None => first = Some(key),
+        Some(seen) => conflict |= seen != key,
+    })?;
+    let Some(first) = first else { return Ok(None) };
+    if conflict {
         return Err(AuthError::Conflict);
     }
     if first.is_empty() {

@@ -11,6 +11,7 @@
 
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use axum::http::HeaderMap;
@@ -29,6 +30,9 @@ pub struct FailedAuth {
     trusted: Vec<IpRange>,
     /// Address -> the time (ms since the epoch) its block ends.
     blocked: Mutex<HashMap<IpAddr, u64>>,
+    /// The latest end of any block: before it passes, `blocked_for` looks in the map; after, every request
+    /// (nearly all, on a host nobody is guessing keys on) is answered without taking the lock.
+    last_block_ends: AtomicU64,
     clock: Arc<dyn Clock>,
 }
 
@@ -38,7 +42,7 @@ impl FailedAuth {
     }
 
     pub fn with_clock(per_minute: u64, trusted: Vec<IpRange>, clock: Arc<dyn Clock>) -> Self {
-        Self { per_minute, trusted, blocked: Mutex::default(), clock }
+        Self { per_minute, trusted, blocked: Mutex::default(), last_block_ends: AtomicU64::new(0), clock }
     }
 
     fn trusted(&self, ip: IpAddr) -> bool {
@@ -63,6 +67,9 @@ impl FailedAuth {
             return None;
         }
         let now = self.clock.now_ms();
+        if self.last_block_ends.load(Ordering::Acquire) <= now {
+            return None;
+        }
         let blocked = self.blocked.lock().unwrap_or_else(|e| e.into_inner());
         blocked.get(&ip).filter(|until| **until > now).map(|until| (until - now).div_ceil(1000).max(1))
     }
@@ -91,6 +98,7 @@ impl FailedAuth {
         }
         if blocked.len() < MAX_BLOCKED {
             blocked.insert(ip, until);
+            self.last_block_ends.fetch_max(until, Ordering::AcqRel);
         }
         Some(decision.reset_secs.max(1))
     }

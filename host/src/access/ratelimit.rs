@@ -73,8 +73,9 @@ pub fn decide(count: u64, limit: u64, reset_secs: u64) -> Decision {
 
 const SHARDS: usize = 32;
 
-/// One shard: key id → (window start, count in that window).
-type Shard = Mutex<HashMap<Arc<str>, (u64, u64)>>;
+/// One shard: key id → (window start, count in that window). foldhash: the ids are the host's own (key ids,
+/// `authfail:<address>`), and SipHash was a visible share of a cached answer's cost.
+type Shard = Mutex<HashMap<Arc<str>, (u64, u64), foldhash::fast::RandomState>>;
 
 /// In-process fixed-window counter.
 pub struct LocalLimiter {
@@ -84,7 +85,7 @@ pub struct LocalLimiter {
 
 impl LocalLimiter {
     pub fn new(clock: Arc<dyn Clock>) -> Self {
-        Self { shards: (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect(), clock }
+        Self { shards: (0..SHARDS).map(|_| Mutex::default()).collect(), clock }
     }
 
     fn shard(&self, id: &str) -> &Shard {
@@ -104,7 +105,11 @@ impl LocalLimiter {
             // Ids seen in earlier windows carry no state worth keeping.
             map.retain(|_, (w, _)| *w == window);
         }
-        let slot = map.entry(id.clone()).or_insert((window, 0));
+        // A key seen before (the common case) is counted without cloning its id.
+        let slot = match map.get_mut(id) {
+            Some(slot) => slot,
+            None => map.entry(id.clone()).or_insert((window, 0)),
+        };
         if slot.0 != window {
             *slot = (window, 0);
         }

@@ -23,7 +23,7 @@ use crate::access::ratelimit::{tier_limit, Decision};
 use crate::config::Isolation;
 use crate::http::access_log::AccessRecord;
 use crate::http::error::AppError;
-use crate::http::response_cache::NO_CACHE_HEADER;
+use crate::http::response_cache::{Entry, NO_CACHE_HEADER};
 use crate::http::state::{dataset_status, AppState};
 use crate::plugins::dispatch::{self, CallOutcome};
 use crate::plugins::outcome::HandleOutcome;
@@ -222,8 +222,7 @@ async fn plugin_route(state: Arc<AppState>, ctx: Arc<RouteCtx>, request: axum::h
     let key = cache.enabled().then(|| cache.key(ctx.plugin.slug(), &ctx.path, caller.tier, &query));
     if let Some(entry) = key.as_ref().and_then(|k| cache.get(k)) {
         ctx.cache_hits.increment(1);
-        let resp = entry.respond(headers).await;
-        let resp = link_next(state.config.base_url(), &ctx.path, &query, resp);
+        let resp = answer(&state, &ctx.path, &query, &entry, headers).await;
         return with_tier(finish(resp, decision), tier_label);
     }
     if key.is_some() {
@@ -246,12 +245,30 @@ async fn plugin_route(state: Arc<AppState>, ctx: Arc<RouteCtx>, request: axum::h
     };
     let resp = match call_plugin(&state, &ctx, envelope_json, rid).await {
         Answer::Ok { body, headers: answer_headers, cacheable } => {
-            cache.admit(key, body, answer_headers, cacheable).respond(headers).await
+            let entry = cache.admit(key, body, answer_headers, cacheable);
+            answer(&state, &ctx.path, &envelope.query, &entry, headers).await
         }
         Answer::Other(resp) => resp,
     };
-    let resp = link_next(state.config.base_url(), &ctx.path, &envelope.query, resp);
     with_tier(finish(resp, decision), tier_label)
+}
+
+/// A dataset answer (cached or fresh) sent for a request with these headers and `query`: 200 with the next
+/// page's `Link` when there is one, or 304.
+async fn answer(
+    state: &AppState,
+    path: &str,
+    query: &[(String, String)],
+    entry: &Arc<Entry>,
+    headers: &HeaderMap,
+) -> Response {
+    let mut resp = entry.respond(headers).await;
+    if resp.status() == StatusCode::OK {
+        if let Some(link) = entry.next_link(query, |cursor| next_link(state.config.base_url(), path, query, cursor)) {
+            resp.headers_mut().insert(header::LINK, link);
+        }
+    }
+    resp
 }
 
 /// What a plugin call produced: a 200 answer ready to be tagged and kept, or any other response.
@@ -264,21 +281,14 @@ enum Answer {
 /// (kept for clients that read it) and the host, which alone knows `server.base_url`, builds the absolute URL
 /// from the route and this request's own parameters with `cursor` replaced. `query` no longer holds `api_key`
 /// (removed before any plugin runs), so the key is never echoed.
-fn link_next(base_url: &str, path: &str, query: &[(String, String)], mut resp: Response) -> Response {
+fn next_link(base_url: &str, path: &str, query: &[(String, String)], next: &str) -> Option<HeaderValue> {
     let cursor = datahost_plugin_api::paging::PARAM;
-    let Some(next) = resp.headers().get(datahost_plugin_api::paging::NEXT_HEADER).and_then(|v| v.to_str().ok()) else {
-        return resp;
-    };
     let mut pairs = url::form_urlencoded::Serializer::new(String::new());
     for (k, v) in query.iter().filter(|(k, _)| k != cursor) {
         pairs.append_pair(k, v);
     }
     pairs.append_pair(cursor, next);
-    let link = format!("<{base_url}{path}?{}>; rel=\"next\"", pairs.finish());
-    if let Ok(value) = HeaderValue::try_from(link) {
-        resp.headers_mut().insert(header::LINK, value);
-    }
-    resp
+    HeaderValue::try_from(format!("<{base_url}{path}?{}>; rel=\"next\"", pairs.finish())).ok()
 }
 
 /// Counts the request against the caller's limit. `Ok(None)`: unlimited tier, or the limiter is down and
@@ -346,15 +356,43 @@ fn with_tier(mut resp: Response, tier: TierLabel) -> Response {
     resp
 }
 
+const X_RATELIMIT_LIMIT: HeaderName = HeaderName::from_static("x-ratelimit-limit");
+const X_RATELIMIT_REMAINING: HeaderName = HeaderName::from_static("x-ratelimit-remaining");
+const X_RATELIMIT_RESET: HeaderName = HeaderName::from_static("x-ratelimit-reset");
+
 /// Adds the rate-limit headers every limited response carries.
 fn finish(mut resp: Response, decision: Option<Decision>) -> Response {
     if let Some(d) = decision {
         let h = resp.headers_mut();
-        h.insert("x-ratelimit-limit", HeaderValue::from(d.limit));
-        h.insert("x-ratelimit-remaining", HeaderValue::from(d.remaining));
-        h.insert("x-ratelimit-reset", HeaderValue::from(d.reset_secs));
+        h.insert(X_RATELIMIT_LIMIT, number_value(d.limit));
+        h.insert(X_RATELIMIT_REMAINING, number_value(d.remaining));
+        h.insert(X_RATELIMIT_RESET, number_value(d.reset_secs));
     }
     resp
+}
+
+/// `n` as a header value. The numbers the rate-limit headers carry (up to the largest tier limit) are made once,
+/// as static text: a header value made per request is an allocation, three per limited answer.
+fn number_value(n: u64) -> HeaderValue {
+    static DIGITS: std::sync::OnceLock<(&'static str, Vec<u32>)> = std::sync::OnceLock::new();
+    let (text, ends) = DIGITS.get_or_init(|| {
+        let largest = Tier::ALL.iter().filter_map(|t| tier_limit(*t)).max().unwrap_or(0).max(60);
+        let mut text = String::new();
+        let ends = (0..=largest)
+            .map(|i| {
+                text.push_str(itoa::Buffer::new().format(i));
+                text.len() as u32
+            })
+            .collect();
+        (Box::leak(text.into_boxed_str()), ends)
+    });
+    match usize::try_from(n) {
+        Ok(i) if i < ends.len() => {
+            let start = if i == 0 { 0 } else { ends[i - 1] as usize };
+            HeaderValue::from_static(&text[start..ends[i] as usize])
+        }
+        _ => HeaderValue::from(n),
+    }
 }
 
 /// Runs the plugin and turns whatever it produced into a well-formed response. The call runs on the plugin
@@ -675,6 +713,15 @@ fn truncate_chars(text: &str, max: usize) -> &str {
 #[cfg(test)]
 mod label_tests {
     use crate::plugins::label_body;
+
+    /// The rate-limit numbers come from a table up to the largest tier limit and are made per call above it: the
+    /// same text as `HeaderValue::from` either way.
+    #[test]
+    fn number_values_read_as_the_numbers() {
+        for n in [0, 1, 9, 10, 59, 60, 99, 100, 1_199, 1_200, 5_999, 6_000, 6_001, 123_456, u64::MAX] {
+            assert_eq!(super::number_value(n), axum::http::HeaderValue::from(n), "{n}");
+        }
+    }
 
     #[test]
     fn the_data_status_goes_first_in_every_object_body() {
