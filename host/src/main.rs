@@ -220,10 +220,12 @@ async fn run(command: Command, config: Config) -> Result<(), CliError> {
         Command::Engine { command } => {
             let engine = Engine::from_config(&config).await.lift()?;
             let pg = engine.pg().ok_or(CliError::NotPostgres)?;
-            match command {
+            let done = match command {
                 EngineCommand::Migrate => migrate_cli(pg, &config, &engine).await,
                 EngineCommand::LoadSeeds => load_seeds_cli(pg, &config, &engine).await,
-            }
+            };
+            engine.close().await;
+            done
         }
     }
 }
@@ -234,6 +236,12 @@ async fn keys(command: KeysCommand, config: Config) -> Result<(), CliError> {
     } else {
         Engine::from_config(&config).await.lift()?
     };
+    let done = keys_on(command, &config, &engine).await;
+    engine.close().await;
+    done
+}
+
+async fn keys_on(command: KeysCommand, config: &Config, engine: &Arc<Engine>) -> Result<(), CliError> {
     if let Some(pg) = engine.pg() {
         if engine.is_degraded() {
             return Err(CliError::EngineUnreachable(engine.address().to_string()));
@@ -241,7 +249,7 @@ async fn keys(command: KeysCommand, config: Config) -> Result<(), CliError> {
         // The key table is created by the host migrations; applying them is idempotent.
         pg.migrate().await.lift()?;
     }
-    let source = datahost::keys::key_source(&config, &engine);
+    let source = datahost::keys::key_source(config, engine);
     match command {
         KeysCommand::Issue { tier, label } => {
             let (key, record) = datahost::keys::generate(tier, &label);

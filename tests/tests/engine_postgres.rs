@@ -280,3 +280,41 @@ fn engine_killed_and_restarted_while_serving() {
         server.get("/v1/congress-trades?member=recovered").1["count"].as_u64().unwrap_or(0) > 0
     });
 }
+
+/// A host that stops, and a CLI command that ends (`keys issue` here), end their PostgreSQL connections the regular
+/// way (the protocol's Terminate message), so the server neither logs a lost client nor counts an abandoned session
+/// for each pooled connection at every stop: `pg_stat_database.sessions_abandoned` counts the sessions of the
+/// test's own database whose client went away without saying goodbye (before the fix: 4 of 4).
+#[test]
+fn a_stopping_host_closes_its_postgresql_connections_cleanly() {
+    let db = TestDb::create("goodbye");
+    let server = engine_server(&db);
+    let owner = server.issue_key("owner");
+    // Requests and the reload loop use pooled connections; the dataset watch holds its LISTEN connection.
+    for route in ["/v1/congress-trades?ticker=LMCS", "/v1/prices?ticker=SPY", "/health"] {
+        assert_eq!(server.get_with(route, &[("X-API-Key", &owner)]).0, 200, "{route}");
+    }
+    let mut admin = postgres::Client::connect("postgres://postgres@127.0.0.1:5432/postgres", postgres::NoTls).unwrap();
+    let open = |admin: &mut postgres::Client| -> i64 {
+        admin
+            .query_one(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = $1 AND application_name = 'datahost'",
+                &[&db.name],
+            )
+            .unwrap()
+            .get(0)
+    };
+    assert!(open(&mut admin) >= 2, "the host holds pooled and LISTEN connections while it serves");
+    assert_eq!(server.terminate(), Some(0));
+    until("the host's sessions have ended", || open(&mut admin) == 0);
+    let ended = |admin: &mut postgres::Client| -> (i64, i64) {
+        admin.batch_execute("SELECT pg_stat_clear_snapshot()").unwrap();
+        let row = admin
+            .query_one("SELECT sessions, sessions_abandoned FROM pg_stat_database WHERE datname = $1", &[&db.name])
+            .unwrap();
+        (row.get(0), row.get(1))
+    };
+    until("the ended sessions are counted", || ended(&mut admin).0 >= 2);
+    let (sessions, abandoned) = ended(&mut admin);
+    assert_eq!(abandoned, 0, "of {sessions} sessions, {abandoned} ended without the client's goodbye");
+}

@@ -156,6 +156,15 @@ impl Engine {
         self.pg.as_ref()
     }
 
+    /// At the end of a process (a stopping server, a finished command): PostgreSQL's connections end the
+    /// regular way (`PgEngine::close`, waiting up to two seconds). Nothing to do for the embedded engine, whose
+    /// writes are committed as they are made.
+    pub async fn close(&self) {
+        if let Some(pg) = &self.pg {
+            pg.close(std::time::Duration::from_secs(2)).await;
+        }
+    }
+
     pub fn sqlite(&self) -> Option<&SqliteStore> {
         self.sqlite.as_ref()
     }

@@ -239,6 +239,7 @@ pub async fn serve(config: Config) -> Result<(), StartupError> {
         tracing::warn!("grace period over; exiting with requests still in flight");
         std::process::exit(1);
     }
+    state.engine.close().await;
     tracing::info!("stopped");
     Ok(())
 }

@@ -31,8 +31,10 @@ pub fn spawn_background(state: Arc<AppState>) {
         tokio::spawn(async move {
             loop {
                 if let Some(pg) = listen_state.engine.pg() {
-                    if let Err(e) = pg.listen(listen_wake.clone()).await {
-                        tracing::debug!(error = %e, "dataset LISTEN ended; retrying");
+                    match pg.listen(listen_wake.clone()).await {
+                        // The engine is closing: the host stops.
+                        Ok(()) => return,
+                        Err(e) => tracing::debug!(error = %e, "dataset LISTEN ended; retrying"),
                     }
                 }
                 tokio::time::sleep(interval).await;

@@ -127,9 +127,11 @@ pub async fn run(config: &Config, dataset: &str, paths: &[PathBuf]) -> Result<Re
     let files = collect_files(paths);
     let dataset = dataset.to_string();
     let engine_label = engine.address().to_string();
-    let report = tokio::task::spawn_blocking(move || ingest_files(&engine, &parser, &dataset, &files, &engine_label))
+    let worker = engine.clone();
+    let report = tokio::task::spawn_blocking(move || ingest_files(&worker, &parser, &dataset, &files, &engine_label))
         .await
         .map_err(|e| UsageError(format!("ingest crashed: {e}")))?;
+    engine.close().await;
     Ok(report)
 }
 

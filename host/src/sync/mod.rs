@@ -173,6 +173,7 @@ pub async fn run(config: &Config, asked: &[String]) -> Result<SyncReport, UsageE
             None => {
                 report.skipped = Some("another datahost sync holds the records engine's sync lock".into());
                 report.seconds = started.elapsed().as_secs_f64();
+                engine.close().await;
                 return Ok(report);
             }
         },
@@ -199,6 +200,7 @@ pub async fn run(config: &Config, asked: &[String]) -> Result<SyncReport, UsageE
     if let Some(lock) = lock {
         lock.release().await;
     }
+    engine.close().await;
     report.seconds = started.elapsed().as_secs_f64();
     Ok(report)
 }

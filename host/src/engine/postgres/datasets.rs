@@ -71,15 +71,19 @@ impl PgEngine {
         .await
     }
 
-    /// Opens a dedicated connection that LISTENs for dataset changes and wakes `notify` on each one.
+    /// Opens a dedicated connection that LISTENs for dataset changes and wakes `notify` on each one, until the
+    /// connection is lost (an error: the caller retries) or the engine closes (`Ok`).
     pub async fn listen(&self, notify: Arc<tokio::sync::Notify>) -> Result<(), EngineError> {
+        if self.closing.is_cancelled() {
+            return Ok(());
+        }
         let (client, mut connection) = self
             .pg_config
             .connect(self.tls.clone())
             .await
             .map_err(|e| EngineError::Unreachable(format!("LISTEN connection to {}: {e}", self.address)))?;
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-        let driver = tokio::spawn(async move {
+        let driver = self.connections.spawn(async move {
             let mut stream = futures_util::stream::poll_fn(move |cx| connection.poll_message(cx));
             use futures_util::StreamExt;
             while let Some(msg) = stream.next().await {
@@ -93,8 +97,18 @@ impl PgEngine {
             }
         });
         client.batch_execute(&format!("LISTEN {DATASET_CHANNEL}")).await.map_err(pg_err("LISTEN"))?;
-        while rx.recv().await.is_some() {
-            notify.notify_one();
+        loop {
+            tokio::select! {
+                changed = rx.recv() => match changed {
+                    Some(()) => notify.notify_one(),
+                    None => break,
+                },
+                () = self.closing.cancelled() => {
+                    // The host stops: dropping the client makes the driver send Terminate and end.
+                    drop(client);
+                    return Ok(());
+                }
+            }
         }
         driver.abort();
         drop(client);

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
 use tokio_postgres_rustls::MakeRustlsConnect;
+use tokio_util::task::TaskTracker;
 
 use crate::config::{redact_url, Config};
 use crate::engine::error::{postgres as pg_err, EngineError};
@@ -19,6 +20,44 @@ pub struct PgEngine {
     pub(super) address: String,
     query_timeout: Duration,
     connect_timeout: Duration,
+    /// The tasks that drive this engine's connections (pooled and LISTEN), so a stop can wait for them to say
+    /// goodbye to the server ([`PgEngine::close`]).
+    pub(super) connections: TaskTracker,
+    /// Cancelled by [`PgEngine::close`]: ends the LISTEN connection.
+    pub(super) closing: tokio_util::sync::CancellationToken,
+}
+
+/// Opens pooled connections as deadpool's own connector does, but drives each one in a task deadpool does not
+/// hold. deadpool aborts the task it is given when it drops a client, which cut the socket without PostgreSQL's
+/// Terminate message: the server logged "could not receive data from client: Connection reset by peer" and
+/// counted an abandoned session for every pooled connection at every host stop. Here a dropped client ends its
+/// connection the regular way (tokio-postgres sends Terminate, then the task ends), and the tasks are tracked
+/// so a stop waits for them.
+struct GracefulConnect {
+    tls: MakeRustlsConnect,
+    connections: TaskTracker,
+}
+
+impl deadpool_postgres::Connect for GracefulConnect {
+    fn connect(
+        &self,
+        pg_config: &tokio_postgres::Config,
+    ) -> futures_util::future::BoxFuture<
+        '_,
+        Result<(tokio_postgres::Client, tokio::task::JoinHandle<()>), tokio_postgres::Error>,
+    > {
+        let (pg_config, tls) = (pg_config.clone(), self.tls.clone());
+        Box::pin(async move {
+            let (client, connection) = pg_config.connect(tls).await?;
+            self.connections.spawn(async move {
+                if let Err(e) = connection.await {
+                    tracing::warn!(error = %e, "PostgreSQL connection error");
+                }
+            });
+            // What deadpool aborts on drop: a task with nothing to do, so the connection itself ends on its own.
+            Ok((client, tokio::spawn(async {})))
+        })
+    }
 }
 
 /// The schema a plugin's tables live in.
@@ -40,9 +79,10 @@ impl PgEngine {
         let connector = tls.connector(ca_file).map_err(|e| EngineError::Config(format!("engine TLS: {e}")))?;
         pg_config.connect_timeout(connect_timeout);
         pg_config.application_name("datahost");
-        let manager = Manager::from_config(
+        let connections = TaskTracker::new();
+        let manager = Manager::from_connect(
             pg_config.clone(),
-            connector.clone(),
+            GracefulConnect { tls: connector.clone(), connections: connections.clone() },
             ManagerConfig { recycling_method: RecyclingMethod::Fast },
         );
         let pool = Pool::builder(manager)
@@ -60,8 +100,22 @@ impl PgEngine {
             address: address.clone(),
             query_timeout: Duration::from_secs(config.engine.query_timeout_secs.max(1)),
             connect_timeout,
+            connections,
+            closing: Default::default(),
         };
         Ok(engine)
+    }
+
+    /// Ends every connection the regular way at a stop: the pool closes (its idle clients are dropped, each
+    /// connection sends Terminate), the LISTEN connection ends, and the stop waits up to `within` for them. A
+    /// client still in use at that point is cut when the process exits.
+    pub async fn close(&self, within: Duration) {
+        self.pool.close();
+        self.closing.cancel();
+        self.connections.close();
+        if tokio::time::timeout(within, self.connections.wait()).await.is_err() {
+            tracing::warn!(open = self.connections.len(), "PostgreSQL connections still open at the stop");
+        }
     }
 
     pub fn address(&self) -> &str {
