@@ -454,6 +454,11 @@ impl TestPg {
         self.client.query(&format!("EXPLAIN {sql}"), params).await.unwrap().iter().map(|r| r.get(0)).collect()
     }
 
+    /// The first column of every row `sql` answers, as text (a catalogue query's names).
+    pub async fn texts(&self, sql: &str) -> Vec<String> {
+        self.client.query(sql, &[]).await.unwrap().iter().map(|r| r.get(0)).collect()
+    }
+
     pub async fn drop_database(self) {
         let Self { engine, client, admin, name, .. } = self;
         drop((client, engine));
@@ -528,12 +533,35 @@ mod tests {
         );
     }
 
+    /// The name the index of [`index`] had when it was named per dataset: `rx_` and 16 hex digits of the SHA-256
+    /// of `<dataset> NUL recalls NUL makeKey,modelKey`.
+    fn per_dataset_name(dataset: &str) -> String {
+        format!("rx_{}", &records::checksum(format!("{dataset}\0recalls\0makeKey,modelKey"))[..16])
+    }
+
     #[test]
     fn records_queries_run_on_declared_indexes_in_the_embedded_engine() {
         let dir = tempfile::tempdir().unwrap();
         let engine = Engine::embedded_at(dir.path()).unwrap();
+        // An index as an earlier version named it (per dataset), which the declaration replaces.
+        let old = per_dataset_name("vin");
+        engine.sqlite().unwrap().with_conn(|c| {
+            c.execute_batch(&format!("CREATE INDEX {old} ON records (dataset, collection, key)")).unwrap()
+        });
         engine.declare_indexes("vin", &index()).unwrap();
         engine.declare_indexes("vin", &index()).unwrap();
+        // Another dataset, or another collection, declaring the same lookup shares the index (dataset and
+        // collection are its first columns).
+        let other_collection = RecordIndex { collection: "campaigns".into(), ..index()[0].clone() };
+        engine.declare_indexes("vin-archive", &[index()[0].clone(), other_collection]).unwrap();
+        let names: Vec<String> = engine.sqlite().unwrap().with_conn(|c| {
+            let mut stmt = c
+                .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE 'rx_%' ORDER BY 1")
+                .unwrap();
+            stmt.query_map([], |r| r.get::<_, String>(0)).unwrap().map(Result::unwrap).collect()
+        });
+        assert_eq!(names.len(), 1, "one index for one definition, the per-dataset one dropped: {names:?}");
+        assert!(!names.contains(&old));
         engine.sqlite().unwrap().apply_file("vin", "FLAT_RCL.txt", "sha", &batch(), None).unwrap();
         check_queries(&engine);
 
@@ -555,13 +583,24 @@ mod tests {
         let db = TestPg::create("dh_records_query").await;
         let engine = db.engine.clone();
         let e = engine.clone();
+        let old = per_dataset_name("vin");
+        db.client
+            .batch_execute(&format!("CREATE INDEX {old} ON datahost.records (dataset, collection, key)"))
+            .await
+            .unwrap();
         tokio::task::spawn_blocking(move || {
             e.declare_indexes("vin", &index()).unwrap();
+            let other_collection = RecordIndex { collection: "campaigns".into(), ..index()[0].clone() };
+            e.declare_indexes("vin-archive", &[index()[0].clone(), other_collection]).unwrap();
             e.pg().unwrap().apply_file("vin", "FLAT_RCL.txt", "sha", &batch(), None).unwrap();
             check_queries(&e);
         })
         .await
         .unwrap();
+        let names =
+            db.texts("SELECT indexname FROM pg_indexes WHERE schemaname = 'datahost' AND indexname LIKE 'rx_%'").await;
+        assert_eq!(names.len(), 1, "one index for one definition, the per-dataset one dropped: {names:?}");
+        assert!(!names.contains(&old));
         // The index exists and the planner can use it (a tiny table is scanned otherwise, so forbid that).
         let q = RecordsQuery::new("vin", "recalls").eq("makeKey", "HONDA").eq("modelKey", "ACCORD");
         let (sql, _) = records::query_sql(records::Dialect::Postgres, "datahost.records", &q);

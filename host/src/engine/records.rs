@@ -40,12 +40,21 @@ fn field_expr(dialect: Dialect, field: &str) -> String {
 }
 
 /// `CREATE INDEX` for a declared record index: `(dataset, collection, <field expressions>)`, named after a hash
-/// of its definition so the name stays short and the same declaration never builds two indexes.
+/// of its definition (the fields: dataset and collection are columns) so the name stays short and one definition
+/// never builds two indexes, whichever datasets and collections declare it (the clerk datasets look up
+/// instruments, parties and legals by `docKey`: one index serves the three). Then the index the declaration had
+/// when its name also hashed the dataset and collection (the same definition, built once per declaration and
+/// kept up to date by every ingest) is dropped.
 pub fn create_index_sql(dialect: Dialect, table: &str, dataset: &str, index: &RecordIndex) -> String {
     let exprs: Vec<String> = index.fields.iter().map(|f| field_expr(dialect, f)).collect();
-    let name =
-        format!("rx_{}", &checksum(format!("{dataset}\0{}\0{}", index.collection, index.fields.join(",")))[..16]);
-    format!("CREATE INDEX IF NOT EXISTS {name} ON {table} (dataset, collection, {})", exprs.join(", "))
+    let fields = index.fields.join(",");
+    let name = format!("rx_{}", &checksum(format!("fields\0{fields}"))[..16]);
+    let per_dataset = format!("rx_{}", &checksum(format!("{dataset}\0{}\0{fields}", index.collection))[..16]);
+    let schema = table.rsplit_once('.').map_or(String::new(), |(schema, _)| format!("{schema}."));
+    format!(
+        "CREATE INDEX IF NOT EXISTS {name} ON {table} (dataset, collection, {});\nDROP INDEX IF EXISTS {schema}{per_dataset}",
+        exprs.join(", ")
+    )
 }
 
 /// The document of an ingested dataset: its `ingested` block and the records of every collection not kept in

@@ -641,13 +641,7 @@ mod tests {
         let e = engine.clone();
         tokio::task::spawn_blocking(move || e.declare_word_index("d", &index()).unwrap()).await.unwrap();
         assert_eq!(table(COUNTS).await, recounted);
-        let indexes: Vec<String> = client
-            .query("SELECT indexname FROM pg_indexes WHERE tablename = 'record_words' ORDER BY 1", &[])
-            .await
-            .unwrap()
-            .iter()
-            .map(|r| r.get(0))
-            .collect();
+        let indexes = db.texts("SELECT indexname FROM pg_indexes WHERE tablename = 'record_words' ORDER BY 1").await;
         assert_eq!(indexes, ["record_words_doc", "record_words_serving", "record_words_word_doc"]);
         // A page of two words: the driver's documents in order and the other word's probe, from indexes alone.
         let q = WordSearch { words: vec!["B".into(), "A".into()], ..search("B") };
