@@ -19,6 +19,11 @@
 #    indexes), and sends the 74-query mix (tests/bench/deeds_pg/mix.sql) REPS times over one keep-alive
 #    connection, one request at a time; prints p50, p99 and max per query class and overall, and the answers'
 #    statuses. It measures; it asserts nothing. LOAD_ONLY=1 stops after step 3.
+#
+# INGEST=N instead times `datahost ingest deeds` of N SYNTHETIC documents exported as the three ACRIS CSV tables
+# (the generator's rows, as NYC Open Data exports them), into a new PostgreSQL database and into a new embedded
+# data dir, and prints records/s of each (the first ingest of a large clerk file: where a plan without statistics
+# once never finished). The documents and DOCS/REPS are not used then.
 set -euo pipefail
 DOCS=${1:-2200000}
 REPS=${2:-10}
@@ -91,6 +96,35 @@ files() { # files DB: the ingest_files rows of the three synthetic tables (creat
   set -- $ids
   echo "-v f_master=$1 -v f_parties=$2 -v f_legals=$3"
 }
+
+if [ -n "${INGEST:-}" ]; then
+  echo "== exporting $INGEST SYNTHETIC documents as ACRIS CSV tables"
+  fresh_db deeds_bench_ingest_source
+  mkdir "$WORK/csv"
+  csv deeds_bench_ingest_source 0 "$INGEST" "$WORK/csv"
+  psql_db postgres -c "DROP DATABASE deeds_bench_ingest_source"
+  ingest() { # ingest CONFIG LABEL
+    local start end
+    start=$(date +%s.%N)
+    DATAHOST_CONFIG=$1 "$BIN" ingest deeds --json "$WORK/csv/master.csv" "$WORK/csv/parties.csv" \
+      "$WORK/csv/legals.csv" > "$WORK/report.json"
+    end=$(date +%s.%N)
+    python3 - "$WORK/report.json" "$start" "$end" "$2" <<'PY'
+import json, sys
+report, start, end, label = json.load(open(sys.argv[1])), float(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
+records = report["totals"]["added"]
+print(f"{label}: {end - start:.1f} s end to end, {records:,} records added, {records / (end - start):,.0f} records/s "
+      f"(the command's own: {report['seconds']:.1f} s, {report['recordsPerSecond']:,.0f} records/s), "
+      f"files refused {report['refused']}")
+PY
+  }
+  psql_db postgres -c "DROP DATABASE IF EXISTS deeds_bench_ingest" -c "CREATE DATABASE deeds_bench_ingest"
+  ingest "$(config deeds_bench_ingest)" "PostgreSQL (a new database)"
+  psql_db postgres -c "DROP DATABASE deeds_bench_ingest"
+  sed -e '/^url = /d' "$(config deeds_bench_ingest)" > "$WORK/embedded.toml"
+  ingest "$WORK/embedded.toml" "embedded (a new data dir)"
+  exit 0
+fi
 
 # 2. The generator against a real ingest, once per database generation.
 if [ "${VERIFY:-1}" = 1 ] && ! psql_db postgres -At -c "SELECT 1 FROM pg_database WHERE datname = 'deeds_bench_check_ok'" | grep -q 1; then
