@@ -95,13 +95,20 @@ pub async fn run(config: &Config, dataset: &str, paths: &[PathBuf]) -> Result<Re
         return Err(UsageError("name at least one file or folder to ingest".into()));
     }
     let engine = Engine::from_config(config).await.map_err(|e| UsageError(e.to_string()))?;
+    let done = run_on(config, &engine, dataset, paths).await;
+    engine.close().await;
+    done
+}
+
+/// [`run`] on an open engine (which the caller closes, whatever this returns).
+async fn run_on(config: &Config, engine: &Arc<Engine>, dataset: &str, paths: &[PathBuf]) -> Result<Report, UsageError> {
     if let Some(pg) = engine.pg() {
         if engine.is_degraded() {
             return Err(UsageError(format!("the records engine at {} is unreachable", engine.address())));
         }
         pg.migrate().await.map_err(|e| UsageError(e.to_string()))?;
     }
-    let opened = crate::plugins::open_plugins(config, &engine).await.map_err(|e| UsageError(e.to_string()))?;
+    let opened = crate::plugins::open_plugins(config, engine).await.map_err(|e| UsageError(e.to_string()))?;
     let ingestible = opened.ingestible();
     let known = || {
         ingestible
@@ -127,11 +134,10 @@ pub async fn run(config: &Config, dataset: &str, paths: &[PathBuf]) -> Result<Re
     let files = collect_files(paths);
     let dataset = dataset.to_string();
     let engine_label = engine.address().to_string();
-    let worker = engine.clone();
-    let report = tokio::task::spawn_blocking(move || ingest_files(&worker, &parser, &dataset, &files, &engine_label))
+    let engine = engine.clone();
+    let report = tokio::task::spawn_blocking(move || ingest_files(&engine, &parser, &dataset, &files, &engine_label))
         .await
         .map_err(|e| UsageError(format!("ingest crashed: {e}")))?;
-    engine.close().await;
     Ok(report)
 }
 

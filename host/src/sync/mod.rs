@@ -152,13 +152,25 @@ pub async fn run(config: &Config, asked: &[String]) -> Result<SyncReport, UsageE
         ));
     }
     let engine = Engine::from_config(config).await.map_err(|e| UsageError(e.to_string()))?;
+    let done = run_on(config, &engine, selected, started).await;
+    engine.close().await;
+    done
+}
+
+/// [`run`] on an open engine (which the caller closes, whatever this returns).
+async fn run_on(
+    config: &Config,
+    engine: &Arc<Engine>,
+    selected: Vec<(&'static str, Vec<String>)>,
+    started: Instant,
+) -> Result<SyncReport, UsageError> {
     if let Some(pg) = engine.pg() {
         if engine.is_degraded() {
             return Err(UsageError(format!("the records engine at {} is unreachable", engine.address())));
         }
         pg.migrate().await.map_err(|e| UsageError(e.to_string()))?;
     }
-    let Some(store) = SyncStore::of(&engine) else {
+    let Some(store) = SyncStore::of(engine) else {
         return Err(UsageError("this records engine keeps nothing to sync into".into()));
     };
     let mut report = SyncReport {
@@ -173,16 +185,15 @@ pub async fn run(config: &Config, asked: &[String]) -> Result<SyncReport, UsageE
             None => {
                 report.skipped = Some("another datahost sync holds the records engine's sync lock".into());
                 report.seconds = started.elapsed().as_secs_f64();
-                engine.close().await;
                 return Ok(report);
             }
         },
         None => None,
     };
-    let opened = crate::plugins::open_plugins(config, &engine).await.map_err(|e| UsageError(e.to_string()))?;
+    let opened = crate::plugins::open_plugins(config, engine).await.map_err(|e| UsageError(e.to_string()))?;
     let multi = indicatif::MultiProgress::with_draw_target(indicatif::ProgressDrawTarget::stderr());
     for (name, datasets) in selected {
-        let source_report = run_source(config, &engine, &store, &opened, &multi, name, datasets).await;
+        let source_report = run_source(config, engine, &store, &opened, &multi, name, datasets).await;
         report.errors += source_report.errors.len();
         record_metrics(&source_report);
         report.sources.push(source_report);
@@ -200,7 +211,6 @@ pub async fn run(config: &Config, asked: &[String]) -> Result<SyncReport, UsageE
     if let Some(lock) = lock {
         lock.release().await;
     }
-    engine.close().await;
     report.seconds = started.elapsed().as_secs_f64();
     Ok(report)
 }
