@@ -203,6 +203,11 @@ pub trait RecordsTx {
     fn delete(&mut self, dataset: &str, collection: &str, key: &str) -> Result<(), EngineError>;
     /// Inserts or replaces the record with the same `(dataset, collection, key)` (keeping its position).
     fn upsert(&mut self, dataset: &str, record: &StoredRecord, file_id: i64) -> Result<(), EngineError>;
+    /// [`RecordsTx::upsert`] of each record, in order. Engines with a round trip per statement send them
+    /// pipelined, without waiting for each answer.
+    fn upsert_many(&mut self, dataset: &str, records: &[StoredRecord], file_id: i64) -> Result<(), EngineError> {
+        records.iter().try_for_each(|r| self.upsert(dataset, r, file_id))
+    }
     /// Records the file (provenance) and returns its id; the counts are filled in by [`RecordsTx::finish_file`].
     fn insert_file(&mut self, dataset: &str, name: &str, sha256: &str, format: &str) -> Result<i64, EngineError>;
     fn finish_file(&mut self, file_id: i64, counts: &Counts) -> Result<(), EngineError>;
@@ -355,6 +360,10 @@ pub fn apply(
     for r in &removals {
         held.remove(&(r.collection.clone(), r.key.clone()));
     }
+    // Writes go out in batches (pipelined on PostgreSQL: one record per round trip was most of a large ingest).
+    // Their order is kept, and nothing below reads a record written here, so deferring them changes nothing.
+    const WRITE_BATCH: usize = 1_000;
+    let mut writes: Vec<StoredRecord> = Vec::new();
     for record in &batch.records {
         if record.lineage.as_deref().is_some_and(|l| skip_lineages.contains(l)) {
             counts.superseded += 1;
@@ -372,18 +381,22 @@ pub fn apply(
         }
         let new = stored(record);
         match held.remove(&(new.collection.clone(), new.key.clone())) {
-            Some(old) if old == new => counts.unchanged += 1,
-            Some(_) => {
-                let id = ensure_file(tx)?;
-                tx.upsert(dataset, &new, id)?;
-                counts.replaced += 1;
+            Some(old) if old == new => {
+                counts.unchanged += 1;
+                continue;
             }
-            None => {
-                let id = ensure_file(tx)?;
-                tx.upsert(dataset, &new, id)?;
-                counts.added += 1;
-            }
+            Some(_) => counts.replaced += 1,
+            None => counts.added += 1,
         }
+        let id = ensure_file(tx)?;
+        writes.push(new);
+        if writes.len() >= WRITE_BATCH {
+            tx.upsert_many(dataset, &writes, id)?;
+            writes.clear();
+        }
+    }
+    if let (Some(id), false) = (file_id, writes.is_empty()) {
+        tx.upsert_many(dataset, &writes, id)?;
     }
     if let Some(id) = file_id {
         tx.finish_file(id, &counts)?;

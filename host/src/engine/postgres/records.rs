@@ -357,6 +357,35 @@ impl RecordsTx for PgTx<'_> {
             .map_err(err("writing a record"))
     }
 
+    fn upsert_many(&mut self, dataset: &str, records: &[StoredRecord], file_id: i64) -> Result<(), EngineError> {
+        let statement =
+            self.handle.block_on(self.tx.prepare_cached(UPSERT)).map_err(err("preparing the record write"))?;
+        // All sent at once on the connection (tokio-postgres pipelines concurrent statements), then every answer
+        // read: one round trip for the batch instead of one per record; PostgreSQL runs them in order.
+        let tx = &self.tx;
+        let writes = records.iter().map(|r| {
+            let statement = &statement;
+            async move {
+                tx.execute(
+                    statement,
+                    &[
+                        &dataset,
+                        &r.collection,
+                        &r.key,
+                        &r.group,
+                        &r.lineage,
+                        &r.revision,
+                        &r.amendment,
+                        &file_id,
+                        &r.data,
+                    ],
+                )
+                .await
+            }
+        });
+        self.handle.block_on(futures_util::future::try_join_all(writes)).map(|_| ()).map_err(err("writing a record"))
+    }
+
     fn insert_file(&mut self, dataset: &str, name: &str, sha256: &str, format: &str) -> Result<i64, EngineError> {
         let row = self
             .handle
