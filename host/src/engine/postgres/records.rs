@@ -345,19 +345,11 @@ impl RecordsTx for PgTx<'_> {
     }
 
     fn upsert(&mut self, dataset: &str, r: &StoredRecord, file_id: i64) -> Result<(), EngineError> {
-        // Prepared once per connection: a statement per record would otherwise cost a second round trip.
-        let statement =
-            self.handle.block_on(self.tx.prepare_cached(UPSERT)).map_err(err("preparing the record write"))?;
-        self.handle
-            .block_on(self.tx.execute(
-                &statement,
-                &[&dataset, &r.collection, &r.key, &r.group, &r.lineage, &r.revision, &r.amendment, &file_id, &r.data],
-            ))
-            .map(|_| ())
-            .map_err(err("writing a record"))
+        self.upsert_many(dataset, std::slice::from_ref(r), file_id)
     }
 
     fn upsert_many(&mut self, dataset: &str, records: &[StoredRecord], file_id: i64) -> Result<(), EngineError> {
+        // Prepared once per connection: a statement per record would otherwise cost a second round trip.
         let statement =
             self.handle.block_on(self.tx.prepare_cached(UPSERT)).map_err(err("preparing the record write"))?;
         // All sent at once on the connection (tokio-postgres pipelines concurrent statements), then every answer
