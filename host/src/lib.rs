@@ -47,7 +47,7 @@ pub(crate) mod log_capture {
 // The paths the tests, the fuzz targets and the tools import from, as they were before the layer folders.
 pub use access::keys;
 pub use engine::records;
-pub use http::app::app;
+pub use http::app::{app, Api};
 pub use http::state::AppState;
 pub use http::{app, openapi};
 

@@ -1,5 +1,6 @@
 //! In-process tests of the router (`fn app(state) -> Router`) with the real congress-trades plugin library:
-//! the request path without a process boundary, and rate-limit window rollover driven by an injected clock.
+//! the request path without a process boundary, rate-limit window rollover driven by an injected clock, and the
+//! listener's direct way to the dataset routes (`Api`) answering as the router does.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -11,7 +12,7 @@ use datahost::engine::Engine;
 use datahost::keys::{generate, FileKeyStore, KeyRing, KeySource};
 use datahost::plugins::load_all;
 use datahost::ratelimit::{Limiter, LocalLimiter, ManualClock, WINDOW_MS};
-use datahost::{app, AppState};
+use datahost::{app, Api, AppState};
 use datahost_plugin_api::Tier;
 use http_body_util::BodyExt;
 use tower::ServiceExt;
@@ -27,6 +28,8 @@ fn plugin_dir() -> tempfile::TempDir {
 
 struct Harness {
     router: axum::Router,
+    /// What the listener serves: the same router with the direct way to the dataset routes.
+    api: Api,
     clock: Arc<ManualClock>,
     free_key: String,
     _dir: tempfile::TempDir,
@@ -50,7 +53,7 @@ async fn harness() -> Harness {
     clock.set(1_000 * WINDOW_MS + 30_000);
     let limiter = Arc::new(Limiter::Local(LocalLimiter::new(clock.clone())));
     let state = Arc::new(AppState::new(config, registry, engine, keys, limiter));
-    Harness { router: app(state), clock, free_key, _dir: dir, _keys: keys_dir }
+    Harness { router: app(state.clone()), api: Api::new(state), clock, free_key, _dir: dir, _keys: keys_dir }
 }
 
 async fn get(
@@ -143,4 +146,107 @@ async fn protocol_limits_answer_with_the_json_envelope() {
     assert_eq!(status, StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE);
     assert!(body["error"].as_str().unwrap().contains("at most 16384"), "{body}");
     assert!(body["docs"].as_str().unwrap().ends_with("#headers-too-large"), "{body}");
+}
+
+/// Every request a client may send to a dataset route gets the same answer from the listener's direct way
+/// (`Api::serve`) as from the router: status, headers and body, apart from the date, a server-made request id and
+/// the rate limit's remaining count (each request counts once). `Content-Length` is checked against the body
+/// rather than compared: the router writes it into every response, and without it hyper writes the same from the
+/// body (and none on a 304).
+#[tokio::test]
+async fn the_direct_way_answers_as_the_router() {
+    let h = harness().await;
+    let peer: std::net::SocketAddr = "192.0.2.7:50000".parse().unwrap();
+    let key = h.free_key.as_str();
+    let keyed = |uri: &str| Request::get(uri).header("host", "localhost").header("x-api-key", key);
+    let etag = {
+        let (_, headers, _) = get(&h.router, "/v1/congress-trades?ticker=nvda", Some(key)).await;
+        headers["etag"].to_str().unwrap().to_string()
+    };
+    let long = format!("/v1/congress-trades?ticker={}", "a".repeat(9000));
+    let cases: Vec<(&str, axum::http::request::Builder)> = vec![
+        ("fresh answer, first asked by the direct way", keyed("/v1/congress-trades?ticker=msft&limit=2")),
+        ("cached answer", keyed("/v1/congress-trades?ticker=nvda")),
+        ("a next page's Link", keyed("/v1/congress-trades?limit=1")),
+        ("gzip negotiated", keyed("/v1/congress-trades?limit=200").header("accept-encoding", "gzip")),
+        ("304 on If-None-Match", keyed("/v1/congress-trades?ticker=nvda").header("if-none-match", etag.as_str())),
+        ("the caller's request id", keyed("/v1/congress-trades?ticker=nvda").header("x-request-id", "abc-123")),
+        (
+            "key in the query",
+            Request::get(format!("/v1/congress-trades?ticker=nvda&api_key={key}")).header("host", "x"),
+        ),
+        ("no key", Request::get("/v1/congress-trades?ticker=nvda").header("host", "localhost")),
+        ("unknown key", Request::get("/v1/congress-trades").header("host", "x").header("x-api-key", "dh_nope")),
+        ("two keys that differ", keyed("/v1/congress-trades").header("authorization", "Bearer dh_other")),
+        ("repeated parameter", keyed("/v1/congress-trades?ticker=a&ticker=b")),
+        ("unknown parameter", keyed("/v1/congress-trades?tickr=nvda")),
+        ("no Host header", Request::get("/v1/congress-trades").header("x-api-key", key)),
+        ("request target too long", keyed(&long)),
+        ("HEAD (the router on both ways)", keyed("/v1/congress-trades?ticker=nvda").method("HEAD")),
+    ];
+    let ignored = ["date", "x-ratelimit-remaining"];
+    for (case, builder) in cases {
+        let direct_request = clone_request(&builder);
+        let mut router_request = builder.body(Body::empty()).unwrap();
+        router_request.extensions_mut().insert(axum::extract::ConnectInfo(peer));
+        // The direct way first: a fresh answer is made by it and then served from the cache to the router.
+        let direct = h.api.clone().serve(direct_request, peer).await;
+        let routed = h.router.clone().oneshot(router_request).await.unwrap();
+        assert_eq!(direct.status(), routed.status(), "{case}");
+        let (direct_head, direct_body) = split(direct).await;
+        let (routed_head, routed_body) = split(routed).await;
+        let caller_id = case == "the caller's request id";
+        // A HEAD answer's Content-Length is the GET body's: compared as any header.
+        let head_request = case.starts_with("HEAD");
+        let names: std::collections::BTreeSet<&str> =
+            direct_head.keys().chain(routed_head.keys()).map(|n| n.as_str()).collect();
+        for name in names {
+            let framing = name == "content-length" && !head_request;
+            if ignored.contains(&name) || framing || (name == "x-request-id" && !caller_id) {
+                continue;
+            }
+            let a: Vec<_> = direct_head.get_all(name).iter().collect();
+            let b: Vec<_> = routed_head.get_all(name).iter().collect();
+            assert_eq!(a, b, "{case}: {name}");
+        }
+        for (way, head, body) in [("direct", &direct_head, &direct_body), ("router", &routed_head, &routed_body)] {
+            if let Some(length) = head.get("content-length").filter(|_| !head_request) {
+                assert_eq!(length.to_str().unwrap(), body.len().to_string(), "{case}: {way}");
+            }
+        }
+        assert!(direct_head.contains_key("x-request-id"), "{case}");
+        if caller_id {
+            assert_eq!(direct_head["x-request-id"], "abc-123");
+        }
+        // A server-made request id is quoted in error bodies too.
+        let comparable = |head: &axum::http::HeaderMap, body: &[u8]| {
+            let text = String::from_utf8_lossy(body).into_owned();
+            match head.get("x-request-id").and_then(|id| id.to_str().ok()) {
+                Some(id) if !caller_id => text.replace(id, "<request id>"),
+                _ => text,
+            }
+        };
+        assert_eq!(comparable(&direct_head, &direct_body), comparable(&routed_head, &routed_body), "{case}");
+        if let (Some(a), Some(b)) = (direct_head.get("x-ratelimit-remaining"), routed_head.get("x-ratelimit-remaining"))
+        {
+            let (a, b): (u64, u64) = (a.to_str().unwrap().parse().unwrap(), b.to_str().unwrap().parse().unwrap());
+            assert_eq!(a, b + 1, "{case}: each way counted once");
+        }
+    }
+}
+
+fn clone_request(builder: &axum::http::request::Builder) -> Request<Body> {
+    let mut out = Request::builder()
+        .method(builder.method_ref().unwrap().clone())
+        .uri(builder.uri_ref().unwrap().clone())
+        .version(*builder.version_ref().unwrap());
+    for (name, value) in builder.headers_ref().unwrap() {
+        out = out.header(name, value);
+    }
+    out.body(Body::empty()).unwrap()
+}
+
+async fn split(resp: axum::response::Response) -> (axum::http::HeaderMap, axum::body::Bytes) {
+    let (parts, body) = resp.into_parts();
+    (parts.headers, body.collect().await.unwrap().to_bytes())
 }

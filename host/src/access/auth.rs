@@ -136,7 +136,8 @@ pub fn presented<'a>(
     query_key: Option<&'a str>,
     proxy_secret: Option<&ProxySecret>,
 ) -> Result<Presented<'a>, AuthError> {
-    if let (Some(secret), Some(presented)) = (proxy_secret, headers.get(MARKETPLACE_HEADER)) {
+    // The marketplace header is looked for only when a secret is configured (otherwise it is ignored).
+    if let Some((secret, presented)) = proxy_secret.and_then(|s| Some((s, headers.get(MARKETPLACE_HEADER)?))) {
         if !secret.matches(presented.as_bytes()) {
             return Err(AuthError::BadProxySecret);
         }

@@ -1,7 +1,8 @@
-//! The HTTP surface: `fn app(state) -> Router`, the plugin route handler (auth → rate limit → tier → plugin),
+//! The HTTP surface: `fn app(state) -> Router`, the dataset route handler (auth → rate limit → tier → plugin),
 //! `/health`, `/ready` (`readiness.rs`), `/openapi.json`, `/docs` (`docs.rs`), the 404/405 fallbacks, request ids and
-//! per-request metrics.
+//! per-request metrics; and [`Api`], the router as the listener serves it, with a direct way to the dataset routes.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -9,6 +10,7 @@ use axum::body::Bytes;
 use std::net::SocketAddr;
 
 use axum::extract::{ConnectInfo, MatchedPath, Request, State};
+use axum::http::request::Parts;
 use axum::http::{header, HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
@@ -17,6 +19,7 @@ use axum::Router;
 use datahost_plugin_api::{RequestEnvelope, Tier};
 use metrics::{Counter, Histogram};
 use serde_json::json;
+use tower::ServiceExt;
 
 use crate::access::auth::{presented, resolved, AuthError, Caller, Presented};
 use crate::access::ratelimit::{tier_limit, Decision};
@@ -57,8 +60,103 @@ fn new_request_id() -> Option<HeaderValue> {
     HeaderValue::from_bytes(id.hyphenated().encode_lower(&mut text).as_bytes()).ok()
 }
 
-/// Builds the router. In-process tests call this directly.
+/// Builds the router. In-process tests call this directly; the listener serves it through [`Api`].
 pub fn app(state: Arc<AppState>) -> Router {
+    let routes = route_contexts(&state);
+    router_with(state, &routes)
+}
+
+/// What the API listener serves (`conn.rs`): the router, with a direct way in for the request most clients send,
+/// a `GET` of a dataset route. That request is looked up by its path in a map of the dataset routes and answered
+/// by the same steps the router's front middleware and route run, in the same order (request id, protocol guard,
+/// observation, the route), without the router's work around them: its path match, the matched path and
+/// parameters it records on the request, the middleware's boxed futures and the peer address stored as a request
+/// extension (`BENCHMARKS.md`, "A direct way to the dataset routes"). Everything else (other methods, the host's
+/// own routes, unknown paths, and every request while CORS is on, whose preflight and headers the router's front
+/// middleware applies) takes the router.
+///
+/// **Architecture Invariant:** both ways give the same answer to the same request
+/// (`host/tests/router.rs`, `the_direct_way_answers_as_the_router`).
+#[derive(Clone)]
+pub struct Api {
+    router: Router,
+    direct: Option<Arc<Direct>>,
+}
+
+struct Direct {
+    state: Arc<AppState>,
+    routes: HashMap<String, Arc<RouteCtx>, foldhash::fast::RandomState>,
+}
+
+impl Api {
+    pub fn new(state: Arc<AppState>) -> Self {
+        let routes = route_contexts(&state);
+        let direct = state.cors.is_none().then(|| {
+            let by_path = routes.iter().map(|ctx| (ctx.path.clone(), ctx.clone())).collect();
+            Arc::new(Direct { state: state.clone(), routes: by_path })
+        });
+        Api { router: router_with(state, &routes), direct }
+    }
+
+    /// The answer to `request` from `peer`.
+    pub async fn serve(self, mut request: Request, peer: SocketAddr) -> Response {
+        if let Some(direct) = &self.direct {
+            if request.method() == Method::GET {
+                if let Some(ctx) = direct.routes.get(request.uri().path()) {
+                    return direct.serve(ctx, request, peer).await;
+                }
+            }
+        }
+        request.extensions_mut().insert(ConnectInfo(peer));
+        let Ok(response) = self.router.oneshot(request).await;
+        response
+    }
+}
+
+impl Direct {
+    /// [`front`] without CORS, [`guarded`] and [`observed`] around the dataset route. The request id is handed to
+    /// each step rather than set on the request's headers for them to read.
+    async fn serve(&self, ctx: &RouteCtx, request: Request, peer: SocketAddr) -> Response {
+        let state = &self.state;
+        let request_id = request.headers().get(&X_REQUEST_ID).cloned().or_else(new_request_id);
+        let rid = request_id.as_ref().and_then(|v| v.to_str().ok());
+        let mut response = match refused(state, &request, rid) {
+            Some(refusal) => refusal,
+            None => {
+                let observation = Observation::start(state, request.method(), request_id.as_ref());
+                let (response, tier) = data_route(state, ctx, request.into_parts().0, Some(peer), rid).await;
+                let response = vary_by_credentials(response);
+                observation.finish(state, &ctx.path, &response, tier.as_ref());
+                response
+            }
+        };
+        request_id_copied(&mut response, request_id);
+        response
+    }
+}
+
+/// The plugins' HTTP routes, each with its series resolved once.
+fn route_contexts(state: &AppState) -> Vec<Arc<RouteCtx>> {
+    let mut routes = Vec::new();
+    for plugin in &state.registry.plugins {
+        // Internal routes are for other plugins (`route.get`) only: never mounted over HTTP.
+        for route in plugin.manifest.routes.iter().filter(|r| !r.is_internal()) {
+            let slug = plugin.slug().to_string();
+            routes.push(Arc::new(RouteCtx {
+                plugin: plugin.clone(),
+                path: route.path.clone(),
+                min_tier: route.min_tier,
+                params: route.params.iter().map(|p| p.name.clone()).collect(),
+                plugin_seconds: metrics::histogram!("datahost_plugin_duration_seconds", "plugin" => slug.clone()),
+                cache_hits: metrics::counter!("datahost_response_cache_hits_total", "plugin" => slug.clone()),
+                cache_misses: metrics::counter!("datahost_response_cache_misses_total", "plugin" => slug),
+            }));
+        }
+    }
+    routes
+}
+
+fn router_with(state: Arc<AppState>, routes: &[Arc<RouteCtx>]) -> Router {
     let mut router: Router<Arc<AppState>> = Router::new()
         .route("/health", get(health))
         .route("/ready", get(crate::http::readiness::ready))
@@ -68,28 +166,23 @@ pub fn app(state: Arc<AppState>) -> Router {
         .route("/docs", get(crate::http::docs::page))
         .route(crate::http::docs::REDOC_PATH.as_str(), get(crate::http::docs::redoc_js))
         .route("/docs/docs.js", get(crate::http::docs::docs_js));
-    for plugin in &state.registry.plugins {
-        // Internal routes are for other plugins (`route.get`) only: never mounted over HTTP.
-        for route in plugin.manifest.routes.iter().filter(|r| !r.is_internal()) {
-            let slug = plugin.slug().to_string();
-            let ctx = Arc::new(RouteCtx {
-                plugin: plugin.clone(),
-                path: route.path.clone(),
-                min_tier: route.min_tier,
-                params: route.params.iter().map(|p| p.name.clone()).collect(),
-                plugin_seconds: metrics::histogram!("datahost_plugin_duration_seconds", "plugin" => slug.clone()),
-                cache_hits: metrics::counter!("datahost_response_cache_hits_total", "plugin" => slug.clone()),
-                cache_misses: metrics::counter!("datahost_response_cache_misses_total", "plugin" => slug),
-            });
-            router = router.route(
-                &route.path,
-                // The whole request, read by reference: the `HeaderMap` and `RawQuery` extractors copy theirs.
-                get(move |State(s): State<Arc<AppState>>, request: Request| {
-                    let ctx = ctx.clone();
-                    async move { vary_by_credentials(plugin_route(s, ctx, request.into_parts().0).await) }
-                }),
-            );
-        }
+    for ctx in routes {
+        let ctx = ctx.clone();
+        router = router.route(
+            &ctx.path.clone(),
+            // The whole request, read by reference: the `HeaderMap` and `RawQuery` extractors copy theirs.
+            get(move |State(s): State<Arc<AppState>>, request: Request| {
+                let ctx = ctx.clone();
+                async move {
+                    let (parts, _) = request.into_parts();
+                    let peer = parts.extensions.get::<ConnectInfo<SocketAddr>>().map(|ConnectInfo(addr)| *addr);
+                    // `front` set the request id on the request.
+                    let rid = request_id(&parts.headers).map(str::to_owned);
+                    let (response, tier) = data_route(&s, &ctx, parts, peer, rid.as_deref()).await;
+                    with_tier(vary_by_credentials(response), tier)
+                }
+            }),
+        );
     }
     if !state.config.server.bench_baseline_file.as_os_str().is_empty() {
         // Benchmarks only (off by default): the same stack without auth, limits or plugin, for a same-run baseline.
@@ -134,18 +227,23 @@ pub fn repeated(query: &[(String, String)]) -> Option<&str> {
         .map(|(_, k)| k)
 }
 
-async fn plugin_route(state: Arc<AppState>, ctx: Arc<RouteCtx>, request: axum::http::request::Parts) -> Response {
+/// A dataset route's answer to one request from `peer` with request id `rid`, and who it was served to (known
+/// once the credentials are read). Both ways in send it with [`vary_by_credentials`].
+async fn data_route(
+    state: &AppState,
+    ctx: &RouteCtx,
+    request: Parts,
+    peer: Option<SocketAddr>,
+    rid: Option<&str>,
+) -> (Response, Option<TierLabel>) {
     let headers = &request.headers;
-    let peer = request.extensions.get::<ConnectInfo<SocketAddr>>().map(|ConnectInfo(addr)| *addr);
     let mut query = parse_query(request.uri.query());
-    let rid = request_id(headers);
     // One value per parameter: `ticker=a&ticker=b` (or two credentials) is ambiguous, so it is refused rather
     // than read as either.
     if let Some(name) = repeated(&query) {
         let shown: String = name.chars().take(40).collect();
-        return state
-            .error(400, format!("the {shown} query parameter is given more than once; give it once"))
-            .into_response();
+        let e = state.error(400, format!("the {shown} query parameter is given more than once; give it once"));
+        return (e.into_response(), None);
     }
 
     let query_key = query.iter().find(|(k, _)| k == "api_key").map(|(_, v)| v.clone());
@@ -154,29 +252,29 @@ async fn plugin_route(state: Arc<AppState>, ctx: Arc<RouteCtx>, request: axum::h
     let client = state.failed_auth.client_ip(peer, headers);
     if !matches!(presentation, Err(AuthError::Missing)) {
         if let Some(secs) = client.and_then(|ip| state.failed_auth.blocked_for(ip)) {
-            return throttled(&state, secs);
+            return (throttled(state, secs), None);
         }
     }
-    let failed = |e: AuthError| auth_failed(&state, client, e);
+    let failed = |e: AuthError| auth_failed(state, client, e);
     let caller = match presentation {
         Ok(Presented::Marketplace(c, None)) => c,
         Ok(Presented::Marketplace(c, Some(key))) => match resolved(state.keys.resolve(key).await) {
             Ok(_) => c,
-            Err(e) => return failed(e).await,
+            Err(e) => return (failed(e).await, None),
         },
         Ok(Presented::Key(key)) => match resolved(state.keys.resolve(key).await) {
             Ok(c) => c,
-            Err(e) => return failed(e).await,
+            Err(e) => return (failed(e).await, None),
         },
-        Err(e) => return failed(e).await,
+        Err(e) => return (failed(e).await, None),
     };
     // The key never reaches a plugin.
     query.retain(|(k, _)| k != "api_key");
     let tier_label = TierLabel(caller.tier.as_str(), caller.id.clone());
 
-    let decision = match limit(&state, &caller).await {
+    let decision = match limit(state, &caller).await {
         Ok(d) => d,
-        Err(resp) => return with_tier(resp, tier_label),
+        Err(resp) => return (resp, Some(tier_label)),
     };
     if let Some(d) = decision.filter(|d| !d.allowed) {
         let mut e = state.error(
@@ -190,7 +288,7 @@ async fn plugin_route(state: Arc<AppState>, ctx: Arc<RouteCtx>, request: axum::h
         );
         e.retry_after = Some(d.reset_secs);
         let e = e.with_header(header::RETRY_AFTER, d.reset_secs.to_string());
-        return with_tier(finish(e.into_response(), decision), tier_label);
+        return (finish(e.into_response(), decision), Some(tier_label));
     }
     if !caller.tier.satisfies(ctx.min_tier) {
         let e = state.error(
@@ -202,7 +300,7 @@ async fn plugin_route(state: Arc<AppState>, ctx: Arc<RouteCtx>, request: axum::h
                 caller.tier.as_str()
             ),
         );
-        return with_tier(finish(e.into_response(), decision), tier_label);
+        return (finish(e.into_response(), decision), Some(tier_label));
     }
 
     // A misspelt parameter (`tickr=NVDA`) would otherwise be ignored and the unfiltered list served.
@@ -214,7 +312,7 @@ async fn plugin_route(state: Arc<AppState>, ctx: Arc<RouteCtx>, request: axum::h
         };
         let shown: String = name.chars().take(40).collect();
         let e = state.error(400, format!("{} does not know the query parameter `{shown}`; {accepted}", ctx.path));
-        return with_tier(finish(e.into_response(), decision), tier_label);
+        return (finish(e.into_response(), decision), Some(tier_label));
     }
 
     // A query answered before on the same data: the finished answer, without the plugin (`response_cache.rs`).
@@ -222,8 +320,8 @@ async fn plugin_route(state: Arc<AppState>, ctx: Arc<RouteCtx>, request: axum::h
     let key = cache.enabled().then(|| cache.key(ctx.plugin.slug(), &ctx.path, caller.tier, &query));
     if let Some(entry) = key.as_ref().and_then(|k| cache.get(k)) {
         ctx.cache_hits.increment(1);
-        let resp = answer(&state, &ctx.path, &query, &entry, headers).await;
-        return with_tier(finish(resp, decision), tier_label);
+        let resp = answer(state, &ctx.path, &query, &entry, headers).await;
+        return (finish(resp, decision), Some(tier_label));
     }
     if key.is_some() {
         ctx.cache_misses.increment(1);
@@ -240,17 +338,17 @@ async fn plugin_route(state: Arc<AppState>, ctx: Arc<RouteCtx>, request: axum::h
         Err(e) => {
             tracing::error!(error = %e, route = %ctx.path, "cannot encode a request envelope");
             let e = state.error(500, "internal error: the request could not be passed to its dataset");
-            return with_tier(finish(e.with_request_id(rid).into_response(), decision), tier_label);
+            return (finish(e.with_request_id(rid).into_response(), decision), Some(tier_label));
         }
     };
-    let resp = match call_plugin(&state, &ctx, envelope_json, rid).await {
+    let resp = match call_plugin(state, ctx, envelope_json, rid).await {
         Answer::Ok { body, headers: answer_headers, cacheable } => {
             let entry = cache.admit(key, body, answer_headers, cacheable);
-            answer(&state, &ctx.path, &envelope.query, &entry, headers).await
+            answer(state, &ctx.path, &envelope.query, &entry, headers).await
         }
         Answer::Other(resp) => resp,
     };
-    with_tier(finish(resp, decision), tier_label)
+    (finish(resp, decision), Some(tier_label))
 }
 
 /// A dataset answer (cached or fresh) sent for a request with these headers and `query`: 200 with the next
@@ -351,8 +449,11 @@ fn vary_by_credentials(mut resp: Response) -> Response {
     resp
 }
 
-fn with_tier(mut resp: Response, tier: TierLabel) -> Response {
-    resp.extensions_mut().insert(tier);
+/// A response with who it was served to, for [`observed`] to read.
+fn with_tier(mut resp: Response, tier: Option<TierLabel>) -> Response {
+    if let Some(tier) = tier {
+        resp.extensions_mut().insert(tier);
+    }
     resp
 }
 
@@ -597,16 +698,7 @@ async fn method_not_allowed(State(state): State<Arc<AppState>>) -> Response {
 /// 3. the protocol guard ([`refused`]);
 /// 4. the per-request metrics and access line ([`observed`]) around the route.
 async fn front(State(state): State<Arc<AppState>>, mut request: Request, next: Next) -> Response {
-    let request_id = match request.headers().get(&X_REQUEST_ID) {
-        Some(id) => Some(id.clone()),
-        None => {
-            let id = new_request_id();
-            if let Some(id) = &id {
-                request.headers_mut().insert(X_REQUEST_ID, id.clone());
-            }
-            id
-        }
-    };
+    let request_id = request_id_set(&mut request);
     let mut response = match &state.cors {
         Some(cors) => {
             let (shared, next) = (state.clone(), next);
@@ -618,17 +710,36 @@ async fn front(State(state): State<Arc<AppState>>, mut request: Request, next: N
         }
         None => guarded(&state, request, next).await,
     };
+    request_id_copied(&mut response, request_id);
+    response
+}
+
+/// The request's id: the caller's `X-Request-Id`, or a new one, set on the request.
+fn request_id_set(request: &mut Request) -> Option<HeaderValue> {
+    match request.headers().get(&X_REQUEST_ID) {
+        Some(id) => Some(id.clone()),
+        None => {
+            let id = new_request_id();
+            if let Some(id) = &id {
+                request.headers_mut().insert(X_REQUEST_ID, id.clone());
+            }
+            id
+        }
+    }
+}
+
+/// The request id on the response, unless the response names one itself.
+fn request_id_copied(response: &mut Response, request_id: Option<HeaderValue>) {
     if let Some(id) = request_id {
         if !response.headers().contains_key(&X_REQUEST_ID) {
             response.headers_mut().insert(X_REQUEST_ID, id);
         }
     }
-    response
 }
 
 /// The protocol guard, then the route observed.
 async fn guarded(state: &AppState, request: Request, next: Next) -> Response {
-    match refused(state, &request) {
+    match refused(state, &request, request_id(request.headers())) {
         Some(refusal) => refusal,
         None => observed(state, request, next).await,
     }
@@ -637,10 +748,9 @@ async fn guarded(state: &AppState, request: Request, next: Next) -> Response {
 /// Requests the HTTP parser accepts but the protocol or the server's limits do not, answered with the JSON
 /// envelope before any routing: HTTP/1.1 without `Host` (RFC 9112 section 3.2: 400), a request target longer
 /// than `server.max_request_target_bytes` (414) and headers larger than `server.max_header_bytes` (431).
-fn refused(state: &AppState, request: &Request) -> Option<Response> {
+fn refused(state: &AppState, request: &Request, rid: Option<&str>) -> Option<Response> {
     let server = &state.config.server;
     let refuse = |status: StatusCode, message: String| {
-        let rid = request_id(request.headers());
         Some(AppError::new(&server.base_url, status.as_u16(), message).with_request_id(rid).into_response())
     };
     if request.version() == axum::http::Version::HTTP_11 && !request.headers().contains_key(header::HOST) {
@@ -677,32 +787,48 @@ fn refused(state: &AppState, request: &Request) -> Option<Response> {
 /// may hold a key), the status, the tier, the key id and the request id the server set (or the caller's, which is
 /// at most 64 characters by then).
 async fn observed(state: &AppState, request: Request, next: Next) -> Response {
-    let started = Instant::now();
     let route = request.extensions().get::<MatchedPath>().cloned();
-    // The caller's or the server's request id and the method, kept only while the access log is on (off too while
-    // its target is filtered out, e.g. `RUST_LOG=warn`): this runs on every request.
-    let logged =
-        state.access_log.as_ref().map(|_| (request.headers().get(&X_REQUEST_ID).cloned(), request.method().clone()));
+    let observation = Observation::start(state, request.method(), request.headers().get(&X_REQUEST_ID));
     let response = next.run(request).await;
-    let elapsed = started.elapsed();
-    let status = response.status().as_u16();
-    let label = response.extensions().get::<TierLabel>();
-    let tier = label.map_or("none", |l| l.0);
-    let route = route.as_ref().map_or("unmatched", |m| m.as_str());
-    if let (Some(log), Some((request_id, method))) = (&state.access_log, &logged) {
-        let request_id = request_id.as_ref().and_then(|v| v.to_str().ok()).unwrap_or("");
-        log.record(&AccessRecord {
-            method: method.as_str(),
-            route,
-            status,
-            latency: elapsed,
-            request_id: truncate_chars(request_id, 64),
-            tier,
-            key_id: label.map_or("", |l| truncate_chars(&l.1, 64)),
-        });
-    }
-    crate::http::metrics::http_request(route, status, tier, elapsed);
+    let tier = response.extensions().get::<TierLabel>();
+    observation.finish(state, route.as_ref().map_or("unmatched", |m| m.as_str()), &response, tier);
     response
+}
+
+/// One request being timed, and what its access line needs of the request.
+struct Observation {
+    started: Instant,
+    /// The caller's or the server's request id and the method, kept only while the access log is on (off too
+    /// while its target is filtered out, e.g. `RUST_LOG=warn`): this runs on every request.
+    logged: Option<(Option<HeaderValue>, Method)>,
+}
+
+impl Observation {
+    fn start(state: &AppState, method: &Method, request_id: Option<&HeaderValue>) -> Self {
+        let logged = state.access_log.as_ref().map(|_| (request_id.cloned(), method.clone()));
+        Observation { started: Instant::now(), logged }
+    }
+
+    /// Counts the answered request under its route template and writes its access line; `label`: who it was
+    /// served to.
+    fn finish(self, state: &AppState, route: &str, response: &Response, label: Option<&TierLabel>) {
+        let elapsed = self.started.elapsed();
+        let status = response.status().as_u16();
+        let tier = label.map_or("none", |l| l.0);
+        if let (Some(log), Some((request_id, method))) = (&state.access_log, &self.logged) {
+            let request_id = request_id.as_ref().and_then(|v| v.to_str().ok()).unwrap_or("");
+            log.record(&AccessRecord {
+                method: method.as_str(),
+                route,
+                status,
+                latency: elapsed,
+                request_id: truncate_chars(request_id, 64),
+                tier,
+                key_id: label.map_or("", |l| truncate_chars(&l.1, 64)),
+            });
+        }
+        crate::http::metrics::http_request(route, status, tier, elapsed);
+    }
 }
 
 /// The first `max` characters of `text` (all of it when shorter).

@@ -19,19 +19,17 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use axum::extract::ConnectInfo;
 use axum::http::{header, HeaderValue};
 use axum::response::Response;
-use axum::Router;
 use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{watch, Notify, OwnedSemaphorePermit, Semaphore};
-use tower::ServiceExt;
 
 use crate::config::ServerConfig;
+use crate::http::app::Api;
 use crate::http::error::AppError;
 
 /// The limits of the listener, from `[server]`.
@@ -152,11 +150,11 @@ impl Drop for Slot {
     }
 }
 
-/// Serves `router` on `listener` until `shutdown` resolves, then closes idle and half-sent connections at
+/// Serves `api` on `listener` until `shutdown` resolves, then closes idle and half-sent connections at
 /// once and lets in-flight requests finish for up to `grace`. Returns whether every connection closed in time.
 pub async fn serve(
     listener: TcpListener,
-    router: Router,
+    api: Api,
     limits: Limits,
     shutdown: impl Future<Output = ()>,
     grace: Duration,
@@ -198,7 +196,7 @@ pub async fn serve(
             open: open.clone(),
             all_closed: all_closed.clone(),
         };
-        tokio::spawn(connection(stream, peer, router.clone(), limits.clone(), stop_rx.clone(), slot));
+        tokio::spawn(connection(stream, peer, api.clone(), limits.clone(), stop_rx.clone(), slot));
     }
     drop(listener);
     let _ = stop_tx.send(true);
@@ -232,7 +230,7 @@ const CLOSE_WAIT: Duration = Duration::from_secs(1);
 async fn connection(
     stream: TcpStream,
     peer: SocketAddr,
-    router: Router,
+    api: Api,
     limits: Arc<Limits>,
     mut stop: watch::Receiver<bool>,
     _slot: Slot,
@@ -243,14 +241,12 @@ async fn connection(
         let in_flight = in_flight.clone();
         let stop = stop.clone();
         hyper::service::service_fn(move |req: hyper::Request<Incoming>| {
-            let router = router.clone();
+            let api = api.clone();
             let in_flight = in_flight.clone();
             let stop = stop.clone();
             async move {
                 in_flight.fetch_add(1, Ordering::SeqCst);
-                let mut req = req.map(axum::body::Body::new);
-                req.extensions_mut().insert(ConnectInfo(peer));
-                let Ok(mut response) = router.oneshot(req).await;
+                let mut response = api.serve(req.map(axum::body::Body::new), peer).await;
                 // Shutting down: this is the connection's last response, and it says so.
                 if STOP_SIGNALLED.load(Ordering::SeqCst) || *stop.borrow() {
                     response.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));

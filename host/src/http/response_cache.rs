@@ -40,6 +40,9 @@ pub const NO_CACHE_HEADER: &str = datahost_plugin_api::request::NO_HOST_CACHE_HE
 /// revalidates it (`If-None-Match`) before reuse, and shared caches keep none (answers depend on the key).
 const DEFAULT_CACHE_CONTROL: HeaderValue = HeaderValue::from_static("private, no-cache");
 const VARY_ENCODING: HeaderValue = HeaderValue::from_static("accept-encoding");
+/// The most headers added to a stored answer on its way out: length, coding, vary (twice), three rate-limit
+/// headers, request id, link.
+const ADDED_HEADERS: usize = 9;
 
 /// A cached answer: the identity body and what is needed to send it, or a variant of it.
 pub struct Entry {
@@ -168,9 +171,9 @@ impl Entry {
     /// coding), else 200 in the best coding the request accepts. Rate-limit and credential headers are added by
     /// the caller, as for every answer.
     pub async fn respond(self: &Arc<Self>, request: &HeaderMap) -> Response {
-        let accepted = negotiate::accepted(request);
         let mut chosen = (Coding::Identity, None);
-        if self.compressible && accepted.any_compressed() {
+        let accepted = self.compressible.then(|| negotiate::accepted(request));
+        if let Some(accepted) = accepted.filter(|a| a.any_compressed()) {
             for coding in accepted.preference() {
                 if let Some(body) = self.variant(coding).await {
                     chosen = (coding, Some(body));
@@ -196,8 +199,14 @@ impl Entry {
                 None => self.length.clone(),
             };
             let mut resp = Response::new(Body::from(body.unwrap_or_else(|| self.body.clone())));
-            *resp.headers_mut() = self.headers.clone();
-            resp.headers_mut().insert(header::CONTENT_LENGTH, length);
+            // Made with room for what the host adds after (length, coding, vary, rate limit, request id, link):
+            // a clone of the stored map is sized to its own few headers and would grow, rehashing, on the way.
+            let headers = resp.headers_mut();
+            headers.reserve(self.headers.len() + ADDED_HEADERS);
+            for (name, value) in &self.headers {
+                headers.append(name.clone(), value.clone());
+            }
+            headers.insert(header::CONTENT_LENGTH, length);
             if let Some(token) = coding.token() {
                 resp.headers_mut().insert(header::CONTENT_ENCODING, HeaderValue::from_static(token));
             }

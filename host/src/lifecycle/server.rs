@@ -15,7 +15,7 @@ use crate::access::ratelimit::{LocalLimiter, SystemClock};
 use crate::access::redis::RedisLimiter;
 use crate::config::{Config, ConfigError};
 use crate::engine::{Engine, EngineError};
-use crate::http::app::app;
+use crate::http::app::Api;
 use crate::http::state::AppState;
 use crate::plugins::{init_all, PluginError, PluginRegistry};
 
@@ -195,7 +195,7 @@ pub async fn serve(config: Config) -> Result<(), StartupError> {
     }));
 
     let limits = crate::http::conn::Limits::from_config(&state.config.server);
-    let router = app(state.clone());
+    let api = Api::new(state.clone());
     phases.mark("router");
     let bound = |key: &'static str, listener: &TcpListener, addr: SocketAddr| {
         listener.local_addr().map_err(|source| StartupError::Listen { key, addr, source })
@@ -231,7 +231,7 @@ pub async fn serve(config: Config) -> Result<(), StartupError> {
             "shutting down: closing idle connections, finishing in-flight requests"
         );
     };
-    let finished = crate::http::conn::serve(api_listener, router, limits, shutdown, grace).await;
+    let finished = crate::http::conn::serve(api_listener, api, limits, shutdown, grace).await;
     if let Some(log) = &state.access_log {
         log.flush();
     }
