@@ -124,7 +124,8 @@ impl Direct {
             Some(refusal) => refusal,
             None => {
                 let observation = Observation::start(state, request.method(), request_id.as_ref());
-                let (response, tier) = data_route(state, ctx, request.into_parts().0, Some(peer), rid).await;
+                let (parts, _) = request.into_parts();
+                let (response, tier) = data_route(state, ctx, &parts, Some(peer), rid).await;
                 let response = vary_by_credentials(response);
                 observation.finish(state, &ctx.path, &response, tier.as_ref());
                 response
@@ -166,10 +167,10 @@ fn router_with(state: Arc<AppState>, routes: &[Arc<RouteCtx>]) -> Router {
         .route("/docs", get(crate::http::docs::page))
         .route(crate::http::docs::REDOC_PATH.as_str(), get(crate::http::docs::redoc_js))
         .route("/docs/docs.js", get(crate::http::docs::docs_js));
-    for ctx in routes {
-        let ctx = ctx.clone();
+    for route in routes {
+        let ctx = route.clone();
         router = router.route(
-            &ctx.path.clone(),
+            &route.path,
             // The whole request, read by reference: the `HeaderMap` and `RawQuery` extractors copy theirs.
             get(move |State(s): State<Arc<AppState>>, request: Request| {
                 let ctx = ctx.clone();
@@ -177,8 +178,8 @@ fn router_with(state: Arc<AppState>, routes: &[Arc<RouteCtx>]) -> Router {
                     let (parts, _) = request.into_parts();
                     let peer = parts.extensions.get::<ConnectInfo<SocketAddr>>().map(|ConnectInfo(addr)| *addr);
                     // `front` set the request id on the request.
-                    let rid = request_id(&parts.headers).map(str::to_owned);
-                    let (response, tier) = data_route(&s, &ctx, parts, peer, rid.as_deref()).await;
+                    let rid = request_id(&parts.headers);
+                    let (response, tier) = data_route(&s, &ctx, &parts, peer, rid).await;
                     with_tier(vary_by_credentials(response), tier)
                 }
             }),
@@ -232,7 +233,7 @@ pub fn repeated(query: &[(String, String)]) -> Option<&str> {
 async fn data_route(
     state: &AppState,
     ctx: &RouteCtx,
-    request: Parts,
+    request: &Parts,
     peer: Option<SocketAddr>,
     rid: Option<&str>,
 ) -> (Response, Option<TierLabel>) {

@@ -208,7 +208,7 @@ impl Entry {
             }
             headers.insert(header::CONTENT_LENGTH, length);
             if let Some(token) = coding.token() {
-                resp.headers_mut().insert(header::CONTENT_ENCODING, HeaderValue::from_static(token));
+                headers.insert(header::CONTENT_ENCODING, HeaderValue::from_static(token));
             }
             resp
         };
