@@ -9,8 +9,15 @@ use libfuzzer_sys::fuzz_target;
 fuzz_target!(|data: &[u8]| {
     let Ok(raw) = std::str::from_utf8(data) else { return };
     let pairs = parse_query(Some(raw));
-    let names: std::collections::HashSet<&str> = pairs.iter().map(|(k, _)| k.as_str()).collect();
+    let decoded: Vec<(String, String)> = url::form_urlencoded::parse(raw.as_bytes()).into_owned().collect();
+    assert!(
+        pairs.iter().map(|(k, v)| (k.as_ref(), v.as_ref())).eq(decoded.iter().map(|(k, v)| (k.as_str(), v.as_str()))),
+        "parse_query reads the pairs form_urlencoded reads"
+    );
+    let names: std::collections::HashSet<&str> = pairs.iter().map(|(k, _)| k.as_ref()).collect();
     assert_eq!(repeated(&pairs).is_some(), names.len() < pairs.len(), "repeated() finds exactly the repeats");
+    // What a plugin receives: the pairs as owned strings in its request envelope.
+    let pairs: Vec<(String, String)> = pairs.into_iter().map(|(k, v)| (k.into_owned(), v.into_owned())).collect();
     let q = Query::new(&pairs);
     let refusal_names = |e: &datahost_plugin_api::ApiError, name: &str| {
         assert_eq!(e.status, 400, "{e:?}");

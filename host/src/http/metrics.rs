@@ -117,6 +117,45 @@ struct RequestSeries {
     seconds: Histogram,
 }
 
+impl RequestSeries {
+    fn new(route: &str, status: u16, tier: &str) -> Self {
+        let labels = [("route", route.to_string()), ("status", status.to_string()), ("tier", tier.to_string())];
+        RequestSeries {
+            requests: metrics::counter!("datahost_http_requests_total", &labels),
+            seconds: metrics::histogram!("datahost_http_request_duration_seconds", &labels),
+        }
+    }
+
+    fn record(&self, elapsed: Duration) {
+        self.requests.increment(1);
+        self.seconds.record(elapsed.as_secs_f64());
+    }
+}
+
+/// The request series of one dataset route, kept with the route: those of its answers served (200) to each tier,
+/// which are most of its requests, made on first use; any other status is [`http_request`]'s. The same series
+/// as `http_request` would find (a series is its name and labels), without its look-up by route text.
+pub struct RouteRequests {
+    route: Box<str>,
+    served: [OnceLock<RequestSeries>; Tier::ALL.len()],
+}
+
+impl RouteRequests {
+    pub fn new(route: &str) -> Self {
+        RouteRequests { route: route.into(), served: [const { OnceLock::new() }; Tier::ALL.len()] }
+    }
+
+    /// Counts and times one request of this route.
+    pub fn record(&self, status: u16, tier: &'static str, elapsed: Duration) {
+        if status == 200 {
+            if let Some(at) = Tier::ALL.iter().position(|t| t.as_str() == tier) {
+                return self.served[at].get_or_init(|| RequestSeries::new(&self.route, status, tier)).record(elapsed);
+            }
+        }
+        http_request(&self.route, status, tier, elapsed)
+    }
+}
+
 /// foldhash: a bounded set of the host's own labels, looked up on every request (SipHash showed in its profile).
 type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 type SeriesByRoute = FastMap<Box<str>, FastMap<(u16, &'static str), RequestSeries>>;
@@ -126,19 +165,11 @@ type SeriesByRoute = FastMap<Box<str>, FastMap<(u16, &'static str), RequestSerie
 pub fn http_request(route: &str, status: u16, tier: &'static str, elapsed: Duration) {
     static SERIES: OnceLock<RwLock<SeriesByRoute>> = OnceLock::new();
     let series = SERIES.get_or_init(Default::default);
-    let record = |s: &RequestSeries| {
-        s.requests.increment(1);
-        s.seconds.record(elapsed.as_secs_f64());
-    };
     if let Some(s) = series.read().unwrap_or_else(|e| e.into_inner()).get(route).and_then(|r| r.get(&(status, tier))) {
-        return record(s);
+        return s.record(elapsed);
     }
-    let labels = [("route", route.to_string()), ("status", status.to_string()), ("tier", tier.to_string())];
-    let s = RequestSeries {
-        requests: metrics::counter!("datahost_http_requests_total", &labels),
-        seconds: metrics::histogram!("datahost_http_request_duration_seconds", &labels),
-    };
-    record(&s);
+    let s = RequestSeries::new(route, status, tier);
+    s.record(elapsed);
     series.write().unwrap_or_else(|e| e.into_inner()).entry(route.into()).or_default().insert((status, tier), s);
 }
 

@@ -40,14 +40,17 @@ pub const NO_CACHE_HEADER: &str = datahost_plugin_api::request::NO_HOST_CACHE_HE
 /// revalidates it (`If-None-Match`) before reuse, and shared caches keep none (answers depend on the key).
 const DEFAULT_CACHE_CONTROL: HeaderValue = HeaderValue::from_static("private, no-cache");
 const VARY_ENCODING: HeaderValue = HeaderValue::from_static("accept-encoding");
-/// The most headers added to a stored answer on its way out: length, coding, vary (twice), three rate-limit
-/// headers, request id, link.
-const ADDED_HEADERS: usize = 9;
+/// The most headers added to a stored answer on its way out: coding, vary (twice), three rate-limit headers,
+/// request id, link.
+const ADDED_HEADERS: usize = 8;
 
 /// A cached answer: the identity body and what is needed to send it, or a variant of it.
 pub struct Entry {
     body: Bytes,
-    /// Content type, `X-Data-Status`, the plugin's own headers (`X-Next-Cursor`...), `Cache-Control`, `ETag`.
+    /// Content type, `X-Data-Status`, the plugin's own headers (`X-Next-Cursor`...), `Cache-Control`, `ETag` and
+    /// the identity body's `Content-Length` (axum would format it for every response): the headers of a 200 in
+    /// the identity coding. Made with room for the headers the host adds on the way out, so an answer's map is
+    /// a clone of this one (no header name hashed again) whose index is not rebuilt as they are added (`respond`).
     headers: HeaderMap,
     /// The opaque tag of the identity body; the variants' tags add `-gzip` / `-br`.
     tag: String,
@@ -58,8 +61,6 @@ pub struct Entry {
     gzip: OnceLock<Option<Bytes>>,
     br: OnceLock<Option<Bytes>>,
     created: Instant,
-    /// `Content-Length` of the identity body, made once (axum would make it for every response).
-    length: HeaderValue,
     /// The `Link` to the next page (when the answer names a next cursor) and the query it was made for: a
     /// repeat of that query reuses it instead of encoding the URL again (6,000 instructions on a search page).
     next_link: OnceLock<MadeLink>,
@@ -82,16 +83,19 @@ pub fn entity_tag(body: &[u8]) -> String {
 impl Entry {
     /// An entry for `body` (already validated and labelled) with the headers the plugin's answer carries.
     /// `compressible`: offer gzip and brotli variants.
-    pub fn new(body: Bytes, mut headers: HeaderMap, compressible: bool) -> Self {
+    pub fn new(body: Bytes, plugin_headers: HeaderMap, compressible: bool) -> Self {
         let tag = entity_tag(&body);
+        // The plugin's headers and the three below, with room for the ones added on the way out.
+        let mut headers = HeaderMap::with_capacity(plugin_headers.len() + 3 + ADDED_HEADERS);
+        headers.extend(plugin_headers);
         if !headers.contains_key(header::CACHE_CONTROL) {
             headers.insert(header::CACHE_CONTROL, DEFAULT_CACHE_CONTROL);
         }
         if let Ok(etag) = HeaderValue::try_from(format!("\"{tag}\"")) {
             headers.insert(header::ETAG, etag);
         }
+        headers.insert(header::CONTENT_LENGTH, HeaderValue::from(body.len()));
         Self {
-            length: HeaderValue::from(body.len()),
             body,
             headers,
             tag_gzip: format!("{tag}-gzip"),
@@ -107,21 +111,24 @@ impl Entry {
 
     /// The `Link` header of this answer for a request with `query`: `build` makes it from the next page's cursor
     /// (`X-Next-Cursor`); `None` when the answer has no next page.
-    pub fn next_link(
+    pub fn next_link<K: AsRef<str>, V: AsRef<str>>(
         &self,
-        query: &[(String, String)],
+        query: &[(K, V)],
         build: impl FnOnce(&str) -> Option<HeaderValue>,
     ) -> Option<HeaderValue> {
         let cursor = || self.headers.get(datahost_plugin_api::paging::NEXT_HEADER).and_then(|v| v.to_str().ok());
         if let Some((made_for, link)) = self.next_link.get() {
-            if made_for.as_slice() == query {
+            let same = made_for.len() == query.len()
+                && made_for.iter().zip(query).all(|((a, b), (k, v))| a == k.as_ref() && b == v.as_ref());
+            if same {
                 return link.clone();
             }
             return cursor().and_then(build);
         }
         let link = cursor().and_then(build);
         // The first query made for is kept; a concurrent first request may have set it already (same answer).
-        let _ = self.next_link.set((query.to_vec(), link.clone()));
+        let made_for = query.iter().map(|(k, v)| (k.as_ref().to_string(), v.as_ref().to_string())).collect();
+        let _ = self.next_link.set((made_for, link.clone()));
         link
     }
 
@@ -194,22 +201,14 @@ impl Entry {
             }
             resp
         } else {
-            let length = match &body {
-                Some(variant) => HeaderValue::from(variant.len()),
-                None => self.length.clone(),
-            };
-            let mut resp = Response::new(Body::from(body.unwrap_or_else(|| self.body.clone())));
-            // Made with room for what the host adds after (length, coding, vary, rate limit, request id, link):
-            // a clone of the stored map is sized to its own few headers and would grow, rehashing, on the way.
-            let headers = resp.headers_mut();
-            headers.reserve(self.headers.len() + ADDED_HEADERS);
-            for (name, value) in &self.headers {
-                headers.append(name.clone(), value.clone());
-            }
-            headers.insert(header::CONTENT_LENGTH, length);
-            if let Some(token) = coding.token() {
+            let mut resp = Response::new(Body::empty());
+            *resp.headers_mut() = self.headers.clone();
+            if let (Some(variant), Some(token)) = (&body, coding.token()) {
+                let headers = resp.headers_mut();
+                headers.insert(header::CONTENT_LENGTH, HeaderValue::from(variant.len()));
                 headers.insert(header::CONTENT_ENCODING, HeaderValue::from_static(token));
             }
+            *resp.body_mut() = Body::from(body.unwrap_or_else(|| self.body.clone()));
             resp
         };
         if coding != Coding::Identity {
@@ -310,7 +309,7 @@ impl ResponseCache {
     }
 
     /// The key of one request (`query` without `api_key`).
-    pub fn key(&self, plugin: &str, route: &str, tier: Tier, query: &[(String, String)]) -> Key {
+    pub fn key<K: AsRef<str>, V: AsRef<str>>(&self, plugin: &str, route: &str, tier: Tier, query: &[(K, V)]) -> Key {
         key(crate::plugins::served::data_generation(), plugin, route, tier, query)
     }
 
@@ -353,12 +352,18 @@ impl ResponseCache {
     }
 }
 
-/// Length-prefixed fields, so no value can imitate a separator; pairs in name order.
-fn key(generation: u64, plugin: &str, route: &str, tier: Tier, query: &[(String, String)]) -> Key {
-    let mut pairs: Vec<&(String, String)> = query.iter().collect();
-    pairs.sort_by(|a, b| a.0.cmp(&b.0));
-    let size = 16 + plugin.len() + route.len() + query.iter().map(|(k, v)| k.len() + v.len() + 8).sum::<usize>();
-    let mut out = Vec::with_capacity(size + 16);
+/// Length-prefixed fields, so no value can imitate a separator; pairs in name order. Made in one allocation of
+/// its exact size (a boxed slice of a larger buffer is a second one); a query already in name order (one
+/// parameter, the common case) is not copied to be sorted.
+fn key<K: AsRef<str>, V: AsRef<str>>(generation: u64, plugin: &str, route: &str, tier: Tier, query: &[(K, V)]) -> Key {
+    const PREFIX: usize = std::mem::size_of::<u32>();
+    let fields = |len: usize| PREFIX + len;
+    let size = std::mem::size_of::<u64>()
+        + fields(plugin.len())
+        + fields(route.len())
+        + fields(tier.as_str().len())
+        + query.iter().map(|(k, v)| fields(k.as_ref().len()) + fields(v.as_ref().len())).sum::<usize>();
+    let mut out = Vec::with_capacity(size);
     out.extend_from_slice(&generation.to_le_bytes());
     let mut field = |bytes: &[u8]| {
         out.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
@@ -367,10 +372,18 @@ fn key(generation: u64, plugin: &str, route: &str, tier: Tier, query: &[(String,
     field(plugin.as_bytes());
     field(route.as_bytes());
     field(tier.as_str().as_bytes());
-    for (k, v) in pairs {
-        field(k.as_bytes());
-        field(v.as_bytes());
+    let pair = |(k, v): &(K, V)| {
+        field(k.as_ref().as_bytes());
+        field(v.as_ref().as_bytes());
+    };
+    if query.windows(2).all(|w| w[0].0.as_ref() <= w[1].0.as_ref()) {
+        query.iter().for_each(pair);
+    } else {
+        let mut sorted: Vec<&(K, V)> = query.iter().collect();
+        sorted.sort_by(|a, b| a.0.as_ref().cmp(b.0.as_ref()));
+        sorted.into_iter().for_each(pair);
     }
+    debug_assert_eq!(out.len(), size);
     out.into_boxed_slice()
 }
 
@@ -414,7 +427,8 @@ mod tests {
         assert_ne!(k(Tier::Pro, &[("ticker", "")]), k(Tier::Pro, &[]), "an empty value is still given");
         // Length prefixes: no value can imitate the boundary between two fields.
         assert_ne!(k(Tier::Pro, &[("a", "b"), ("c", "d")]), k(Tier::Pro, &[("a", "b\u{1}\0\0\0c"), ("", "d")]));
-        assert_ne!(key(0, "ab", "/c", Tier::Pro, &[]), key(0, "a", "b/c", Tier::Pro, &[]));
+        let none: &[(&str, &str)] = &[];
+        assert_ne!(key(0, "ab", "/c", Tier::Pro, none), key(0, "a", "b/c", Tier::Pro, none));
     }
 
     /// The next page's `Link` is made once for a repeated query and kept with the answer; another query (another
