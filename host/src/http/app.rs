@@ -131,7 +131,7 @@ impl Direct {
                 let (parts, _) = request.into_parts();
                 let (response, tier) = data_route(state, ctx, &parts, Some(peer), rid).await;
                 let response = vary_by_credentials(response);
-                observation.finish(state, Route::Served(&ctx.path, &ctx.requests), &response, tier.as_ref());
+                observation.finish(state, Route::Served(&ctx.requests), &response, tier.as_ref());
                 response
             }
         };
@@ -818,9 +818,9 @@ async fn observed(state: &AppState, request: Request, next: Next) -> Response {
 }
 
 /// The route a request was answered by, for its series and access line: a dataset route the direct way served
-/// (with its series), or a route template (`unmatched` for none) the router matched.
+/// (its series name it), or a route template (`unmatched` for none) the router matched.
 enum Route<'a> {
-    Served(&'a str, &'a RouteRequests),
+    Served(&'a RouteRequests),
     Named(&'a str),
 }
 
@@ -842,7 +842,7 @@ impl Observation {
     /// served to.
     fn finish(self, state: &AppState, route: Route<'_>, response: &Response, label: Option<&TierLabel>) {
         let (route, series) = match route {
-            Route::Served(path, series) => (path, Some(series)),
+            Route::Served(series) => (series.route(), Some(series)),
             Route::Named(template) => (template, None),
         };
         let elapsed = self.started.elapsed();
@@ -896,10 +896,7 @@ mod label_tests {
             "é=ü&x=%C3%A9",
             "q=a+b",
         ] {
-            let expected: Vec<(String, String)> = url::form_urlencoded::parse(raw.as_bytes()).into_owned().collect();
-            let parsed: Vec<(String, String)> =
-                parse_query(Some(raw)).into_iter().map(|(k, v)| (k.into_owned(), v.into_owned())).collect();
-            assert_eq!(parsed, expected, "{raw:?}");
+            reads_as_form_urlencoded(raw);
         }
         assert!(parse_query(Some("ticker=NVDA"))
             .iter()
@@ -912,11 +909,15 @@ mod label_tests {
             seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             let len = (seed >> 60) as usize % 9;
             let raw: String = (0..len).map(|i| alphabet[(seed >> (i * 4)) as usize % alphabet.len()]).collect();
-            let expected: Vec<(String, String)> = url::form_urlencoded::parse(raw.as_bytes()).into_owned().collect();
-            let parsed: Vec<(String, String)> =
-                parse_query(Some(&raw)).into_iter().map(|(k, v)| (k.into_owned(), v.into_owned())).collect();
-            assert_eq!(parsed, expected, "{raw:?}");
+            reads_as_form_urlencoded(&raw);
         }
+    }
+
+    fn reads_as_form_urlencoded(raw: &str) {
+        let expected: Vec<(String, String)> = url::form_urlencoded::parse(raw.as_bytes()).into_owned().collect();
+        let parsed: Vec<(String, String)> =
+            parse_query(Some(raw)).into_iter().map(|(k, v)| (k.into_owned(), v.into_owned())).collect();
+        assert_eq!(parsed, expected, "{raw:?}");
     }
 
     #[test]

@@ -145,6 +145,11 @@ impl RouteRequests {
         RouteRequests { route: route.into(), served: [const { OnceLock::new() }; Tier::ALL.len()] }
     }
 
+    /// The route template.
+    pub fn route(&self) -> &str {
+        &self.route
+    }
+
     /// Counts and times one request of this route.
     pub fn record(&self, status: u16, tier: &'static str, elapsed: Duration) {
         if status == 200 {
