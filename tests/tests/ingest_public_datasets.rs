@@ -1161,10 +1161,12 @@ fn deeds_and_liens_are_ingested_and_served_from_postgresql() {
 
 /// SYNTHETIC clerk tables (never real records: document ids `SYNCAP...`, invented names): `docs` deeds recorded on
 /// distinct days, each with the grantor `SYNTHCAP, ALEX`; every second one also has the grantee `SYNTHHALF, DANA`.
-fn synthetic_clerk_tables(dir: &Path, docs: usize) -> [PathBuf; 2] {
+fn synthetic_clerk_tables(dir: &Path, docs: usize) -> [PathBuf; 3] {
     let (master, parties) = (dir.join("synthetic_master.csv"), dir.join("synthetic_parties.csv"));
+    let legals = dir.join("synthetic_legals.csv");
     let mut m = String::from("DOCUMENT ID,RECORD TYPE,CRFN,BOROUGH,DOC. TYPE,DOC. DATE,DOC. AMOUNT,RECORDED / FILED\n");
     let mut p = String::from("DOCUMENT ID,RECORD TYPE,PARTY TYPE,NAME\n");
+    let mut l = String::from("DOCUMENT ID,RECORD TYPE,BOROUGH,BLOCK,LOT,STREET NUMBER,STREET NAME,UNIT\n");
     let day = chrono::NaiveDate::from_ymd_opt(2000, 1, 1).unwrap();
     for i in 0..docs {
         let date = (day + chrono::Duration::days(i as i64)).format("%m/%d/%Y");
@@ -1173,10 +1175,14 @@ fn synthetic_clerk_tables(dir: &Path, docs: usize) -> [PathBuf; 2] {
         if i % 2 == 0 {
             p.push_str(&format!("SYNCAP{i:010},P,2,\"SYNTHHALF, DANA\"\n"));
         }
+        if i % 3 == 0 {
+            l.push_str(&format!("SYNCAP{i:010},L,3,{i},7,12,SYNTHLANE,\n"));
+        }
     }
     std::fs::write(&master, m).unwrap();
     std::fs::write(&parties, p).unwrap();
-    [master, parties]
+    std::fs::write(&legals, l).unwrap();
+    [master, parties, legals]
 }
 
 /// The count of an ingested clerk search is capped: matches are counted among at most 1,000 documents of the
@@ -1186,9 +1192,21 @@ fn clerk_capped_totals(store: &Store) {
     let docs = 1_205;
     let files = synthetic_clerk_tables(tmp.path(), docs);
     let server = store.start();
-    let report = ingest(&server, "deeds", &[&files[0], &files[1]]);
+    let report = ingest(&server, "deeds", &[&files[0], &files[1], &files[2]]);
     let rows = report["totals"]["added"].as_u64().unwrap();
     server.wait_for_data("deeds", |s| s["rows"] == rows);
+    // A page joins each document's instrument, parties and parcel (read at once on PostgreSQL): every third
+    // document has the parcel `SYNCAP{i},L,3,{i},7,12,SYNTHLANE` (borough 3, block i, lot 7, 12 SYNTHLANE).
+    let body = served(&server, "/v1/deeds?county=kings-ny&query=synthlane");
+    assert_eq!((body["count"].as_u64(), body["total"].as_u64()), (Some(100), Some(402)), "{body}");
+    for deed in body["deeds"].as_array().unwrap() {
+        let i: u64 = deed["instrumentNumber"].as_str().unwrap().trim_start_matches("SYNCAP").parse().unwrap();
+        assert!(i.is_multiple_of(3), "{deed}");
+        assert_eq!(deed["propertyAddress"], "12 SYNTHLANE", "{deed}");
+        assert_eq!(deed["legalDescription"], format!("Borough 3 Block {i} Lot 7"), "{deed}");
+        let grantee = if i.is_multiple_of(2) { "SYNTHHALF, DANA" } else { "" };
+        assert_eq!((deed["grantor"].as_str(), deed["grantee"].as_str()), (Some("SYNTHCAP, ALEX"), Some(grantee)));
+    }
     let total = |query: &str| {
         let body = served(&server, &format!("/v1/deeds?county=kings-ny&query={query}"));
         (body["total"].as_u64().unwrap(), body["totalIsLowerBound"].as_bool().unwrap(), body["count"].as_u64().unwrap())

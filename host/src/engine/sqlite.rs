@@ -188,7 +188,7 @@ impl SqliteStore {
     /// Answers a word search (validated by the caller).
     pub fn search_words(&self, q: &WordSearch) -> Result<WordHits, EngineError> {
         let conn = self.lock();
-        words::search(Dialect::Sqlite, q, |statement| sqlite_rows(&conn, statement))
+        words::search(Dialect::Sqlite, q, |statements| statements.iter().map(|s| sqlite_rows(&conn, s)).collect())
     }
 
     /// Applies one parsed file in one transaction, refreshing the word index rows of the documents it touched.

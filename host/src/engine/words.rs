@@ -356,41 +356,51 @@ pub fn page_sql(d: Dialect, q: &WordSearch, driver: usize) -> Statement {
     }
 }
 
-/// Runs a search with `run` (one statement to its rows, each cell as text): the driving word picked from the
-/// count table (more than one word), the driver's matches and documents counted, and one page.
+/// The rows of one statement, each cell as text.
+pub type Rows = Vec<Vec<String>>;
+
+/// Runs a search with `run`, which answers the rows of each statement it is given, in order; statements given
+/// together do not depend on each other, so an engine may run them at once. The driving word is picked from
+/// the count table (more than one word); then the driver's matches and documents are counted while one page
+/// is read.
 pub fn search(
     d: Dialect,
     q: &WordSearch,
-    mut run: impl FnMut(&Statement) -> Result<Vec<Vec<String>>, EngineError>,
+    mut run: impl FnMut(&[Statement]) -> Result<Vec<Rows>, EngineError>,
 ) -> Result<WordHits, EngineError> {
     let (_, cap) = q.bounds();
-    let (driver, total, driven) = match q.words.len() {
+    let driver = match q.words.len() {
         0 => return Ok(WordHits::default()),
-        1 => {
-            let driven = count_cell(run(&one_word_sql(d, q))?.first().and_then(|r| r.first()))?;
-            (0, driven.min(cap), driven)
-        }
+        1 => 0,
         _ => {
-            let counts: Vec<(usize, usize)> = run(&rarest_sql(d, q))?
+            let counts: Vec<(usize, usize)> = one(run(&[rarest_sql(d, q)])?)
                 .iter()
                 .map(|r| Ok((count_cell(r.first())?, table_count_cell(r.get(1))?)))
                 .collect::<Result<_, EngineError>>()?;
             // The word on the fewest documents (ties: the first) drives.
-            let driver = counts
-                .into_iter()
-                .filter(|(i, _)| *i < q.words.len())
-                .min_by_key(|(i, n)| (*n, *i))
-                .map_or(0, |(i, _)| i);
-            let row = run(&total_sql(d, q, driver))?;
-            let cell = |i| row.first().and_then(|r: &Vec<String>| r.get(i));
-            (driver, count_cell(cell(0))?, count_cell(cell(1))?)
+            counts.into_iter().filter(|(i, _)| *i < q.words.len()).min_by_key(|(i, n)| (*n, *i)).map_or(0, |(i, _)| i)
         }
+    };
+    let count = if q.words.len() == 1 { one_word_sql(d, q) } else { total_sql(d, q, driver) };
+    let mut answers = run(&[count, page_sql(d, q, driver)])?.into_iter();
+    let (counted, page) = (answers.next().unwrap_or_default(), answers.next().unwrap_or_default());
+    let cell = |i| counted.first().and_then(|r: &Vec<String>| r.get(i));
+    let (total, driven) = if q.words.len() == 1 {
+        let driven = count_cell(cell(0))?;
+        (driven.min(cap), driven)
+    } else {
+        (count_cell(cell(0))?, count_cell(cell(1))?)
     };
     if driven == 0 {
         return Ok(WordHits::default());
     }
-    let docs = run(&page_sql(d, q, driver))?.into_iter().filter_map(|r| r.into_iter().next()).collect();
+    let docs = page.into_iter().filter_map(|r| r.into_iter().next()).collect();
     Ok(WordHits { docs, total, total_is_lower_bound: driven > cap })
+}
+
+/// The rows of the one statement run.
+fn one(answers: Vec<Rows>) -> Rows {
+    answers.into_iter().next().unwrap_or_default()
 }
 
 /// A count the engine answered, as text: none is 0; text that is not a count is an error, never a 0 that would
@@ -599,11 +609,7 @@ mod tests {
             .unwrap();
         let e = engine.clone();
         let (words, docs) = tokio::task::spawn_blocking(move || {
-            let (first, second, words, docs) = files();
-            let pg = e.pg().unwrap();
-            pg.apply_file("d", "1", "sha1", &first, None).unwrap();
-            e.declare_word_index("d", &index()).unwrap();
-            pg.apply_file("d", "2", "sha2", &second, e.word_index("d").as_ref()).unwrap();
+            let (words, docs) = applied_on_postgresql(&e);
             let readable = vec!["d".to_string()];
             for (w, cap, limit) in [(vec!["A"], 10, 5), (vec!["A", "B"], 5, 3), (vec!["C", "B"], 3, 2)] {
                 let q = WordSearch {
@@ -660,6 +666,57 @@ mod tests {
         assert!(!plan.iter().any(|l| l.contains("Sort") || l.contains("Join")), "{plan:#?}");
         drop(engine);
         db.drop_database().await;
+    }
+
+    /// On PostgreSQL a search's count and page run at once, on two connections, when the pool has a second one
+    /// free; on a pool of one they run one after the other on it (a search never waits for a second connection
+    /// while it holds the first). Both answer as the reference.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn postgresql_runs_the_count_and_the_page_at_once_when_a_connection_is_free() {
+        let db = crate::engine::TestPg::create("dh_words_at_once").await;
+        let e = db.engine.clone();
+        let (words, docs) = tokio::task::spawn_blocking(move || applied_on_postgresql(&e)).await.unwrap();
+        for pool_size in [4, 1] {
+            let dir = tempfile::tempdir().unwrap();
+            let file = dir.path().join("pg.toml");
+            let app = format!("at_once_{pool_size}");
+            let url = format!("postgres://postgres@127.0.0.1:5432/{}?application_name={app}", db.name);
+            std::fs::write(&file, format!("[engine]\nurl = \"{url}\"\npool_size = {pool_size}\n")).unwrap();
+            let config = crate::config::Config::load(Some(&file)).unwrap();
+            let engine = Engine::from_config(&config).await.unwrap();
+            let (words, docs) = (words.clone(), docs.clone());
+            let e = engine.clone();
+            tokio::task::spawn_blocking(move || {
+                e.declare_word_index("d", &index()).unwrap();
+                for w in [vec!["A"], vec!["A", "B"]] {
+                    let q = WordSearch { words: w.iter().map(|s| s.to_string()).collect(), ..search("A") };
+                    let found = e.search_words(&["d".to_string()], &q).unwrap();
+                    assert!(!found.docs.is_empty(), "{q:?}");
+                    assert_eq!(found, search_in(&q, &words, &docs), "pool of {pool_size}: {q:?}");
+                }
+            })
+            .await
+            .unwrap();
+            // The last statement of each of this engine's connections: the last search's count and page on two
+            // of them, or its page alone on a pool of one (its count ran there just before).
+            let last = db.texts(&format!("SELECT query FROM pg_stat_activity WHERE application_name = '{app}'")).await;
+            let ran = |start: &str| last.iter().filter(|q| q.starts_with(start)).count();
+            let (counts, pages) = (ran("SELECT CAST(count(*) AS TEXT)"), ran("SELECT w.doc"));
+            assert_eq!((counts, pages), if pool_size == 1 { (0, 1) } else { (1, 1) }, "pool of {pool_size}: {last:#?}");
+            assert!(engine.pg().unwrap().pool_status().size <= pool_size);
+        }
+        db.drop_database().await;
+    }
+
+    /// The first file applied before the word index is declared, the second after; the reference's words and
+    /// documents of both.
+    fn applied_on_postgresql(e: &Engine) -> (Vec<Value>, Vec<Value>) {
+        let (first, second, words, docs) = files();
+        let pg = e.pg().unwrap();
+        pg.apply_file("d", "1", "sha1", &first, None).unwrap();
+        e.declare_word_index("d", &index()).unwrap();
+        pg.apply_file("d", "2", "sha2", &second, e.word_index("d").as_ref()).unwrap();
+        (words, docs)
     }
 
     fn search(word: &str) -> WordSearch {

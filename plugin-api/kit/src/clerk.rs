@@ -607,6 +607,9 @@ pub struct ClerkStore {
     dataset: String,
     /// County slug -> the mappings whose records cover it.
     coverage: BTreeMap<String, Vec<String>>,
+    /// Whether a join reads its three lookups at once: PostgreSQL answers them on connections of a pool; the
+    /// embedded engine answers one at a time, where reading at once would only add threads.
+    lookups_at_once: bool,
 }
 
 impl ClerkStore {
@@ -620,7 +623,8 @@ impl ClerkStore {
                 coverage.entry(county.to_string()).or_default().push(mapping.to_string());
             }
         }
-        Ok(Self { host, dataset: dataset.to_string(), coverage })
+        let lookups_at_once = host.engine_kind() == "postgres";
+        Ok(Self { host, dataset: dataset.to_string(), coverage, lookups_at_once })
     }
 
     /// Whether any ingested document is of this county.
@@ -722,10 +726,24 @@ impl ClerkStore {
     }
 
     /// The documents of these keys whose instrument row is held, with their parties and parcels.
+    ///
+    /// The three lookups do not depend on each other (the parties and parcels of a key without an instrument
+    /// row are read and dropped). On an engine that answers them at once, the parties and parcels of more than
+    /// one key are read on threads of their own while the instruments are read here.
     fn join(&self, keys: &[String]) -> Result<Vec<ClerkDocument>, StoredError> {
         let read = |source| StoredError::Unreadable { what: "clerk record", source };
+        let (instruments, parties, legals) = if self.lookups_at_once && keys.len() > 1 {
+            std::thread::scope(|scope| {
+                let parties = scope.spawn(|| self.rows(PARTIES, keys));
+                let legals = scope.spawn(|| self.rows(LEGALS, keys));
+                let instruments = self.rows(INSTRUMENTS, keys);
+                (instruments, joined(parties), joined(legals))
+            })
+        } else {
+            (self.rows(INSTRUMENTS, keys), self.rows(PARTIES, keys), self.rows(LEGALS, keys))
+        };
         let mut docs: HashMap<String, ClerkDocument> = HashMap::new();
-        for v in self.rows(INSTRUMENTS, keys)? {
+        for v in instruments? {
             let r: InstrumentRow = serde_json::from_value(v).map_err(read)?;
             docs.insert(
                 r.doc_key,
@@ -746,8 +764,7 @@ impl ClerkStore {
                 },
             );
         }
-        let held: Vec<String> = keys.iter().filter(|k| docs.contains_key(*k)).cloned().collect();
-        for v in self.rows(PARTIES, &held)? {
+        for v in parties? {
             let p: PartyRow = serde_json::from_value(v).map_err(read)?;
             if let Some(doc) = docs.get_mut(&p.doc_key) {
                 match p.role.as_str() {
@@ -757,7 +774,7 @@ impl ClerkStore {
                 }
             }
         }
-        for v in self.rows(LEGALS, &held)? {
+        for v in legals? {
             let l: LegalRow = serde_json::from_value(v).map_err(read)?;
             if let Some(doc) = docs.get_mut(&l.doc_key) {
                 if !l.address.is_empty() {
@@ -770,6 +787,12 @@ impl ClerkStore {
         }
         Ok(docs.into_values().collect())
     }
+}
+
+/// A scoped thread's answer; a thread that panicked panics here, on the caller's thread, as if it had run
+/// inline (the SDK's handler catches it there).
+fn joined<T>(thread: std::thread::ScopedJoinHandle<'_, T>) -> T {
+    thread.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))
 }
 
 #[cfg(test)]

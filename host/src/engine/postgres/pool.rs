@@ -78,7 +78,11 @@ impl PgEngine {
         let ca_file = Some(config.engine.tls_ca_file.as_path()).filter(|p| !p.as_os_str().is_empty());
         let connector = tls.connector(ca_file).map_err(|e| EngineError::Config(format!("engine TLS: {e}")))?;
         pg_config.connect_timeout(connect_timeout);
-        pg_config.application_name("datahost");
+        // How the server's activity views name these connections, unless the URL names them (one name per
+        // replica, say).
+        if pg_config.get_application_name().is_none() {
+            pg_config.application_name("datahost");
+        }
         let connections = TaskTracker::new();
         let manager = Manager::from_connect(
             pg_config.clone(),
@@ -124,6 +128,23 @@ impl PgEngine {
 
     pub(crate) async fn client(&self) -> Result<deadpool_postgres::Object, EngineError> {
         pooled(&self.pool, &self.address).await
+    }
+
+    /// A connection free now (a pooled one, or a new one while the pool is below its size), without waiting
+    /// for one in use; `None` when there is none (or it cannot be opened).
+    pub(crate) async fn spare_client(&self) -> Option<deadpool_postgres::Object> {
+        let now = deadpool_postgres::Timeouts {
+            wait: Some(Duration::ZERO),
+            create: Some(self.connect_timeout),
+            recycle: Some(self.connect_timeout),
+        };
+        self.pool.timeout_get(&now).await.ok()
+    }
+
+    /// How many connections the pool holds and how many are free.
+    #[cfg(test)]
+    pub(crate) fn pool_status(&self) -> deadpool_postgres::Status {
+        self.pool.status()
     }
 
     /// Runs a future under the query timeout.

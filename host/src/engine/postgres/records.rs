@@ -123,19 +123,45 @@ impl PgEngine {
         })
     }
 
-    /// Answers a word search (validated by the caller) on one connection, each statement within the engine's
-    /// query timeout.
+    /// Answers a word search (validated by the caller), each statement within the engine's query timeout.
+    /// Statements the search gives together (a count and a page) run at once, each on its own connection, when
+    /// the pool has another free now; otherwise one after the other on the first. Never waiting for a second
+    /// connection while holding one: on a full pool, searches holding one each would wait for each other.
     pub fn search_words(&self, q: &WordSearch) -> Result<WordHits, EngineError> {
-        let timeout = self.query_timeout();
-        let client = crate::engine::postgres::pool::block_on(self.client())?;
-        words::search(Dialect::Postgres, q, |statement| {
-            crate::engine::postgres::pool::block_on(async {
-                match tokio::time::timeout(timeout, pg_rows(&**client, statement)).await {
-                    Ok(rows) => rows,
-                    Err(_) => Err(self.timed_out("a word search", timeout)),
+        use crate::engine::postgres::pool::block_on;
+        let client = block_on(self.client())?;
+        words::search(Dialect::Postgres, q, |statements| {
+            block_on(async {
+                let mut spares = Vec::new();
+                while spares.len() + 1 < statements.len() {
+                    match self.spare_client().await {
+                        Some(spare) => spares.push(spare),
+                        None => break,
+                    }
                 }
+                let clients = std::iter::once(&client).chain(&spares);
+                let at_once = statements.iter().zip(clients).map(|(s, c)| self.word_rows(c, s));
+                let mut answers =
+                    futures_util::future::join_all(at_once).await.into_iter().collect::<Result<Vec<_>, _>>()?;
+                for statement in &statements[answers.len()..] {
+                    answers.push(self.word_rows(&client, statement).await?);
+                }
+                Ok(answers)
             })
         })
+    }
+
+    /// One statement of a word search, within the engine's query timeout.
+    async fn word_rows(
+        &self,
+        client: &deadpool_postgres::Object,
+        s: &words::Statement,
+    ) -> Result<words::Rows, EngineError> {
+        let timeout = self.query_timeout();
+        match tokio::time::timeout(timeout, pg_rows(&***client, s)).await {
+            Ok(rows) => rows,
+            Err(_) => Err(self.timed_out("a word search", timeout)),
+        }
     }
 
     /// Applies one parsed file in one transaction, refreshing the word index rows of the documents it touched.
