@@ -124,7 +124,7 @@ impl PgEngine {
     }
 
     /// Answers a word search (validated by the caller), each statement within the engine's query timeout.
-    /// Statements the search gives together (a count and a page) run at once, each on its own connection, when
+    /// Statements the search gives together (a page and the parts of its count) run at once, each on its own connection, when
     /// the pool has another free now; otherwise one after the other on the first. Never waiting for a second
     /// connection while holding one: on a full pool, searches holding one each would wait for each other.
     pub fn search_words(&self, q: &WordSearch) -> Result<WordHits, EngineError> {
