@@ -696,9 +696,9 @@ mod tests {
         db.drop_database().await;
     }
 
-    /// On PostgreSQL a search's count (in parts) and page run at once, on connections of their own, when the pool
-    /// has them free; on a pool of one they run one after the other on it (a search never waits for a second connection
-    /// while it holds the first). Both answer as the reference.
+    /// On PostgreSQL a search's count (in parts) and page run at once, on connections of their own, when the
+    /// pool has them free; on a pool of one they run one after the other on it (a search never waits for another
+    /// connection while it holds one). Both answer as the reference.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn postgresql_runs_the_count_and_the_page_at_once_when_a_connection_is_free() {
         let db = crate::engine::TestPg::create("dh_words_at_once").await;

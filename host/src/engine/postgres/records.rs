@@ -124,9 +124,10 @@ impl PgEngine {
     }
 
     /// Answers a word search (validated by the caller), each statement within the engine's query timeout.
-    /// Statements the search gives together (a page and the parts of its count) run at once, each on its own connection, when
-    /// the pool has another free now; otherwise one after the other on the first. Never waiting for a second
-    /// connection while holding one: on a full pool, searches holding one each would wait for each other.
+    /// Statements the search gives together (a page and the parts of its count) run at once, each on its own
+    /// connection, as far as the pool has connections free now; the rest one after the other on the first.
+    /// Never waiting for another connection while holding one: on a full pool, searches holding one each would
+    /// wait for each other.
     pub fn search_words(&self, q: &WordSearch) -> Result<WordHits, EngineError> {
         use crate::engine::postgres::pool::block_on;
         let client = block_on(self.client())?;
