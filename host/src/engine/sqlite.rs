@@ -65,7 +65,7 @@ CREATE TABLE IF NOT EXISTS dataset_state (
 "#;
 
 /// Runs one statement of text parameters; every cell of the answer as text (`CAST` in the SQL where needed).
-fn sqlite_rows(conn: &Connection, s: &words::Statement) -> Result<Vec<Vec<String>>, EngineError> {
+fn sqlite_rows(conn: &Connection, s: &words::Statement) -> Result<words::Rows, EngineError> {
     let mut stmt = conn.prepare_cached(&s.sql).map_err(err("preparing a word index statement"))?;
     let columns = stmt.column_count();
     let rows = stmt

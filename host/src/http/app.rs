@@ -879,8 +879,8 @@ mod label_tests {
     use super::parse_query;
     use crate::plugins::label_body;
 
-    /// The rate-limit numbers come from a table up to the largest tier limit and are made per call above it: the
-    /// same text as `HeaderValue::from` either way.
+    /// A query without `%` or `+` is split by hand, borrowed from the request target: the same pairs as
+    /// form_urlencoded reads, on fixed cases and on drawn strings.
     #[test]
     fn queries_without_escapes_split_as_form_urlencoded_does() {
         for raw in [
@@ -920,6 +920,8 @@ mod label_tests {
         assert_eq!(parsed, expected, "{raw:?}");
     }
 
+    /// The rate-limit numbers come from a table up to the largest tier limit and are made per call above it: the
+    /// same text as `HeaderValue::from` either way.
     #[test]
     fn number_values_read_as_the_numbers() {
         for n in [0, 1, 9, 10, 59, 60, 99, 100, 1_199, 1_200, 5_999, 6_000, 6_001, 123_456, u64::MAX] {

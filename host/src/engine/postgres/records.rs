@@ -301,7 +301,7 @@ async fn analyze_if_outgrown(tx: &deadpool_postgres::Transaction<'_>, records: u
 async fn pg_rows(
     client: &impl tokio_postgres::GenericClient,
     s: &words::Statement,
-) -> Result<Vec<Vec<String>>, EngineError> {
+) -> Result<words::Rows, EngineError> {
     let rows =
         client.query_typed(&s.sql, &text_params(&s.params)).await.map_err(err("running a word index statement"))?;
     Ok(rows.iter().map(|r| (0..r.len()).map(|i| r.get::<_, Option<String>>(i).unwrap_or_default()).collect()).collect())
