@@ -19,6 +19,7 @@
 extern crate self as datahost_plugin_api;
 
 pub mod abi;
+pub mod dates;
 pub mod error;
 #[doc(hidden)]
 pub mod export;

@@ -10,6 +10,7 @@ nginx tree, cold-start timing and the report. Standard library only.
   bench.py report RESULTS                          the markdown tables from the wrk results
 """
 
+import datetime
 import http.client
 import json
 import os
@@ -83,15 +84,19 @@ def cold_queries(which, base, key, n):
     c = Client(base, key)
     out = {}
     if which == "memory":
-        # prices: a ticker and a distinct date range each.
+        # prices: a ticker and a distinct date range each, a year long, inside the dates the first ticker's series
+        # spans (ranges before the data would measure empty answers).
         tickers = strings_under(c.json("/v1/prices") or {}, "ticker") or ["SPY"]
+        dates = strings_under(c.json(f"/v1/prices?ticker={tickers[0]}&limit=100000") or {}, "date")
+        first = datetime.date.fromisoformat(dates[0]) if dates else datetime.date(2021, 11, 1)
+        last = datetime.date.fromisoformat(dates[-1]) if dates else datetime.date(2026, 10, 30)
+        starts = max((last - first).days - 365, 1)
         q = []
         for i in range(n):
             t = tickers[i % len(tickers)]
-            start = 2000 + (i // len(tickers)) % 24
-            month = 1 + (i // (len(tickers) * 24)) % 12
-            day = 1 + (i // (len(tickers) * 24 * 12)) % 28
-            q.append(f"/v1/prices?ticker={t}&from={start}-{month:02d}-{day:02d}&to={min(start + 2, 2026)}-12-31")
+            start = first + datetime.timedelta(days=(i // len(tickers)) % starts)
+            end = start + datetime.timedelta(days=365 + (i // (len(tickers) * starts)))
+            q.append(f"/v1/prices?ticker={t}&from={start.isoformat()}&to={end.isoformat()}")
         out["prices"] = q
         # congress-trades: a ticker or a member's surname, with a distinct limit each.
         doc = c.json("/v1/congress-trades") or {}

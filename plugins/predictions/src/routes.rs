@@ -5,6 +5,7 @@
 use std::cmp::Reverse;
 
 use chrono::NaiveDate;
+use datahost_plugin_api::dates;
 use datahost_plugin_api::paging::{self, PageRequest};
 use datahost_plugin_api::params::DEFAULT_MAX_LIMIT;
 use datahost_plugin_api::{ApiError, ApiSchema, Params, RequestEnvelope, Response, RouteSpec};
@@ -41,10 +42,13 @@ fn round4(x: f64) -> f64 {
 #[schema(name = "PredictionRow")]
 struct RowOut<'a> {
     /// First day of the window; the entry is its close.
+    #[serde(serialize_with = "dates::iso")]
     window_start: NaiveDate,
     /// Last day of the window (projected when the window is open).
+    #[serde(serialize_with = "dates::iso")]
     window_end: NaiveDate,
     /// When the prediction was first logged: windowStart when live, liveSince when backfilled.
+    #[serde(serialize_with = "dates::iso")]
     first_logged_at: NaiveDate,
     /// Ticker of the chosen asset.
     chosen_id: &'a str,
@@ -66,6 +70,7 @@ struct RowOut<'a> {
     backfilled: bool,
     /// Date the realized returns run to: windowEnd, or dataEnd when open.
     #[schema(optional)]
+    #[serde(serialize_with = "dates::iso")]
     realized_through: NaiveDate,
 }
 
@@ -141,6 +146,7 @@ struct StrategyOut<'a> {
     /// Trading days per window.
     window_days: usize,
     /// First day of live logging; earlier windows were backfilled on this day.
+    #[serde(serialize_with = "dates::iso")]
     live_since: NaiveDate,
 }
 
@@ -150,8 +156,10 @@ struct StrategyOut<'a> {
 #[schema(name = "PredictionsResponse")]
 pub struct Body<'a> {
     /// Date of the data the backtest ran on (equals dataEnd).
+    #[serde(serialize_with = "dates::iso")]
     as_of: NaiveDate,
     /// Last SPY close date in the prices data.
+    #[serde(serialize_with = "dates::iso")]
     data_end: NaiveDate,
     /// Number of rows returned.
     #[schema(optional)]

@@ -3,6 +3,7 @@
 //! paged by `cursor` (tickers in ticker order, closes in date order).
 
 use chrono::NaiveDate;
+use datahost_plugin_api::dates;
 use datahost_plugin_api::openapi::schema;
 use datahost_plugin_api::paging::{self, PageRequest};
 use datahost_plugin_api::params::{DateRange, DEFAULT_MAX_LIMIT};
@@ -85,8 +86,10 @@ struct UniverseEntry<'a> {
     #[schema(with = calendar_schema)]
     calendar: &'static str,
     /// Date of the first close; null when the asset has none.
+    #[serde(serialize_with = "dates::iso_opt")]
     first_date: Option<NaiveDate>,
     /// Date of the last close; null when the asset has none.
+    #[serde(serialize_with = "dates::iso_opt")]
     last_date: Option<NaiveDate>,
     /// Number of closes held.
     count: usize,
@@ -118,6 +121,7 @@ pub struct ListBody<'a> {
 #[schema(name = "PricesPoint")]
 struct Point {
     /// Trading day.
+    #[serde(serialize_with = "dates::iso")]
     date: NaiveDate,
     /// Close in USD (the demo rounds to cents; ingested closes are as published).
     close: f64,
