@@ -1160,7 +1160,8 @@ fn deeds_and_liens_are_ingested_and_served_from_postgresql() {
 }
 
 /// SYNTHETIC clerk tables (never real records: document ids `SYNCAP...`, invented names): `docs` deeds recorded on
-/// distinct days, each with the grantor `SYNTHCAP, ALEX`; every second one also has the grantee `SYNTHHALF, DANA`.
+/// distinct days, each with the grantor `SYNTHCAP, ALEX`; every second one also has the grantee `SYNTHHALF, DANA`,
+/// and every third one a parcel (borough 3, block `i`, lot 7, `12 SYNTHLANE`). Master, parties and parcels files.
 fn synthetic_clerk_tables(dir: &Path, docs: usize) -> [PathBuf; 3] {
     let (master, parties) = (dir.join("synthetic_master.csv"), dir.join("synthetic_parties.csv"));
     let legals = dir.join("synthetic_legals.csv");
