@@ -365,6 +365,24 @@ impl SearchIndex {
         self.layout.form_bits_held()
     }
 
+    /// How many (segment, form) pairs of `forms` may get bits at `min_share`: the form is in at least
+    /// 1/`min_share` of that segment's documents (tests; which documents a segment holds depends on the
+    /// writer's threads, so a test cannot name the pairs in advance).
+    #[cfg(test)]
+    pub(crate) fn form_bits_eligible(&self, min_share: u32, forms: &[&str]) -> usize {
+        let mut eligible = 0;
+        for segment in self.searcher.segment_readers() {
+            let inverted = segment.inverted_index(self.fields.form).unwrap();
+            for form in forms {
+                let docs = inverted.doc_freq(&Term::from_field_text(self.fields.form, form)).unwrap();
+                if u64::from(docs) * u64::from(min_share) >= u64::from(segment.max_doc()) {
+                    eligible += 1;
+                }
+            }
+        }
+        eligible
+    }
+
     pub fn parse(&self, text: &str) -> Result<Box<dyn Query>, SearchError> {
         self.parser.parse_query(&query_text(text)).map_err(|e| SearchError::Syntax(e.to_string()))
     }

@@ -131,7 +131,7 @@ impl Layout {
     }
 
     /// Starts over with no form bits, giving them to forms in at least 1/`min_share` of a segment's documents
-    /// (tests: the synthetic forms are all common enough for the default).
+    /// (tests: 0 gives none; the synthetic forms are all common enough for the default).
     #[cfg(test)]
     pub(crate) fn set_form_bits_share(&mut self, min_share: u32) {
         self.form_bits = std::sync::Arc::new(FormBitsCache { min_share, sets: Default::default() });
@@ -1363,10 +1363,10 @@ pub(crate) mod tests {
         assert_rankings_equal_scoring_every_match(&index);
     }
 
-    /// Forms as postings (a share of 1: no form is in every filing), as bits, and both in one filter (a share
-    /// of 12 leaves S-1, about 4% of the filings, and DEF 14A, 7%, to postings, and gives 10-K, 10-Q and 8-K
-    /// bits), over several segments, the bits built once and reused by every later query: the same rankings
-    /// and totals as scoring every match.
+    /// Forms as postings (a share of 0: no form gets bits), as bits, and both in one filter (a share of 12
+    /// leaves S-1, about 4% of the filings, and DEF 14A, 7%, to postings, and gives 10-K, 10-Q and 8-K bits),
+    /// over several segments, the bits built once and reused by every later query: the same rankings and
+    /// totals as scoring every match.
     #[test]
     fn form_bits_and_postings_equal_scoring_every_match_over_segments() {
         let filings = generate(TOTAL_CAP + 2_000, 17, &GenOptions::large());
@@ -1374,15 +1374,17 @@ pub(crate) mod tests {
         let mut index = SearchIndex::build_with(filings, opts).unwrap();
         let segments = index.segment_count();
         assert!(segments > 1, "{segments} segment(s)");
-        // The forms of FILTERS: 10-K, 10-Q, 8-K, S-1 and DEF 14A.
-        for (share, with_bits) in [(1, 0), (12, 3), (super::BITS_MIN_SHARE, 5)] {
+        let forms = ["10-K", "10-Q", "8-K", "S-1", "DEF 14A"];
+        for (share, common) in [(0, 0), (12, 3), (super::BITS_MIN_SHARE, 5)] {
             index.set_form_bits_share(share);
             assert_rankings_equal_scoring_every_match(&index);
-            // A form gets bits in a segment only where it covers at least the share of that segment's filings
-            // (S-1, about 4% of all, can fall under 1/32 of one segment), and which filings a segment holds
-            // depends on the writer's threads: up to one set per form and segment.
+            // A form gets bits in a segment where it covers at least the share of that segment's filings, and
+            // which filings a segment holds depends on the writer's threads (a small last segment can be all one
+            // form, or hold S-1 above 1/12, and 8-K fall under it): every query of FILTERS reaches every
+            // segment, so the pairs built are exactly the pairs eligible, counted from the segments' postings.
             let held = index.form_bits_held();
-            assert!(held <= with_bits * segments && (held == 0) == (with_bits == 0), "share {share}: {held}");
+            assert_eq!(held, index.form_bits_eligible(share, &forms), "share {share}: (segment, form) bits");
+            assert_eq!(held == 0, common == 0, "share {share}: {held} over {segments} segments");
             // Again on the bits already built, with date ranges checked document by document: none built again.
             index.forget_date_order();
             assert_rankings_equal_scoring_every_match(&index);
