@@ -5,7 +5,9 @@
 # and after / before. Not part of CI.
 # Usage: tests/bench/ab_plugins.sh BEFORE_PLUGIN_DIR AFTER_PLUGIN_DIR [seconds per run, 5] [rounds, 5]
 #   ROUTE (edgar-search; any route of `bench.py cold-queries memory`), COLD_N (10000), BIN (the host binary,
-#   target/release/datahost). Keep a copy of target/release/*.so before rebuilding to have a "before" folder.
+#   target/release/datahost), BEFORE_BIN and AFTER_BIN (each side's host binary, BIN unless set: two host builds
+#   on one plugin folder compare the host's cold path). Keep a copy of target/release/*.so (or of the host
+#   binary) before rebuilding to have a "before".
 set -euo pipefail
 before=$1; after=$2; secs=${3:-5}; rounds=${4:-5}
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -17,8 +19,8 @@ command -v wrk > /dev/null || { echo "install wrk: apt-get install -y wrk" >&2; 
 work=$(mktemp -d)
 pids=()
 trap 'for p in "${pids[@]}"; do kill "$p" 2> /dev/null || true; done; rm -rf "$work"' EXIT
-start() { # name plugin-dir
-  local port
+start() { # name plugin-dir host-binary
+  local port bin=$3
   port=$(free_port)
   mkdir -p "$work/$1"
   bench_config "$work/$1.toml" "$port" "$work/$1" "" "[cache]
@@ -30,8 +32,8 @@ max_bytes = 0"
   listening_api "$work/$1.out" "$!" "$work/$1.err" 60 > /dev/null
   echo "$port" > "$work/$1.port"
 }
-start before "$before"
-start after "$after"
+start before "$before" "${BEFORE_BIN:-$bin}"
+start after "$after" "${AFTER_BIN:-$bin}"
 url() { echo "http://127.0.0.1:$(cat "$work/$1.port")"; }
 python3 "$here/bench.py" cold-queries memory "$(url before)" "$(cat "$work/before.key")" "${COLD_N:-10000}" \
   | grep -P "^${ROUTE:-edgar-search}\t" | cut -f2 > "$work/paths"

@@ -32,7 +32,7 @@ use crate::http::response_cache::{Entry, NO_CACHE_HEADER};
 use crate::http::state::{dataset_status, AppState};
 use crate::plugins::dispatch::{self, CallOutcome};
 use crate::plugins::outcome::HandleOutcome;
-use crate::plugins::{data_status, label_body, LoadedPlugin};
+use crate::plugins::LoadedPlugin;
 
 /// Who a response was served to: the tier (a metric label) and the key id (the access log; never the key).
 #[derive(Clone)]
@@ -616,14 +616,14 @@ async fn call_plugin(state: &AppState, ctx: &RouteCtx, envelope_json: String, ri
                 .with_request_id(rid.filter(|_| status >= 500))
                 .into_response()
         }
-        HandleOutcome::Response { status, body, headers } => {
+        HandleOutcome::Response { status, body, data_status, headers } => {
             if (200..300).contains(&status) {
-                // Validated once, here: a cached answer is served without being read again.
+                // Validated once, here (labelled already: `outcome_of`): a cached answer is served without being
+                // read again.
                 if serde_json::from_slice::<serde::de::IgnoredAny>(&body).is_err() {
                     return fault("invalid-json", "2xx body is not JSON").into();
                 }
-                let data_status = data_status(plugin.as_ref());
-                let body = Bytes::from(label_body(body, data_status));
+                let body = Bytes::from(body);
                 let mut out = HeaderMap::new();
                 out.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
                 out.insert("x-data-status", HeaderValue::from_static(data_status));
@@ -877,7 +877,6 @@ mod label_tests {
     use std::borrow::Cow;
 
     use super::parse_query;
-    use crate::plugins::label_body;
 
     /// A query without `%` or `+` is split by hand, borrowed from the request target: the same pairs as
     /// form_urlencoded reads, on fixed cases and on drawn strings.
@@ -927,16 +926,5 @@ mod label_tests {
         for n in [0, 1, 9, 10, 59, 60, 99, 100, 1_199, 1_200, 5_999, 6_000, 6_001, 123_456, u64::MAX] {
             assert_eq!(super::number_value(n), axum::http::HeaderValue::from(n), "{n}");
         }
-    }
-
-    #[test]
-    fn the_data_status_goes_first_in_every_object_body() {
-        assert_eq!(label_body(br#"{"a":1}"#.to_vec(), "demo"), br#"{"dataStatus":"demo","a":1}"#.to_vec());
-        assert_eq!(label_body(b" { }".to_vec(), "ingested"), br#" {"dataStatus":"ingested" }"#.to_vec());
-        assert_eq!(label_body(b"[1]".to_vec(), "demo"), b"[1]".to_vec(), "arrays are left alone");
-        let labelled = label_body(br#"{"x":{"y":[1,2]}}"#.to_vec(), "demo");
-        let v: serde_json::Value = serde_json::from_slice(&labelled).unwrap();
-        assert_eq!(v["dataStatus"], "demo");
-        assert_eq!(v["x"]["y"][1], 2);
     }
 }

@@ -43,11 +43,12 @@ use crate::config::{Config, Isolation, PluginPolicy, Policies};
 use crate::engine::Engine;
 use dispatch::Callee;
 use dispatch::{Guard, HandlerPool};
+pub use outcome::labelled;
 use outcome::{first_line, first_lines, outcome_of, HandleOutcome};
 use process::Supervised;
 use served::{publish, served_by, status_label, Served};
+pub use services::host_services;
 use services::{context, register_routes, register_token, RouteTarget};
-pub use services::{host_services, label_body};
 
 /// Component schema names the host defines; plugins may not reuse them (the
 /// assembled `/openapi.json` defines them, `http::openapi`).
@@ -80,7 +81,7 @@ pub struct LoadedPlugin {
 }
 
 /// `demo` when the plugin's current instance answers from any demo seed, else `ingested`.
-pub fn data_status(plugin: &LoadedPlugin) -> &'static str {
+fn data_status(plugin: &LoadedPlugin) -> &'static str {
     status_label(plugin.serves_demo())
 }
 
@@ -107,10 +108,6 @@ impl RouteTarget for LoadedPlugin {
 
     fn handle(&self, request_json: &str) -> HandleOutcome {
         LoadedPlugin::handle(self, request_json)
-    }
-
-    fn serves_demo(&self) -> bool {
-        LoadedPlugin::serves_demo(self)
     }
 }
 
@@ -141,15 +138,16 @@ impl LoadedPlugin {
     }
 
     /// Calls the plugin's `handle` with a JSON request envelope, on this thread (requests go through
-    /// `dispatch::call`, which adds the deadline; `route.get` calls this directly, inside the caller's call).
+    /// `dispatch::call`, which adds the deadline; `route.get` calls this directly, inside the caller's call). A 2xx
+    /// body is labelled with the `dataStatus` of the instance serving now as it is copied out of the plugin.
     pub fn handle(&self, request_json: &str) -> HandleOutcome {
         match &self.runtime {
             Runtime::InProcess => {
                 let FfiResponse { outcome, status, body, headers_json } =
                     (self.module.handle())(RStr::from(request_json));
-                outcome_of(outcome, status, body.into_vec(), headers_json.as_str())
+                outcome_of(outcome, status, &body, headers_json.as_str(), data_status(self))
             }
-            Runtime::Process(child) => child.handle(request_json),
+            Runtime::Process(child) => child.handle(request_json, data_status(self)),
         }
     }
 

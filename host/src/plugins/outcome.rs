@@ -11,7 +11,10 @@ use datahost_plugin_api::abi::{OUTCOME_API_ERROR, OUTCOME_OK, OUTCOME_PANIC};
 pub enum HandleOutcome {
     Response {
         status: u16,
+        /// A 2xx body carries `"dataStatus"` first (`labelled`), put there as it was copied out of the plugin.
         body: Vec<u8>,
+        /// The label given, for the `X-Data-Status` header beside it.
+        data_status: &'static str,
         /// In the plugin's order, each already checked to be a header HTTP can carry.
         headers: Vec<(HeaderName, HeaderValue)>,
     },
@@ -43,12 +46,19 @@ pub enum HandleOutcome {
 }
 
 /// Reads what a plugin's `handle` returned, in this process or relayed from its child. `headers_json` is read
-/// only for an answer: an answer whose headers cannot be read is `Malformed`, never served without them.
-pub fn outcome_of(outcome: u8, status: u16, body: Vec<u8>, headers_json: &str) -> HandleOutcome {
-    let text = |body: Vec<u8>| String::from_utf8(body).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into());
+/// only for an answer: an answer whose headers cannot be read is `Malformed`, never served without them. A 2xx
+/// body is labelled with `data_status` in the one copy that takes it out of the plugin's memory or frame.
+pub fn outcome_of(
+    outcome: u8,
+    status: u16,
+    body: &[u8],
+    headers_json: &str,
+    data_status: &'static str,
+) -> HandleOutcome {
+    let text = |body: &[u8]| String::from_utf8_lossy(body).into_owned();
     match outcome {
         // SDK 1.0 answers an API error this way: its status and a JSON body `{"error": message}`.
-        OUTCOME_OK if (400..600).contains(&status) => match serde_json::from_slice::<LegacyError>(&body) {
+        OUTCOME_OK if (400..600).contains(&status) => match serde_json::from_slice::<LegacyError>(body) {
             Ok(e) => HandleOutcome::ApiError { status, message: e.error },
             Err(_) => HandleOutcome::Malformed {
                 kind: "invalid-error",
@@ -56,7 +66,10 @@ pub fn outcome_of(outcome: u8, status: u16, body: Vec<u8>, headers_json: &str) -
             },
         },
         OUTCOME_OK => match parse_headers(headers_json) {
-            Ok(headers) => HandleOutcome::Response { status, body, headers },
+            Ok(headers) => {
+                let body = if (200..300).contains(&status) { labelled(body, data_status) } else { body.to_vec() };
+                HandleOutcome::Response { status, body, data_status, headers }
+            }
             Err(bad) => HandleOutcome::Malformed { kind: "invalid-answer", what: bad.to_string() },
         },
         OUTCOME_API_ERROR => HandleOutcome::ApiError { status, message: text(body) },
@@ -68,6 +81,23 @@ pub fn outcome_of(outcome: u8, status: u16, body: Vec<u8>, headers_json: &str) -
 #[derive(serde::Deserialize)]
 struct LegacyError {
     error: String,
+}
+
+/// A copy of `body` with `"dataStatus"` first when it is a JSON object, the same place for every dataset (other
+/// bodies are copied as they are).
+pub fn labelled(body: &[u8], status: &str) -> Vec<u8> {
+    let Some(open) = body.iter().position(|b| !b.is_ascii_whitespace()).filter(|&open| body[open] == b'{') else {
+        return body.to_vec();
+    };
+    let empty = body[open + 1..].iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'}');
+    let (key, comma) = (b"\"dataStatus\":\"", if empty { "\"" } else { "\"," });
+    let mut out = Vec::with_capacity(body.len() + key.len() + status.len() + comma.len());
+    out.extend_from_slice(&body[..=open]);
+    out.extend_from_slice(key);
+    out.extend_from_slice(status.as_bytes());
+    out.extend_from_slice(comma.as_bytes());
+    out.extend_from_slice(&body[open + 1..]);
+    out
 }
 
 /// The answer's headers: `[name, value]` pairs in order (SDK 2.1 on, to a host announcing `headers:pairs`), a JSON
@@ -124,43 +154,43 @@ mod tests {
 
     #[test]
     fn each_outcome_code_is_read_as_its_kind() {
-        let answer = outcome_of(OUTCOME_OK, 200, b"{}".to_vec(), r#"{"x-next-cursor":"abc"}"#);
+        let answer = outcome_of(OUTCOME_OK, 200, b"{}", r#"{"x-next-cursor":"abc"}"#, "demo");
         assert!(
             matches!(&answer, HandleOutcome::Response { status: 200, headers, .. }
                 if texts(headers) == [("x-next-cursor", "abc")]),
             "{answer:?}"
         );
         // Pairs (SDK 2.1 on): a repeated name keeps every value, in order.
-        let pairs = outcome_of(OUTCOME_OK, 200, b"{}".to_vec(), r#"[["x-source","a"],["x-source","b"]]"#);
+        let pairs = outcome_of(OUTCOME_OK, 200, b"{}", r#"[["x-source","a"],["x-source","b"]]"#, "demo");
         assert!(
             matches!(&pairs, HandleOutcome::Response { headers, .. }
                 if texts(headers) == [("x-source", "a"), ("x-source", "b")]),
             "{pairs:?}"
         );
         // A name is case-insensitive in HTTP: it is kept in the lower case the host filters on.
-        let upper = outcome_of(OUTCOME_OK, 200, b"{}".to_vec(), r#"[["X-Source","A"]]"#);
+        let upper = outcome_of(OUTCOME_OK, 200, b"{}", r#"[["X-Source","A"]]"#, "demo");
         assert!(
             matches!(&upper, HandleOutcome::Response { headers, .. } if texts(headers) == [("x-source", "A")]),
             "{upper:?}"
         );
-        let error = outcome_of(OUTCOME_API_ERROR, 404, b"no company with CIK 1".to_vec(), "");
+        let error = outcome_of(OUTCOME_API_ERROR, 404, b"no company with CIK 1", "", "demo");
         assert!(
             matches!(&error, HandleOutcome::ApiError { status: 404, message } if message == "no company with CIK 1"),
             "{error:?}"
         );
-        let fault = outcome_of(OUTCOME_ERR, 503, b"the dataset is not initialised".to_vec(), "");
+        let fault = outcome_of(OUTCOME_ERR, 503, b"the dataset is not initialised", "", "demo");
         assert!(matches!(fault, HandleOutcome::Fault { status: 503, .. }), "{fault:?}");
-        let panic = outcome_of(OUTCOME_PANIC, 500, b"boom".to_vec(), "");
+        let panic = outcome_of(OUTCOME_PANIC, 500, b"boom", "", "demo");
         assert!(matches!(&panic, HandleOutcome::Panic { message } if message == "boom"), "{panic:?}");
         // An outcome code from a later SDK is the plugin's own error, with its status: never a success.
-        let later = outcome_of(9, 409, b"later".to_vec(), "");
+        let later = outcome_of(9, 409, b"later", "", "demo");
         assert!(matches!(later, HandleOutcome::Fault { status: 409, .. }), "{later:?}");
     }
 
     #[test]
     fn an_answer_with_unreadable_headers_is_malformed_not_served_without_them() {
         for headers in [r#"{"x-a": 1}"#, r#"[["x-a"]]"#, r#"[["x-a", 1]]"#, "{", "null"] {
-            let out = outcome_of(OUTCOME_OK, 200, b"{}".to_vec(), headers);
+            let out = outcome_of(OUTCOME_OK, 200, b"{}", headers, "demo");
             assert!(
                 matches!(&out, HandleOutcome::Malformed { kind: "invalid-answer", what }
                     if what.starts_with("headers that are not")),
@@ -168,7 +198,7 @@ mod tests {
             );
         }
         for headers in [r#"{"x a": "1"}"#, r#"[["x-a", "line\nbreak"]]"#] {
-            let out = outcome_of(OUTCOME_OK, 200, b"{}".to_vec(), headers);
+            let out = outcome_of(OUTCOME_OK, 200, b"{}", headers, "demo");
             assert!(
                 matches!(&out, HandleOutcome::Malformed { kind: "invalid-answer", what }
                     if what.starts_with("a header HTTP cannot carry")),
@@ -176,19 +206,50 @@ mod tests {
             );
         }
         // Headers of an error are not read: an error carries none.
-        assert!(matches!(outcome_of(OUTCOME_API_ERROR, 400, b"m".to_vec(), "{"), HandleOutcome::ApiError { .. }));
+        assert!(matches!(outcome_of(OUTCOME_API_ERROR, 400, b"m", "{", "demo"), HandleOutcome::ApiError { .. }));
     }
 
     #[test]
     fn an_sdk_1_0_error_answer_is_read_as_the_same_api_error() {
-        let old = outcome_of(OUTCOME_OK, 404, br#"{"error":"no company with CIK 1","code":404}"#.to_vec(), "");
+        let old = outcome_of(OUTCOME_OK, 404, br#"{"error":"no company with CIK 1","code":404}"#, "", "demo");
         assert!(
             matches!(&old, HandleOutcome::ApiError { status: 404, message } if message == "no company with CIK 1"),
             "{old:?}"
         );
         for body in [&b"not json"[..], br#"{"code":500}"#, br#"{"error":5}"#] {
-            let out = outcome_of(OUTCOME_OK, 500, body.to_vec(), "");
+            let out = outcome_of(OUTCOME_OK, 500, body, "", "demo");
             assert!(matches!(out, HandleOutcome::Malformed { kind: "invalid-error", .. }), "{out:?}");
         }
+    }
+
+    #[test]
+    fn the_data_status_goes_first_in_every_object_body() {
+        assert_eq!(labelled(br#"{"a":1}"#, "demo"), br#"{"dataStatus":"demo","a":1}"#.to_vec());
+        assert_eq!(labelled(b" { }", "ingested"), br#" {"dataStatus":"ingested" }"#.to_vec());
+        assert_eq!(labelled(b"[1]", "demo"), b"[1]".to_vec(), "arrays are left alone");
+        let object = labelled(br#"{"x":{"y":[1,2]}}"#, "demo");
+        let v: serde_json::Value = serde_json::from_slice(&object).unwrap();
+        assert_eq!(v["dataStatus"], "demo");
+        assert_eq!(v["x"]["y"][1], 2);
+    }
+
+    /// A 2xx answer comes out of `outcome_of` labelled, with its label beside it for the header; an error body
+    /// is read as it was sent.
+    #[test]
+    fn answers_are_labelled_as_they_are_read() {
+        match outcome_of(OUTCOME_OK, 200, br#"{"rows":[]}"#, "", "ingested") {
+            HandleOutcome::Response { status: 200, body, data_status: "ingested", .. } => {
+                assert_eq!(body, br#"{"dataStatus":"ingested","rows":[]}"#)
+            }
+            other => panic!("{other:?}"),
+        }
+        match outcome_of(OUTCOME_OK, 302, b"{}", "", "demo") {
+            HandleOutcome::Response { status: 302, body, .. } => {
+                assert_eq!(body, b"{}", "only 2xx bodies are labelled")
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(outcome_of(OUTCOME_API_ERROR, 404, b"{x", "", "demo"),
+            HandleOutcome::ApiError { message, .. } if message == "{x"));
     }
 }

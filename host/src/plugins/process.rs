@@ -367,13 +367,13 @@ impl Supervised {
     }
 
     /// Serves one request in the child.
-    pub fn handle(&self, request_json: &str) -> HandleOutcome {
+    pub fn handle(&self, request_json: &str, data_status: &'static str) -> HandleOutcome {
         // The read timeout is a backstop (calls nested through `route.get` have no deadline of their own): the
         // dispatcher answers the client at the deadline and kills the child first.
         let silence = self.policy.deadline + Duration::from_secs(1);
         match self.exchange(protocol::HANDLE, &[request_json.as_bytes()], silence) {
             Err(outcome) => outcome,
-            Ok(f) => match parse_handled(&f) {
+            Ok(f) => match parse_handled(&f, data_status) {
                 Ok(outcome) => outcome,
                 Err(e) => HandleOutcome::Unavailable {
                     message: format!("its plugin process answered garbage: {e}"),
@@ -493,7 +493,7 @@ fn reply_result(frame: &Frame) -> Result<String, PluginError> {
     PluginError::from_reply(outcome, frame.text(1))
 }
 
-fn parse_handled(frame: &Frame) -> io::Result<HandleOutcome> {
+fn parse_handled(frame: &Frame, data_status: &'static str) -> io::Result<HandleOutcome> {
     if frame.tag != protocol::HANDLED {
         return Err(io::Error::new(io::ErrorKind::InvalidData, format!("frame {} answered a request", frame.tag)));
     }
@@ -502,8 +502,7 @@ fn parse_handled(frame: &Frame) -> io::Result<HandleOutcome> {
         [a, b] => u16::from_be_bytes([*a, *b]),
         _ => return Err(io::Error::new(io::ErrorKind::InvalidData, "status is not two bytes")),
     };
-    let body = frame.part(2)?.to_vec();
-    Ok(outcome_of(outcome, status, body, &frame.text(3)))
+    Ok(outcome_of(outcome, status, frame.part(2)?, &frame.text(3), data_status))
 }
 
 /// Reads the child's greeting: the token (compared in constant time) and the connection's role.

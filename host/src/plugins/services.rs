@@ -12,7 +12,6 @@ use datahost_plugin_api::abi::{FfiReply, HostServices};
 use datahost_plugin_api::Manifest;
 
 use super::outcome::{first_line, HandleOutcome};
-use super::served::status_label;
 use crate::engine::{Engine, EngineError};
 
 pub(super) struct TokenContext {
@@ -26,10 +25,8 @@ pub(super) struct TokenContext {
 /// needs, so these services do not depend on the loader that registers plugins here.
 pub trait RouteTarget: Send + Sync {
     fn slug(&self) -> &str;
-    /// The plugin's `handle`, on this thread (inside the calling plugin's call).
+    /// The plugin's `handle`, on this thread (inside the calling plugin's call); a 200's body is labelled.
     fn handle(&self, request_json: &str) -> HandleOutcome;
-    /// Whether its current instance answers from any demo seed (the `dataStatus` label).
-    fn serves_demo(&self) -> bool;
 }
 
 /// Every serving plugin by route, for the `route.get` host call.
@@ -49,21 +46,6 @@ pub(super) fn register_routes(plugin: Arc<dyn RouteTarget>, paths: impl IntoIter
 thread_local! {
     /// How deep `route.get` calls are nested on this thread (a plugin asking another that asks another...).
     static ROUTE_DEPTH: std::cell::Cell<u8> = const { std::cell::Cell::new(0) };
-}
-
-/// Puts `"dataStatus"` first in a JSON object body, the same place for every dataset.
-pub fn label_body(body: Vec<u8>, status: &str) -> Vec<u8> {
-    let Some(open) = body.iter().position(|b| !b.is_ascii_whitespace()) else { return body };
-    if body[open] != b'{' {
-        return body;
-    }
-    let empty = body[open + 1..].iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'}');
-    let field = format!("\"dataStatus\":\"{status}\"{}", if empty { "" } else { "," });
-    let mut out = Vec::with_capacity(body.len() + field.len());
-    out.extend_from_slice(&body[..=open]);
-    out.extend_from_slice(field.as_bytes());
-    out.extend_from_slice(&body[open + 1..]);
-    out
 }
 
 /// Why a host service call failed. Its text is the error reply the calling plugin reads.
@@ -143,13 +125,11 @@ fn route_get(caller: &str, json: &str) -> Result<String, ServiceError> {
     let outcome = target.handle(&envelope_json);
     ROUTE_DEPTH.with(|d| d.set(depth));
     let what = match outcome {
-        // Labelled as clients see it, so a derived dataset knows when it derives from demo rows.
-        HandleOutcome::Response { status: 200, body, .. } => {
-            match String::from_utf8(label_body(body, status_label(target.serves_demo()))) {
-                Ok(text) => return Ok(text),
-                Err(_) => "answered a body that is not UTF-8".to_string(),
-            }
-        }
+        // Labelled as clients see it (`outcome_of`), so a derived dataset knows when it derives from demo rows.
+        HandleOutcome::Response { status: 200, body, .. } => match String::from_utf8(body) {
+            Ok(text) => return Ok(text),
+            Err(_) => "answered a body that is not UTF-8".to_string(),
+        },
         HandleOutcome::Response { status, body, .. } => {
             format!("answered {status}: {}", first_line(&String::from_utf8_lossy(&body)))
         }
