@@ -43,7 +43,6 @@ use crate::config::{Config, Isolation, PluginPolicy, Policies};
 use crate::engine::Engine;
 use dispatch::Callee;
 use dispatch::{Guard, HandlerPool};
-pub use outcome::labelled;
 use outcome::{first_line, first_lines, outcome_of, HandleOutcome};
 use process::Supervised;
 use served::{publish, served_by, status_label, Served};

@@ -85,7 +85,7 @@ struct LegacyError {
 
 /// A copy of `body` with `"dataStatus"` first when it is a JSON object, the same place for every dataset (other
 /// bodies are copied as they are).
-pub fn labelled(body: &[u8], status: &str) -> Vec<u8> {
+fn labelled(body: &[u8], status: &str) -> Vec<u8> {
     let Some(open) = body.iter().position(|b| !b.is_ascii_whitespace()).filter(|&open| body[open] == b'{') else {
         return body.to_vec();
     };

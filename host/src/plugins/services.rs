@@ -25,7 +25,7 @@ pub(super) struct TokenContext {
 /// needs, so these services do not depend on the loader that registers plugins here.
 pub trait RouteTarget: Send + Sync {
     fn slug(&self) -> &str;
-    /// The plugin's `handle`, on this thread (inside the calling plugin's call); a 200's body is labelled.
+    /// The plugin's `handle`, on this thread (inside the calling plugin's call); a 2xx body comes labelled.
     fn handle(&self, request_json: &str) -> HandleOutcome;
 }
 
