@@ -201,6 +201,9 @@ pub struct RateLimitConfig {
     pub redis_url: String,
     pub redis_prefix: String,
     pub redis_timeout_ms: u64,
+    /// The most counts a replica takes from Redis at once for a key's next requests (`access::lease`); 1: every
+    /// request asks Redis.
+    pub redis_lease_max: u64,
     pub fail_mode: FailMode,
     /// PEM file of the CA that signed the Redis server's certificate (rediss:// only); empty: the system's.
     pub redis_tls_ca_file: PathBuf,
@@ -399,6 +402,12 @@ impl Config {
         }
         if self.ratelimit.redis_timeout_ms == 0 {
             return Err(ConfigError::invalid("ratelimit.redis_timeout_ms", "must be at least 1"));
+        }
+        if self.ratelimit.redis_lease_max == 0 {
+            return Err(ConfigError::invalid(
+                "ratelimit.redis_lease_max",
+                "must be at least 1 (1: every request asks Redis)",
+            ));
         }
         validate_sync(&self.sync)?;
         self.plugin_options()?;
@@ -851,6 +860,16 @@ mod tests {
         let err = load("[plugins]\ncall_deadline_ms = 0").unwrap_err();
         assert_eq!(err.key(), Some("plugins.call_deadline_ms"), "{err}");
         assert_eq!(err.to_string(), "plugins.call_deadline_ms must be at least 1");
+    }
+
+    #[test]
+    fn a_lease_of_zero_counts_is_refused_by_name() {
+        let mut c: Config = Figment::new().merge(Toml::string(DEFAULT_TOML)).extract().unwrap();
+        assert_eq!(c.ratelimit.redis_lease_max, 32);
+        c.ratelimit.redis_lease_max = 0;
+        let err = c.validate().unwrap_err();
+        assert_eq!(err.key(), Some("ratelimit.redis_lease_max"), "{err}");
+        assert!(err.to_string().contains("1: every request asks Redis"), "{err}");
     }
 
     #[test]

@@ -69,6 +69,51 @@ fn concurrent_load_on_two_replicas_gives_exactly_the_limit() {
     assert_eq!(statuses.iter().filter(|s| **s == 429).count(), 100);
 }
 
+/// The counter a test's prefix holds for its one key and window.
+fn redis_counter(prefix: &str) -> u64 {
+    let mut conn = redis::Client::open("redis://127.0.0.1:6379").unwrap().get_connection().unwrap();
+    let keys: Vec<String> = redis::cmd("KEYS").arg(format!("{prefix}:*")).query(&mut conn).unwrap();
+    assert_eq!(keys.len(), 1, "one key, one window: {keys:?}");
+    redis::cmd("GET").arg(&keys[0]).query(&mut conn).unwrap()
+}
+
+#[test]
+fn a_pro_key_is_counted_from_leases_and_gets_exactly_its_limit_on_two_replicas() {
+    let prefix = prefix();
+    let toml = redis_toml("redis://127.0.0.1:6379", &prefix, "");
+    let a = replica(&toml, None);
+    let b = replica(&toml, Some(a.keys_file.clone()));
+    let key = a.issue_key("pro");
+    wait_for_window_with(40);
+    let remaining = |server: &Server| {
+        let resp = server.request(ROUTE, &[("X-API-Key", &key)]);
+        let remaining = resp.headers()["x-ratelimit-remaining"].to_str().unwrap().parse::<u64>().unwrap();
+        (resp.status().as_u16(), remaining)
+    };
+    // One replica counts its own requests down exactly: the first asks Redis for its own count, then (the key busy)
+    // the replica asks for 18 at a time (what is left / 64).
+    for expected in (1_160..1_200).rev() {
+        assert_eq!(remaining(&a), (200, expected));
+    }
+    assert_eq!(redis_counter(&prefix), 1 + 3 * 18, "40 requests, one count and three leases");
+    // Both replicas in turn until both refuse: every count is used once and the key gets exactly its 1,200.
+    let mut allowed: Vec<u64> = (1_160..1_200).collect();
+    let mut refused = [false, false];
+    let mut turn = 0;
+    while refused != [true, true] {
+        let (status, remaining) = remaining(if turn % 2 == 0 { &a } else { &b });
+        match status {
+            200 => allowed.push(remaining),
+            429 => refused[turn % 2] = true,
+            other => panic!("status {other}"),
+        }
+        turn += 1;
+        assert!(turn < 1_400, "both replicas refuse once the 1,200 are used");
+    }
+    allowed.sort_unstable();
+    assert_eq!(allowed, (0..1_200).collect::<Vec<_>>());
+}
+
 #[test]
 fn dead_redis_fails_open_by_default_and_closed_when_configured() {
     let port = free_port();

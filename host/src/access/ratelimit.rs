@@ -73,6 +73,15 @@ pub fn decide(count: u64, limit: u64, reset_secs: u64) -> Decision {
 
 const SHARDS: usize = 32;
 
+/// Which of `shards` shards a key id's state lives in (FNV-1a: cheap and good enough to spread key ids).
+pub(crate) fn shard_of(id: &str, shards: usize) -> usize {
+    let mut h: u64 = 0xcbf29ce484222325;
+    for b in id.bytes() {
+        h = (h ^ b as u64).wrapping_mul(0x100000001b3);
+    }
+    (h as usize) % shards
+}
+
 /// One shard: key id → (window start, count in that window). foldhash: the ids are the host's own (key ids,
 /// `authfail:<address>`), and SipHash was a visible share of a cached answer's cost.
 type Shard = Mutex<HashMap<Arc<str>, (u64, u64), foldhash::fast::RandomState>>;
@@ -89,12 +98,7 @@ impl LocalLimiter {
     }
 
     fn shard(&self, id: &str) -> &Shard {
-        // FNV-1a: cheap and good enough to spread key ids over shards.
-        let mut h: u64 = 0xcbf29ce484222325;
-        for b in id.bytes() {
-            h = (h ^ b as u64).wrapping_mul(0x100000001b3);
-        }
-        &self.shards[(h as usize) % SHARDS]
+        &self.shards[shard_of(id, SHARDS)]
     }
 
     /// Counts one request for `id` against `limit` per minute.

@@ -1,16 +1,19 @@
-//! Rate-limit state in Redis, shared by every replica. Each request is one plain `INCR` of the counter of the
-//! current window (keyed by window start and the key id, never the key); the first hit of a window also sets the
-//! counter's expiry. The window is read from Redis' own clock, through the offset to the local clock learned with
-//! `TIME` when connecting and once a minute after, so replicas with skewed clocks still agree.
-//! (A Lua script doing all of it in Redis cost 6.8 us of Redis CPU per request against 2.4 us for an `INCR`, on
-//! the same cores as the host: BENCHMARKS.md, "Redis limiter".)
+//! Rate-limit state in Redis, shared by every replica. The counter of a key's current window (keyed by window
+//! start and the key id, never the key) counts its requests by `INCRBY`; the first hit of a window also sets the
+//! counter's expiry. A request usually asks for more than its own count, and the key's next requests on this
+//! replica use the others without a round trip (`lease.rs`: how many, and how unused ones are given back). The
+//! window is read from Redis' own clock, through the offset to the local clock learned with `TIME` when connecting
+//! and once a minute after, so replicas with skewed clocks still agree. (A Lua script doing all of it in Redis cost
+//! 6.8 us of Redis CPU per request against 2.4 us for an `INCR`, on the same cores as the host: BENCHMARKS.md,
+//! "Redis limiter".)
 //!
-//! The `INCR`s of concurrent requests travel together: a request queues its key id and a reply slot, and one
-//! batcher task sends everything queued as one pipeline whenever the previous one has returned, then hands each
-//! request the result of its own `INCR`. The count stays exact and shared (every request is still one `INCR` in
-//! Redis, answered with the value it produced); what is saved is the client's and the server's work per request
-//! (one channel hand-off, socket write, read and wake-up per batch instead of per request: BENCHMARKS.md, "Redis
-//! INCRs in batches"). A first hit's `PEXPIRE` rides in the next pipeline instead of delaying its request.
+//! The `INCRBY`s of concurrent requests travel together: a request queues its key id and a reply slot, and one
+//! batcher task sends everything queued as one pipeline whenever the previous one has returned, settles each answer
+//! with the lease table and hands each request its count. The count stays exact and shared (every count in Redis
+//! is used by one request at most, and given back when it is not); what is saved is the client's and the server's
+//! work per request (one channel hand-off, socket write, read and wake-up per batch instead of per request:
+//! BENCHMARKS.md, "Redis INCRs in batches"). A first hit's `PEXPIRE` rides in the next pipeline instead of
+//! delaying its request.
 //!
 //! A slow or lost Redis is bounded by a short timeout (`ratelimit.redis_timeout_ms`) and decided by the fail mode:
 //! a pipeline that fails or does not answer in time answers every request in it with the error, and a request
@@ -27,14 +30,17 @@ use redis::aio::{ConnectionLike, ConnectionManager};
 use redis::Value;
 use tokio::sync::{mpsc, oneshot};
 
+use crate::access::lease::{Leases, Take};
 use crate::access::ratelimit::{decide, Decision, WINDOW_MS};
 use crate::access::AccessError;
 use crate::config::{redact_url, FailMode};
 
 /// How often the offset to Redis' clock is measured again.
 const CLOCK_SYNC_MS: u64 = 60_000;
-/// The most `INCR`s one pipeline carries; more queued wait for the next one.
+/// The most `INCRBY`s one pipeline carries; more queued wait for the next one.
 const MAX_BATCH: usize = 512;
+/// How often the batcher looks for idle leases to give back, while any are held.
+const RETURN_EVERY_MS: u64 = 250;
 /// First-hit expiries kept for the next pipeline while Redis cannot be reached; beyond this they are dropped (a
 /// lost expiry leaves a counter that outlives its window, never a wrong count).
 const MAX_PENDING_EXPIRIES: usize = 10_000;
@@ -48,6 +54,7 @@ pub struct RedisLimiter {
     /// `datahost_ratelimit_store_up`, resolved at the first check (the recorder is installed by then) rather than
     /// looked up by name on every request.
     store_up: OnceLock<metrics::Gauge>,
+    leases: Arc<Leases>,
 }
 
 /// What the batcher shares with the limiter: how to reach Redis and what it has learned about it.
@@ -66,11 +73,16 @@ struct Store {
     retry_after_ms: AtomicU64,
 }
 
-/// One request's `INCR`, queued for the batcher.
+/// One request's `INCRBY`, queued for the batcher.
 struct Count {
     id: Arc<str>,
+    /// How many counts to take: the request's own and those leased for the key's next requests.
+    take: u64,
+    /// The key's limit (counts above it are not leased) and the window the request was checked in.
+    limit: u64,
+    window: u64,
     queued: Instant,
-    /// The count after this request and the ms left in its window.
+    /// The request's count and the ms left in its window.
     reply: oneshot::Sender<Result<(u64, u64), AccessError>>,
 }
 
@@ -85,6 +97,7 @@ impl RedisLimiter {
         timeout_ms: u64,
         fail_mode: FailMode,
         ca_file: Option<&std::path::Path>,
+        lease_max: u64,
     ) -> Result<Self, AccessError> {
         crate::tls::install_crypto_provider();
         let client = match ca_file {
@@ -117,6 +130,7 @@ impl RedisLimiter {
             queue: OnceLock::new(),
             reachable: AtomicBool::new(true),
             store_up: OnceLock::new(),
+            leases: Arc::new(Leases::new(lease_max)),
         })
     }
 
@@ -129,14 +143,24 @@ impl RedisLimiter {
     }
 
     pub async fn check(&self, id: &Arc<str>, limit: u64) -> Result<Decision, AccessError> {
+        let local = now_ms();
+        let now = self.store.redis_now(local);
+        let window = now - now % WINDOW_MS;
+        let take = match self.leases.take(id, window, limit, local) {
+            Take::Count(count) => {
+                return Ok(decide(count, limit, (window + WINDOW_MS - now).div_ceil(1000).max(1)));
+            }
+            Take::Ask(take) => take,
+        };
         let queue = self.queue.get_or_init(|| {
             let (tx, rx) = mpsc::unbounded_channel();
             // Ends when the limiter (the only sender) is dropped.
-            tokio::spawn(run_batcher(self.store.clone(), rx));
+            tokio::spawn(run_batcher(self.store.clone(), self.leases.clone(), rx));
             tx
         });
         let (reply, answer) = oneshot::channel();
-        let result = match queue.send(Count { id: id.clone(), queued: Instant::now(), reply }) {
+        let count = Count { id: id.clone(), take, limit, window, queued: Instant::now(), reply };
+        let result = match queue.send(count) {
             // The batcher answers every request it takes (bounded by the timeout); a closed slot means it is
             // gone (its runtime shut down), never a wait.
             Ok(()) => answer.await.unwrap_or_else(|_| Err(self.store.stopped())),
@@ -157,20 +181,33 @@ impl RedisLimiter {
     }
 }
 
-/// Sends what requests have queued as one pipeline at a time, until the limiter is dropped.
-async fn run_batcher(store: Arc<Store>, mut queue: mpsc::UnboundedReceiver<Count>) {
+/// Sends what requests have queued as one pipeline at a time, with the idle leases given back, until the limiter
+/// is dropped.
+async fn run_batcher(store: Arc<Store>, leases: Arc<Leases>, mut queue: mpsc::UnboundedReceiver<Count>) {
     let mut conn: Option<ConnectionManager> = None;
     let mut batch: Vec<Count> = Vec::with_capacity(MAX_BATCH);
     let mut pipe = redis::Pipeline::with_capacity(MAX_BATCH);
     let mut key = String::new();
     // Counters whose window started with this batch's predecessor: their `PEXPIRE` goes with the next pipeline.
     let mut expiries: Vec<String> = Vec::new();
+    // Idle leases' counts to give back (key, count), and when to look for more.
+    let mut returns: Vec<(String, u64)> = Vec::new();
+    let mut next_return_ms = 0;
     // Set when a pipeline made new expiries: they go out at once. After a failure they wait for the next request
     // instead (no spinning against a Redis that is away).
     let mut flush = false;
     loop {
         if !flush {
-            if queue.recv_many(&mut batch, MAX_BATCH).await == 0 {
+            // While leases are held the batcher also wakes on its own, to give back those left idle.
+            let received = if leases.holding() {
+                tokio::select! {
+                    received = queue.recv_many(&mut batch, MAX_BATCH) => Some(received),
+                    () = tokio::time::sleep(Duration::from_millis(RETURN_EVERY_MS)) => None,
+                }
+            } else {
+                Some(queue.recv_many(&mut batch, MAX_BATCH).await)
+            };
+            if received == Some(0) {
                 return;
             }
         } else {
@@ -186,27 +223,41 @@ async fn run_batcher(store: Arc<Store>, mut queue: mpsc::UnboundedReceiver<Count
         let late = batch.iter().any(|c| c.queued.elapsed() > store.timeout);
         if late {
             for count in batch.extract_if(.., |c| c.queued.elapsed() > store.timeout) {
+                leases.unask(&count.id, count.window);
                 let _ = count.reply.send(Err(store.no_answer()));
             }
         }
-        if batch.is_empty() && expiries.is_empty() {
+        let local = now_ms();
+        if local >= next_return_ms && leases.holding() {
+            next_return_ms = local + RETURN_EVERY_MS;
+            let now = store.redis_now(local);
+            for lease in leases.idle(now - now % WINDOW_MS, local) {
+                returns.push((format!("{}:{}:{}", store.prefix, lease.window, lease.id), lease.count));
+            }
+        }
+        if batch.is_empty() && expiries.is_empty() && returns.is_empty() {
             continue;
         }
         let sent = async {
             let c = store.connection(&mut conn).await?;
             store.sync_clock_if_stale(c).await?;
-            let now = (now_ms() as i64 + store.clock_offset_ms.load(Ordering::Relaxed)).max(0) as u64;
+            let now = store.redis_now(now_ms());
             let window = now - now % WINDOW_MS;
             pipe.clear();
             for count in &batch {
                 key.clear();
                 let _ = write!(key, "{}:{window}:{}", store.prefix, count.id);
-                pipe.cmd("INCR").arg(key.as_str());
+                pipe.cmd("INCRBY").arg(key.as_str()).arg(count.take);
             }
             for expired in &expiries {
                 pipe.cmd("PEXPIRE").arg(expired.as_str()).arg(WINDOW_MS * 2);
             }
-            let n = batch.len() + expiries.len();
+            // The expiry again with each: a counter Redis lost meanwhile is not left behind without one.
+            for (returned, n) in &returns {
+                pipe.cmd("DECRBY").arg(returned.as_str()).arg(*n);
+                pipe.cmd("PEXPIRE").arg(returned.as_str()).arg(WINDOW_MS * 2);
+            }
+            let n = batch.len() + expiries.len() + 2 * returns.len();
             match tokio::time::timeout(store.timeout, c.req_packed_commands(&pipe, 0, n)).await {
                 Ok(Ok(values)) => Ok((values, window, window + WINDOW_MS - now)),
                 Ok(Err(e)) => Err(store.failed(e)),
@@ -216,35 +267,46 @@ async fn run_batcher(store: Arc<Store>, mut queue: mpsc::UnboundedReceiver<Count
         .await;
         match sent {
             Ok((values, window, reset_ms)) => {
-                // The expiries just sent are done with (their replies are not needed: a lost one only leaves a
-                // counter that outlives its window).
+                // The expiries and returns just sent are done with (their replies are not needed: a lost expiry
+                // only leaves a counter that outlives its window, a lost return counts that were not used).
                 expiries.clear();
+                returns.clear();
                 flush = false;
                 let mut values = values.into_iter();
                 for count in batch.drain(..) {
                     let result = match values.next() {
                         Some(Value::Int(n)) if n > 0 => {
-                            if n == 1 {
+                            if n as u64 == count.take {
                                 expiries.push(format!("{}:{window}:{}", store.prefix, count.id));
                                 flush = true;
                             }
-                            Ok((n as u64, reset_ms))
+                            let settled = leases.settle(&count.id, window, count.take, n as u64, count.limit, now_ms());
+                            Ok((settled, reset_ms))
                         }
-                        Some(Value::ServerError(e)) => Err(store.failed(e.into())),
-                        other => Err(store.failed(redis::RedisError::from((
-                            redis::ErrorKind::TypeError,
-                            "unexpected reply to INCR",
-                            format!("{other:?}"),
-                        )))),
+                        Some(Value::ServerError(e)) => {
+                            leases.unask(&count.id, count.window);
+                            Err(store.failed(e.into()))
+                        }
+                        other => {
+                            leases.unask(&count.id, count.window);
+                            Err(store.failed(redis::RedisError::from((
+                                redis::ErrorKind::TypeError,
+                                "unexpected reply to INCRBY",
+                                format!("{other:?}"),
+                            ))))
+                        }
                     };
                     let _ = count.reply.send(result);
                 }
             }
             Err(e) => {
                 for count in batch.drain(..) {
+                    leases.unask(&count.id, count.window);
                     let _ = count.reply.send(Err(e.duplicate()));
                 }
                 expiries.truncate(MAX_PENDING_EXPIRIES);
+                // Counts not given back stay counted: the key may be refused a little early, never allowed more.
+                returns.clear();
                 flush = false;
             }
         }
@@ -252,6 +314,11 @@ async fn run_batcher(store: Arc<Store>, mut queue: mpsc::UnboundedReceiver<Count
 }
 
 impl Store {
+    /// Now on Redis' clock (Unix ms), from the host's clock and the offset learned.
+    fn redis_now(&self, local_ms: u64) -> u64 {
+        (local_ms as i64 + self.clock_offset_ms.load(Ordering::Relaxed)).max(0) as u64
+    }
+
     /// The batcher's connection, made (and the clock offset learned) when there is none.
     async fn connection<'c>(
         &self,
@@ -415,22 +482,23 @@ mod tests {
         std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
     }
 
-    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-    async fn concurrent_checks_from_two_limiters_count_exactly() {
-        let prefix = prefix();
-        let url = "redis://127.0.0.1:6379";
-        let a = Arc::new(RedisLimiter::new(url, &prefix, 2_000, FailMode::Closed, None).unwrap());
-        let b = Arc::new(RedisLimiter::new(url, &prefix, 2_000, FailMode::Closed, None).unwrap());
-        let ids: Vec<Arc<str>> = (0..8).map(|i| Arc::from(format!("key{i}"))).collect();
-        const PER_KEY: usize = 75;
-        const LIMIT: u64 = 40;
+    /// `per_key` checks of each of `ids` at once, alternating between two limiters (leases of up to 32) sharing
+    /// `prefix`, all in one window: each key's decisions.
+    async fn checks_at_once(
+        url: &str,
+        prefix: &str,
+        ids: &[Arc<str>],
+        per_key: usize,
+        limit: u64,
+    ) -> std::collections::HashMap<Arc<str>, Vec<Decision>> {
+        let a = Arc::new(RedisLimiter::new(url, prefix, 2_000, FailMode::Closed, None, 32).unwrap());
+        let b = Arc::new(RedisLimiter::new(url, prefix, 2_000, FailMode::Closed, None, 32).unwrap());
         wait_for_window_with(20).await;
-        // 600 checks at once, spread over both limiters and eight keys: they share pipelines.
-        let tasks: Vec<_> = (0..PER_KEY * ids.len())
+        let tasks: Vec<_> = (0..per_key * ids.len())
             .map(|i| {
                 let limiter = if i % 2 == 0 { a.clone() } else { b.clone() };
                 let id = ids[i % ids.len()].clone();
-                tokio::spawn(async move { (id.clone(), limiter.check(&id, LIMIT).await.unwrap()) })
+                tokio::spawn(async move { (id.clone(), limiter.check(&id, limit).await.unwrap()) })
             })
             .collect();
         let mut decisions: std::collections::HashMap<Arc<str>, Vec<Decision>> = Default::default();
@@ -438,6 +506,18 @@ mod tests {
             let (id, decision) = task.await.unwrap();
             decisions.entry(id).or_default().push(decision);
         }
+        decisions
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn concurrent_checks_from_two_limiters_count_exactly() {
+        let prefix = prefix();
+        let url = "redis://127.0.0.1:6379";
+        let ids: Vec<Arc<str>> = (0..8).map(|i| Arc::from(format!("key{i}"))).collect();
+        const PER_KEY: usize = 75;
+        const LIMIT: u64 = 40;
+        // 600 checks at once, spread over both limiters and eight keys: they share pipelines.
+        let decisions = checks_at_once(url, &prefix, &ids, PER_KEY, LIMIT).await;
         let mut conn = redis::Client::open(url).unwrap().get_multiplexed_async_connection().await.unwrap();
         for id in &ids {
             let seen = &decisions[id];
@@ -462,6 +542,67 @@ mod tests {
         }
     }
 
+    async fn counter(conn: &mut redis::aio::MultiplexedConnection, prefix: &str, id: &str) -> u64 {
+        let keys: Vec<String> = redis::cmd("KEYS").arg(format!("{prefix}:*:{id}")).query_async(conn).await.unwrap();
+        assert_eq!(keys.len(), 1, "one window: {keys:?}");
+        redis::cmd("GET").arg(&keys[0]).query_async(conn).await.unwrap()
+    }
+
+    /// A pro key (1,200 a minute) on two replicas: a replica asks for its first request's count, then (the key
+    /// busy) for 18 at a time and counts the next requests from them without asking Redis; a lease left idle goes
+    /// back to Redis for the other replica.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_busy_key_is_counted_from_leases_and_an_idle_lease_given_back() {
+        let prefix = prefix();
+        let url = "redis://127.0.0.1:6379";
+        let a = RedisLimiter::new(url, &prefix, 2_000, FailMode::Closed, None, 32).unwrap();
+        let b = RedisLimiter::new(url, &prefix, 2_000, FailMode::Closed, None, 32).unwrap();
+        let mut conn = redis::Client::open(url).unwrap().get_multiplexed_async_connection().await.unwrap();
+        let id: Arc<str> = Arc::from("pro");
+        wait_for_window_with(20).await;
+        let first = a.check(&id, 1_200).await.unwrap();
+        assert_eq!((first.allowed, first.remaining), (true, 1_199));
+        assert_eq!(counter(&mut conn, &prefix, &id).await, 1, "a key's first request takes its own count");
+        assert_eq!(a.check(&id, 1_200).await.unwrap().remaining, 1_198);
+        assert_eq!(counter(&mut conn, &prefix, &id).await, 19, "then 1,199 / 64 = 18 counts");
+        for remaining in (1_181..1_198).rev() {
+            assert_eq!(a.check(&id, 1_200).await.unwrap().remaining, remaining);
+        }
+        assert_eq!(counter(&mut conn, &prefix, &id).await, 19, "17 checks counted without Redis");
+        // The other replica takes the next count, then a lease of (1,200 - 20) / 64 = 18, and goes quiet.
+        assert_eq!(b.check(&id, 1_200).await.unwrap().remaining, 1_200 - 20);
+        assert_eq!(b.check(&id, 1_200).await.unwrap().remaining, 1_200 - 21);
+        assert_eq!(counter(&mut conn, &prefix, &id).await, 38);
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while counter(&mut conn, &prefix, &id).await != 21 {
+            assert!(Instant::now() < deadline, "b's 17 unused counts are given back after a second idle");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        // So a's next count comes right after b's last used one.
+        assert_eq!(a.check(&id, 1_200).await.unwrap().remaining, 1_200 - 22);
+        assert_eq!(counter(&mut conn, &prefix, &id).await, 22);
+    }
+
+    /// A burst above the limit, on two replicas: no count is used twice and the window never allows more than its
+    /// limit; what a lease can strand is at most its size less one per replica (a lease is 256 / 64 = 4 here).
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn a_burst_on_leases_never_allows_more_than_the_limit() {
+        let prefix = prefix();
+        let url = "redis://127.0.0.1:6379";
+        let ids: Vec<Arc<str>> = (0..4).map(|i| Arc::from(format!("key{i}"))).collect();
+        const PER_KEY: usize = 320;
+        const LIMIT: u64 = 256;
+        let decisions = checks_at_once(url, &prefix, &ids, PER_KEY, LIMIT).await;
+        for id in &ids {
+            let mut seen: Vec<u64> = decisions[id].iter().filter(|d| d.allowed).map(|d| d.remaining).collect();
+            seen.sort_unstable();
+            let n = seen.len();
+            seen.dedup();
+            assert_eq!(seen.len(), n, "{id}: a count used twice");
+            assert!(n as u64 <= LIMIT && n as u64 >= LIMIT - 2 * 3, "{id}: {n} allowed");
+        }
+    }
+
     /// Redis stops answering with a pipeline in flight (`DEBUG SLEEP`), then dies: every waiting check gets an
     /// error promptly (the fault policy decides), none hangs, and the limiter counts again once Redis is back.
     #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -469,7 +610,8 @@ mod tests {
         let port = free_port();
         let url = format!("redis://127.0.0.1:{port}");
         let redis = PrivateRedis::start(port);
-        let limiter = Arc::new(RedisLimiter::new(&url, &prefix(), 3_000, FailMode::Closed, None).unwrap());
+        // Leases of one: every check asks Redis, which is what this test is about.
+        let limiter = Arc::new(RedisLimiter::new(&url, &prefix(), 3_000, FailMode::Closed, None, 1).unwrap());
         let id: Arc<str> = Arc::from("k");
         assert!(limiter.check(&id, 1_000).await.is_ok());
         assert!(limiter.is_reachable());
@@ -507,7 +649,7 @@ mod tests {
         let port = free_port();
         let url = format!("redis://127.0.0.1:{port}");
         let _redis = PrivateRedis::start(port);
-        let limiter = Arc::new(RedisLimiter::new(&url, &prefix(), 300, FailMode::Open, None).unwrap());
+        let limiter = Arc::new(RedisLimiter::new(&url, &prefix(), 300, FailMode::Open, None, 1).unwrap());
         let id: Arc<str> = Arc::from("k");
         assert!(limiter.check(&id, 1_000).await.is_ok());
         let stall = stall_redis(&url, 3).await;

@@ -144,6 +144,7 @@ pub fn limiter(config: &Config) -> Result<Limiter, AccessError> {
             config.ratelimit.redis_timeout_ms,
             config.ratelimit.fail_mode,
             Some(config.ratelimit.redis_tls_ca_file.as_path()).filter(|p| !p.as_os_str().is_empty()),
+            config.ratelimit.redis_lease_max,
         )?),
     })
 }
