@@ -6,15 +6,17 @@
 //! What keeps the shared count honest is the size of a lease: a fraction (1/`SPREAD`) of what was left in the
 //! window when it was asked for, at most `ratelimit.redis_lease_max`, and only one lease asked for at a time per
 //! key (concurrent requests of the key ask for one count each meanwhile). Only a key busy on this replica (its
-//! previous request within `BUSY_WITHIN_MS`) is leased counts; the others ask for one, as without leases. Far from the limit a replica holds a few
-//! counts; in a window's last `SPREAD` requests every request asks Redis for one, as without leases. A lease left
-//! unused (the key's traffic moved to another replica) is given back (`DECRBY`) once it has been idle for
-//! `IDLE_RETURN_MS`, so another replica can use its counts in the same window. The batcher settles every answer
-//! (`settle`, `unask`), so a request that goes away while Redis answers leaves nothing behind.
+//! previous request within `BUSY_WITHIN_MS`) is leased counts; the others ask for one, as without leases. Far from
+//! the limit a replica holds a few counts; in a window's last `SPREAD` requests every request asks Redis for one.
+//! A lease left unused (the key's traffic moved to another replica) is given back (`DECRBY`) once it has been idle
+//! for `IDLE_RETURN_MS`, so another replica can use its counts in the same window. The batcher settles every
+//! answer (`settle`, `unask`), so a request that goes away while Redis answers leaves nothing behind.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+
+use crate::access::ratelimit::{shard_of, with_state};
 
 /// A lease is at most 1/`SPREAD` of what the window had left when it was asked for.
 pub const SPREAD: u64 = 64;
@@ -76,7 +78,7 @@ impl Leases {
     }
 
     fn shard(&self, id: &str) -> &Mutex<HashMap<Arc<str>, Held, foldhash::fast::RandomState>> {
-        &self.shards[crate::access::ratelimit::shard_of(id, SHARDS)]
+        &self.shards[shard_of(id, SHARDS)]
     }
 
     /// A held count of `id` in `window`, or how many to ask Redis for with a limit of `limit`. An `Ask` must be
@@ -86,10 +88,11 @@ impl Leases {
             return Take::Ask(1);
         }
         let mut map = self.shard(id).lock().unwrap_or_else(|e| e.into_inner());
-        let held = match map.get_mut(id) {
-            Some(held) => held,
-            None => map.entry(id.clone()).or_default(),
-        };
+        with_state(&mut map, id, |held| self.take_in(held, window, limit, now_ms))
+    }
+
+    /// `take` for the key's state `held`.
+    fn take_in(&self, held: &mut Held, window: u64, limit: u64, now_ms: u64) -> Take {
         if held.window != window {
             self.restart(held, window);
         }
@@ -148,10 +151,11 @@ impl Leases {
             let after = map.values().filter(|h| !h.spare.is_empty()).count();
             self.holding.fetch_sub(before - after, Ordering::Relaxed);
         }
-        let held = match map.get_mut(id) {
-            Some(held) => held,
-            None => map.entry(id.clone()).or_default(),
-        };
+        with_state(&mut map, id, |held| self.settle_in(held, window, first, top, limit, now_ms))
+    }
+
+    /// `settle` for the key's state `held`.
+    fn settle_in(&self, held: &mut Held, window: u64, first: u64, top: u64, limit: u64, now_ms: u64) -> u64 {
         if held.window > window {
             // An answer of a window already over here: its spare counts are of no use.
             return first;

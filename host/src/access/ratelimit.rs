@@ -73,6 +73,19 @@ pub fn decide(count: u64, limit: u64, reset_secs: u64) -> Decision {
 
 const SHARDS: usize = 32;
 
+/// Runs `f` on a key id's state in a shard's map, made (default) at the key's first request. A key seen before (the
+/// common case) is found with one look-up and without cloning its id.
+pub(crate) fn with_state<V: Default, R>(
+    map: &mut HashMap<Arc<str>, V, foldhash::fast::RandomState>,
+    id: &Arc<str>,
+    f: impl FnOnce(&mut V) -> R,
+) -> R {
+    match map.get_mut(id) {
+        Some(state) => f(state),
+        None => f(map.entry(id.clone()).or_default()),
+    }
+}
+
 /// Which of `shards` shards a key id's state lives in (FNV-1a: cheap and good enough to spread key ids).
 pub(crate) fn shard_of(id: &str, shards: usize) -> usize {
     let mut h: u64 = 0xcbf29ce484222325;
@@ -109,16 +122,13 @@ impl LocalLimiter {
             // Ids seen in earlier windows carry no state worth keeping.
             map.retain(|_, (w, _)| *w == window);
         }
-        // A key seen before (the common case) is counted without cloning its id.
-        let slot = match map.get_mut(id) {
-            Some(slot) => slot,
-            None => map.entry(id.clone()).or_insert((window, 0)),
-        };
-        if slot.0 != window {
-            *slot = (window, 0);
-        }
-        slot.1 += 1;
-        decide(slot.1, limit, reset)
+        with_state(&mut map, id, |slot| {
+            if slot.0 != window {
+                *slot = (window, 0);
+            }
+            slot.1 += 1;
+            decide(slot.1, limit, reset)
+        })
     }
 }
 
