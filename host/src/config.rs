@@ -134,6 +134,9 @@ pub struct PluginsConfig {
     pub call_deadline_ms: u64,
     /// Threads that run plugin calls (shared by all plugins); 0: four per CPU, at least 8.
     pub handler_threads: usize,
+    /// Plugin calls that run at once; a call waiting on the records engine or a plugin process does not count.
+    /// 0: one more than the CPUs.
+    pub running_calls: usize,
     /// Threads one plugin may hold at once (and request connections to a plugin process).
     pub max_threads_per_plugin: usize,
     /// Calls that may wait for one of a plugin's threads; more are answered 503 at once.
@@ -534,6 +537,8 @@ pub struct Policies {
     pub default: PluginPolicy,
     pub per_plugin: std::collections::BTreeMap<String, PluginPolicy>,
     pub handler_threads: usize,
+    /// Of those threads, how many run calls at once (`dispatch::blocking` waits do not count).
+    pub running_calls: usize,
 }
 
 impl Policies {
@@ -572,7 +577,10 @@ impl Policies {
             .collect();
         let cpus = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2);
         let handler_threads = if p.handler_threads == 0 { (4 * cpus).max(8) } else { p.handler_threads };
-        Ok(Policies { default, per_plugin, handler_threads })
+        // One more than the cores: calls that compute longer (a full-text search) keep the cores busy while one
+        // call's answer is handed back (measured against the cores alone, BENCHMARKS.md "Calls running at once").
+        let running_calls = if p.running_calls == 0 { cpus + 1 } else { p.running_calls };
+        Ok(Policies { default, per_plugin, handler_threads, running_calls })
     }
 }
 
@@ -860,6 +868,12 @@ mod tests {
         let err = load("[plugins]\ncall_deadline_ms = 0").unwrap_err();
         assert_eq!(err.key(), Some("plugins.call_deadline_ms"), "{err}");
         assert_eq!(err.to_string(), "plugins.call_deadline_ms must be at least 1");
+        let cpus = std::thread::available_parallelism().unwrap().get();
+        let policies = c.plugin_policies().unwrap();
+        assert_eq!(policies.running_calls, cpus + 1, "0: one more than the CPUs");
+        assert_eq!(policies.handler_threads, (4 * cpus).max(8));
+        let policies = load("[plugins]\nrunning_calls = 3\nhandler_threads = 5").unwrap().plugin_policies().unwrap();
+        assert_eq!((policies.running_calls, policies.handler_threads), (3, 5));
     }
 
     #[test]

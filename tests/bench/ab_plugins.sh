@@ -4,9 +4,13 @@
 # Checks first that both answer the first 200 queries alike (JSON compared), then prints each round, the medians
 # and after / before. Not part of CI.
 # Usage: tests/bench/ab_plugins.sh BEFORE_PLUGIN_DIR AFTER_PLUGIN_DIR [seconds per run, 5] [rounds, 5]
-#   ROUTE (edgar-search; any route of `bench.py cold-queries memory`), COLD_N (10000), BIN (the host binary,
+#   ROUTE (edgar-search; any route of `bench.py cold-queries KIND`), KIND (memory: the demo seeds; table: the
+#   table-backed routes, on records ingested beforehand into the engine both sides are given, e.g. by
+#   BEFORE_ENV=AFTER_ENV=DATAHOST_ENGINE__URL=postgres://...), PATHS (a file of request paths to rotate instead
+#   of the cold queries), COLD_N (10000), BIN (the host binary,
 #   target/release/datahost), BEFORE_BIN and AFTER_BIN (each side's host binary, BIN unless set: two host builds
-#   on one plugin folder compare the host's cold path). Keep a copy of target/release/*.so (or of the host
+#   on one plugin folder compare the host's cold path), BEFORE_ENV and AFTER_ENV (each side's extra environment,
+#   e.g. AFTER_ENV=DATAHOST_PLUGINS__HANDLER_THREADS=2: one build under two settings). Keep a copy of target/release/*.so (or of the host
 #   binary) before rebuilding to have a "before".
 set -euo pipefail
 before=$1; after=$2; secs=${3:-5}; rounds=${4:-5}
@@ -19,24 +23,29 @@ command -v wrk > /dev/null || { echo "install wrk: apt-get install -y wrk" >&2; 
 work=$(mktemp -d)
 pids=()
 trap 'for p in "${pids[@]}"; do kill "$p" 2> /dev/null || true; done; rm -rf "$work"' EXIT
-start() { # name plugin-dir host-binary
-  local port bin=$3
+start() { # name plugin-dir host-binary [VAR=value ...]
+  local port bin=$3 env
+  read -ra env <<< "${4:-}"
   port=$(free_port)
   mkdir -p "$work/$1"
   bench_config "$work/$1.toml" "$port" "$work/$1" "" "[cache]
 max_bytes = 0"
   sed -i "s|^dir = .*|dir = \"$2\"|" "$work/$1.toml"
-  DATAHOST_CONFIG="$work/$1.toml" "$bin" keys issue --tier owner 2> /dev/null > "$work/$1.key"
-  DATAHOST_CONFIG="$work/$1.toml" RUST_LOG=warn "$bin" serve > "$work/$1.out" 2> "$work/$1.err" &
+  env "${env[@]}" DATAHOST_CONFIG="$work/$1.toml" "$bin" keys issue --tier owner 2> /dev/null > "$work/$1.key"
+  env "${env[@]}" DATAHOST_CONFIG="$work/$1.toml" RUST_LOG=warn "$bin" serve > "$work/$1.out" 2> "$work/$1.err" &
   pids+=($!)
   listening_api "$work/$1.out" "$!" "$work/$1.err" 60 > /dev/null
   echo "$port" > "$work/$1.port"
 }
-start before "$before" "${BEFORE_BIN:-$bin}"
-start after "$after" "${AFTER_BIN:-$bin}"
+start before "$before" "${BEFORE_BIN:-$bin}" "${BEFORE_ENV:-}"
+start after "$after" "${AFTER_BIN:-$bin}" "${AFTER_ENV:-}"
 url() { echo "http://127.0.0.1:$(cat "$work/$1.port")"; }
-python3 "$here/bench.py" cold-queries memory "$(url before)" "$(cat "$work/before.key")" "${COLD_N:-10000}" \
-  | grep -P "^${ROUTE:-edgar-search}\t" | cut -f2 > "$work/paths"
+if [ -n "${PATHS:-}" ]; then
+  cp "$PATHS" "$work/paths"
+else
+  python3 "$here/bench.py" cold-queries "${KIND:-memory}" "$(url before)" "$(cat "$work/before.key")" "${COLD_N:-10000}" \
+    | grep -P "^${ROUTE:-edgar-search}\t" | cut -f2 > "$work/paths"
+fi
 [ -s "$work/paths" ] || { echo "no cold queries for route ${ROUTE:-edgar-search}" >&2; exit 2; }
 echo "$(wc -l < "$work/paths") distinct queries of ${ROUTE:-edgar-search}; load $(cut -d' ' -f1-3 /proc/loadavg)"
 normalised() { curl -fsS -H "X-API-Key: $(cat "$work/$1.key")" "$(url "$1")$2" | python3 -c 'import json, sys; print(json.dumps(json.load(sys.stdin), sort_keys=True))'; }

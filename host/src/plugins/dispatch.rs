@@ -1,5 +1,6 @@
 //! How a request reaches a plugin, in both isolation modes: a small dedicated pool of handler threads, a
-//! per-call deadline, a cap on the threads one plugin may hold, and a circuit breaker per plugin.
+//! per-call deadline, a cap on the calls running at once, a cap on the threads one plugin may hold, and a circuit
+//! breaker per plugin.
 //!
 //! Why a pool of our own: a synchronous handler cannot be interrupted, so a real deadline for the client needs
 //! the handler on another thread than the connection. tokio's `spawn_blocking` was measured at 0.39 of the bare
@@ -9,22 +10,31 @@
 //! handoff is a queue push and a oneshot send: measured at 0.80 of the inline call in one run, where
 //! `spawn_blocking` had 0.55 (BENCHMARKS.md, "Plugin calls").
 //!
+//! Why a cap on running calls: the pool has more threads than cores (`plugins.handler_threads`) so that calls
+//! waiting on the records engine (PostgreSQL) or on a plugin process do not hold up the others, but calls that
+//! compute would then share the cores eight ways with the async workers, each switch costing more than the call's
+//! share of work. At most `plugins.running_calls` calls (one more than the cores by default) run at once; a call
+//! that waits in the records engine or on its plugin process (`blocking`) leaves its place to the next for the
+//! time it waits. A free place goes to the thread that slept least (its caches are warm).
+//!
 //! A call that overruns its deadline is answered 503 at once; the thread it holds is replaced, so the pool keeps
-//! its size, and retires when the call finally returns. One plugin may hold at most `max_threads_per_plugin`
-//! threads (running or overrun); its further calls wait in its own queue, and once every one of its threads is
-//! held by an overrun call they are refused at once: a looping plugin cannot take the pool from the others.
-//! In process mode an overrun also kills the plugin's child process (its supervisor restarts it).
+//! its size, it no longer counts against the running cap, and the thread retires when the call finally returns.
+//! One plugin may hold at most `max_threads_per_plugin` threads (running or overrun); its further calls wait in
+//! its own queue, and once every one of its threads is held by an overrun call they are refused at once: a
+//! looping plugin cannot take the pool from the others. In process mode an overrun also kills the plugin's child
+//! process (its supervisor restarts it).
 
+use std::cell::RefCell;
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicU8, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use super::outcome::HandleOutcome;
 use crate::config::PluginPolicy;
 
-/// A unit of work for a handler thread. Returns true when the thread should retire: its call overran the
-/// deadline and a replacement thread has taken its place.
+/// A unit of work for a handler thread, started counted as running (`PoolQueue::working`). Returns true when its
+/// call overran the deadline: it was uncounted then, and the thread retires (a replacement has taken its place).
 type Job = Box<dyn FnOnce() -> bool + Send>;
 
 /// The handler threads shared by every plugin.
@@ -35,21 +45,67 @@ pub struct HandlerPool {
 
 struct PoolInner {
     queue: Mutex<PoolQueue>,
-    ready: Condvar,
+    /// Calls that may run at once (`plugins.running_calls`).
+    running_cap: usize,
 }
 
 struct PoolQueue {
     jobs: VecDeque<Job>,
-    /// Threads asleep on `ready`: a push wakes one only when there is one (a wake is a system call).
-    idle: usize,
+    /// Threads asleep, the most recent last: a push wakes one only when there is one (a wake is a system call),
+    /// and the one that slept least, whose caches and core are warmest (a condition variable wakes the one that
+    /// slept longest: measured slower with eight threads than a pool of two, BENCHMARKS.md).
+    sleepers: Vec<Arc<Sleeper>>,
+    /// Threads running a call that counts against `running_cap`: not waiting (`blocking`), not overrun.
+    working: usize,
+    /// Threads woken that have not yet looked at the queue: each is counted as taking a place and a job, or a
+    /// burst of pushes would wake a thread for each while the first ones wait for a core.
+    waking: usize,
+}
+
+/// A handler thread asleep in `park`, and whether it was woken (`park` may also return for no reason).
+struct Sleeper {
+    thread: std::thread::Thread,
+    woken: AtomicBool,
+}
+
+impl PoolQueue {
+    /// A queued job, when a running place is free (taking the place).
+    fn take(&mut self, running_cap: usize) -> Option<Job> {
+        if self.working >= running_cap {
+            return None;
+        }
+        let job = self.jobs.pop_front()?;
+        self.working += 1;
+        Some(job)
+    }
+
+    /// The sleeping thread to wake, taken off the list, when a job waits and a place is free for it that no
+    /// thread already woken will take.
+    fn sleeper_to_wake(&mut self, running_cap: usize) -> Option<Arc<Sleeper>> {
+        if self.working + self.waking >= running_cap || self.jobs.len() <= self.waking {
+            return None;
+        }
+        let sleeper = self.sleepers.pop()?;
+        self.waking += 1;
+        Some(sleeper)
+    }
+}
+
+impl Sleeper {
+    /// Outside the queue's lock.
+    fn wake(&self) {
+        self.woken.store(true, Ordering::Release);
+        self.thread.unpark();
+    }
 }
 
 impl HandlerPool {
-    pub fn new(threads: usize) -> Self {
+    /// `threads` handler threads, of which at most `running_cap` run calls at once (both at least 1).
+    pub fn new(threads: usize, running_cap: usize) -> Self {
         let pool = Self {
             inner: Arc::new(PoolInner {
-                queue: Mutex::new(PoolQueue { jobs: VecDeque::new(), idle: 0 }),
-                ready: Condvar::new(),
+                queue: Mutex::new(PoolQueue { jobs: VecDeque::new(), sleepers: Vec::new(), working: 0, waking: 0 }),
+                running_cap: running_cap.max(1),
             }),
         };
         for _ in 0..threads.max(1) {
@@ -60,20 +116,30 @@ impl HandlerPool {
 
     fn add_thread(&self) {
         let inner = self.inner.clone();
-        let spawned = std::thread::Builder::new().name("plugin-handler".into()).spawn(move || loop {
-            let job = {
-                let mut q = inner.queue.lock().unwrap_or_else(|e| e.into_inner());
-                loop {
-                    if let Some(job) = q.jobs.pop_front() {
+        let spawned = std::thread::Builder::new().name("plugin-handler".into()).spawn(move || {
+            let me = Arc::new(Sleeper { thread: std::thread::current(), woken: AtomicBool::new(false) });
+            let mut q = inner.lock();
+            loop {
+                let job = loop {
+                    if let Some(job) = q.take(inner.running_cap) {
                         break job;
                     }
-                    q.idle += 1;
-                    q = inner.ready.wait(q).unwrap_or_else(|e| e.into_inner());
-                    q.idle -= 1;
+                    q.sleepers.push(me.clone());
+                    drop(q);
+                    while !me.woken.swap(false, Ordering::Acquire) {
+                        std::thread::park();
+                    }
+                    q = inner.lock();
+                    q.waking -= 1;
+                };
+                drop(q);
+                let overran = job();
+                q = inner.lock();
+                if overran {
+                    return;
                 }
-            };
-            if job() {
-                return;
+                // The place is this thread's to reuse: the loop takes the next job without a wake.
+                q.working -= 1;
             }
         });
         if let Err(e) = spawned {
@@ -82,14 +148,65 @@ impl HandlerPool {
     }
 
     fn submit(&self, job: Job) {
-        let mut q = self.inner.queue.lock().unwrap_or_else(|e| e.into_inner());
+        let mut q = self.inner.lock();
         q.jobs.push_back(job);
-        let wake = q.idle > 0;
+        let sleeper = q.sleeper_to_wake(self.inner.running_cap);
         drop(q);
-        if wake {
-            self.inner.ready.notify_one();
+        if let Some(sleeper) = sleeper {
+            sleeper.wake();
         }
     }
+}
+
+impl PoolInner {
+    fn lock(&self) -> MutexGuard<'_, PoolQueue> {
+        self.queue.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A running call stopped counting (it waits, or it overran): its place goes to a queued job.
+    fn leave(&self) {
+        let mut q = self.lock();
+        q.working -= 1;
+        let sleeper = q.sleeper_to_wake(self.running_cap);
+        drop(q);
+        if let Some(sleeper) = sleeper {
+            sleeper.wake();
+        }
+    }
+
+    /// A call that waited counts again (possibly above the cap for a moment: it does not queue for its place).
+    fn rejoin(&self) {
+        self.lock().working += 1;
+    }
+}
+
+thread_local! {
+    /// The call this handler thread runs, for `blocking`.
+    static CURRENT_CALL: RefCell<Option<(Arc<PoolInner>, Arc<AtomicU8>)>> = const { RefCell::new(None) };
+}
+
+/// Runs `wait` (a records-engine query, a plugin process's answer) as a wait: when called by a plugin call on a
+/// handler thread, the call leaves its running place to a queued one until `wait` returns. Anywhere else (a thread
+/// of a plugin's own, ingest, start-up) it just runs `wait`.
+pub fn blocking<T>(wait: impl FnOnce() -> T) -> T {
+    struct Rejoin<'a>(&'a PoolInner, &'a AtomicU8);
+    impl Drop for Rejoin<'_> {
+        fn drop(&mut self) {
+            if self.1.fetch_and(!WAITING, Ordering::AcqRel) & !WAITING == RUNNING {
+                self.0.rejoin();
+            }
+        }
+    }
+    let Some((pool, life)) = CURRENT_CALL.with(|c| c.borrow().clone()) else { return wait() };
+    let before = life.fetch_or(WAITING, Ordering::AcqRel);
+    if before & WAITING != 0 {
+        return wait(); // already waiting (a nested wait): the outer one rejoins
+    }
+    if before == RUNNING {
+        pool.leave();
+    }
+    let _rejoin = Rejoin(&pool, &life);
+    wait()
 }
 
 /// The per-plugin part: thread slots and the breaker.
@@ -128,6 +245,8 @@ const RUNNING: u8 = 1;
 const DONE: u8 = 2;
 const ABANDONED: u8 = 3;
 const OVERDUE: u8 = 4;
+/// Set beside RUNNING or OVERDUE while the call waits (`blocking`): it does not count against the running cap.
+const WAITING: u8 = 0x10;
 
 /// Why a call was not queued for its plugin (answered 503 with this text).
 #[derive(Debug, thiserror::Error)]
@@ -328,7 +447,14 @@ pub async fn call<P: Callee>(pool: &HandlerPool, plugin: &Arc<P>, envelope_json:
         Box::new(move || {
             let mut overdue = false;
             if life.compare_exchange(QUEUED, RUNNING, Ordering::AcqRel, Ordering::Acquire).is_ok() {
-                let _ = tx.send(plugin.handle(&envelope_json));
+                CURRENT_CALL.with(|c| *c.borrow_mut() = Some((pool.inner.clone(), life.clone())));
+                // A panic of host code around the call (a plugin's own is caught at the boundary) ends the call
+                // without an answer and keeps the thread, its running place and the plugin's slot accounted.
+                let answer = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| plugin.handle(&envelope_json)));
+                CURRENT_CALL.with(|c| *c.borrow_mut() = None);
+                if let Ok(answer) = answer {
+                    let _ = tx.send(answer);
+                }
                 overdue = life.swap(DONE, Ordering::AcqRel) == OVERDUE;
             }
             plugin.guard().finished(&pool, overdue);
@@ -364,9 +490,15 @@ pub async fn call<P: Callee>(pool: &HandlerPool, plugin: &Arc<P>, envelope_json:
                 return CallOutcome::Timeout { after: deadline };
             }
             let mut s = guard.slots.lock().unwrap_or_else(|e| e.into_inner());
-            if life.compare_exchange(RUNNING, OVERDUE, Ordering::AcqRel, Ordering::Acquire).is_ok() {
+            let overran = life.fetch_update(Ordering::AcqRel, Ordering::Acquire, |l| {
+                (l & !WAITING == RUNNING).then_some(OVERDUE | (l & WAITING))
+            });
+            if let Ok(was) = overran {
                 s.overdue += 1;
                 drop(s);
+                if was & WAITING == 0 {
+                    pool.inner.leave();
+                }
                 // The overrun call keeps its thread; a new one takes its place in the pool.
                 pool.add_thread();
                 plugin.overran();
@@ -381,13 +513,18 @@ pub async fn call<P: Callee>(pool: &HandlerPool, plugin: &Arc<P>, envelope_json:
 mod tests {
     use super::*;
     use crate::config::{BreakerConfig, Isolation, ProcessConfig};
+    use std::sync::Condvar;
 
     fn guard(failures: usize, cooldown_ms: u64) -> Guard {
+        guard_with_deadline(failures, cooldown_ms, Duration::from_secs(1))
+    }
+
+    fn guard_with_deadline(failures: usize, cooldown_ms: u64, deadline: Duration) -> Guard {
         Guard::new(
             "t",
             PluginPolicy {
                 isolation: Isolation::InProcess,
-                deadline: Duration::from_secs(1),
+                deadline,
                 max_threads: 2,
                 max_queued: 1,
                 breaker: BreakerConfig {
@@ -440,13 +577,13 @@ mod tests {
 
     #[test]
     fn a_plugin_holds_at_most_its_threads_and_waits_in_its_own_queue() {
-        let pool = HandlerPool::new(1);
+        let pool = HandlerPool::new(1, 1);
         let g = guard(0, 0);
         let gate = Arc::new(std::sync::Barrier::new(3));
         for _ in 0..2 {
             let gate = gate.clone();
             g.enqueue(
-                &HandlerPool::new(1),
+                &HandlerPool::new(1, 1),
                 Box::new(move || {
                     gate.wait();
                     false
@@ -466,5 +603,136 @@ mod tests {
         assert!(matches!(held, Overload::ThreadsHeld(2)), "{held:?}");
         assert!(held.to_string().contains("overran"), "{held}");
         gate.wait();
+    }
+
+    /// A plugin whose `handle` runs `work`.
+    struct Plugin {
+        guard: Guard,
+        work: Box<dyn Fn() + Send + Sync>,
+    }
+
+    impl Callee for Plugin {
+        fn guard(&self) -> &Guard {
+            &self.guard
+        }
+        fn handle(&self, _request_json: &str) -> HandleOutcome {
+            (self.work)();
+            HandleOutcome::Response { status: 200, body: b"{}".to_vec(), data_status: "demo", headers: Vec::new() }
+        }
+        fn overran(&self) {}
+    }
+
+    fn plugin(deadline: Duration, work: impl Fn() + Send + Sync + 'static) -> Arc<Plugin> {
+        let mut guard = guard_with_deadline(0, 0, deadline);
+        guard.policy.max_threads = 8;
+        guard.policy.max_queued = 8;
+        Arc::new(Plugin { guard, work: Box::new(work) })
+    }
+
+    /// How many calls are inside a section at once, and the most there were.
+    #[derive(Default)]
+    struct Overlap {
+        now: Mutex<(usize, usize)>,
+        changed: Condvar,
+    }
+
+    impl Overlap {
+        fn enter(&self) {
+            let mut n = self.now.lock().unwrap();
+            n.0 += 1;
+            n.1 = n.1.max(n.0);
+            self.changed.notify_all();
+        }
+        fn leave(&self) {
+            self.now.lock().unwrap().0 -= 1;
+        }
+        fn most(&self) -> usize {
+            self.now.lock().unwrap().1
+        }
+        /// Waits until `n` calls have been inside at once (false after two seconds).
+        fn until_inside(&self, n: usize) -> bool {
+            let n_now = self.now.lock().unwrap();
+            let (n_now, timeout) = self.changed.wait_timeout_while(n_now, Duration::from_secs(2), |c| c.1 < n).unwrap();
+            drop(n_now);
+            !timeout.timed_out()
+        }
+    }
+
+    fn answered(outcome: &CallOutcome) -> bool {
+        matches!(outcome, CallOutcome::Done(HandleOutcome::Response { status: 200, .. }))
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn computing_calls_run_at_most_running_calls_at_once_and_waiting_calls_do_not_count() {
+        let pool = HandlerPool::new(4, 1);
+        let computing = Arc::new(Overlap::default());
+        let c = computing.clone();
+        let compute = plugin(Duration::from_secs(5), move || {
+            c.enter();
+            std::thread::sleep(Duration::from_millis(20));
+            c.leave();
+        });
+        let calls = (0..4).map(|_| call(&pool, &compute, String::new()));
+        let outcomes = futures_util::future::join_all(calls).await;
+        assert!(outcomes.iter().all(answered));
+        assert_eq!(computing.most(), 1, "four calls on four threads, one running place");
+
+        // Four calls that wait (as in the records engine) all wait at once: each waits until all four are inside.
+        let waiting = Arc::new(Overlap::default());
+        let w = waiting.clone();
+        let wait = plugin(Duration::from_secs(5), move || {
+            blocking(|| {
+                w.enter();
+                let all_in = w.until_inside(4);
+                w.leave();
+                assert!(all_in, "a waiting call kept its running place");
+            })
+        });
+        let calls = (0..4).map(|_| call(&pool, &wait, String::new()));
+        let outcomes = futures_util::future::join_all(calls).await;
+        assert!(outcomes.iter().all(answered), "every waiting call answered");
+        assert_eq!(waiting.most(), 4);
+
+        // Outside a handler thread `blocking` just runs its closure.
+        assert_eq!(blocking(|| 7), 7);
+        // A thread gives its place back just after its answer is sent.
+        let given_back = Instant::now() + Duration::from_secs(2);
+        while pool.inner.lock().working > 0 && Instant::now() < given_back {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let q = pool.inner.lock();
+        assert_eq!((q.working, q.jobs.len()), (0, 0), "every place given back");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_call_that_overran_its_deadline_leaves_its_running_place() {
+        let pool = HandlerPool::new(2, 1);
+        let release = Arc::new((Mutex::new(false), Condvar::new()));
+        let r = release.clone();
+        let stuck = plugin(Duration::from_millis(200), move || {
+            let gate = r.0.lock().unwrap();
+            drop(r.1.wait_timeout_while(gate, Duration::from_secs(10), |open| !*open).unwrap());
+        });
+        let outcome = call(&pool, &stuck, String::new()).await;
+        assert!(matches!(outcome, CallOutcome::Timeout { .. }), "the stuck call overran");
+        let quick = plugin(Duration::from_secs(1), || {});
+        let outcome = call(&pool, &quick, String::new()).await;
+        assert!(answered(&outcome), "the next call ran while the overrun one still holds its thread");
+        *release.0.lock().unwrap() = true;
+        release.1.notify_all();
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_panic_around_a_call_ends_it_without_an_answer_and_keeps_the_thread_and_its_place() {
+        let pool = HandlerPool::new(1, 1);
+        let panics = plugin(Duration::from_secs(1), || panic!("host code failed around the call"));
+        let outcome = call(&pool, &panics, String::new()).await;
+        assert!(
+            matches!(outcome, CallOutcome::Done(HandleOutcome::Unavailable { crashed: true, .. })),
+            "the call ended without an answer"
+        );
+        let quick = plugin(Duration::from_secs(1), || {});
+        assert!(answered(&call(&pool, &quick, String::new()).await), "the one thread and place still serve");
+        assert_eq!(panics.guard.slots.lock().unwrap().running, 0, "the plugin's slot given back");
     }
 }

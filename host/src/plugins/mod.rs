@@ -146,7 +146,8 @@ impl LoadedPlugin {
                     (self.module.handle())(RStr::from(request_json));
                 outcome_of(outcome, status, &body, headers_json.as_str(), data_status(self))
             }
-            Runtime::Process(child) => child.handle(request_json, data_status(self)),
+            // The work is the child's: this thread only waits for its answer.
+            Runtime::Process(child) => dispatch::blocking(|| child.handle(request_json, data_status(self))),
         }
     }
 
@@ -637,7 +638,7 @@ pub fn init_all(
     for f in &failures {
         tracing::error!(plugin = %f.plugin, file = %f.file, stage = f.stage, error = %f.error, "plugin not loaded");
     }
-    PluginRegistry { plugins, failures, pool: HandlerPool::new(policies.handler_threads) }
+    PluginRegistry { plugins, failures, pool: HandlerPool::new(policies.handler_threads, policies.running_calls) }
 }
 
 /// What one plugin's `init` needs, prepared in file order.

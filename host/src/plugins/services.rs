@@ -11,6 +11,7 @@ use abi_stable::std_types::RStr;
 use datahost_plugin_api::abi::{FfiReply, HostServices};
 use datahost_plugin_api::Manifest;
 
+use super::dispatch::blocking;
 use super::outcome::{first_line, HandleOutcome};
 use crate::engine::{Engine, EngineError};
 
@@ -222,14 +223,14 @@ pub(super) extern "C" fn svc_metric(token: u64, kind: u8, name: RStr<'_>, value:
 pub(super) extern "C" fn svc_load_dataset(token: u64, dataset: RStr<'_>) -> FfiReply {
     shielded(|| {
         let ctx = context(token).ok_or(ServiceError::UnknownToken)?;
-        Ok(ctx.engine.load_dataset(dataset.as_str())?.to_string())
+        Ok(blocking(|| ctx.engine.load_dataset(dataset.as_str()))?.to_string())
     })
 }
 
 pub(super) extern "C" fn svc_query(token: u64, request_json: RStr<'_>) -> FfiReply {
     shielded(|| {
         let ctx = context(token).ok_or(ServiceError::UnknownToken)?;
-        Ok(ctx.engine.query(&ctx.slug, request_json.as_str())?)
+        Ok(blocking(|| ctx.engine.query(&ctx.slug, request_json.as_str()))?)
     })
 }
 
@@ -259,11 +260,11 @@ pub(super) extern "C" fn svc_call(token: u64, name: RStr<'_>, input: RStr<'_>) -
             datahost_plugin_api::query::QUERY_CALL => {
                 let q: datahost_plugin_api::query::RecordsQuery =
                     parse_input("records.query", "{dataset, collection, filters, limit}", input)?;
-                encode(&ctx.engine.query_records(&ctx.readable, &q)?)
+                encode(&blocking(|| ctx.engine.query_records(&ctx.readable, &q))?)
             }
             datahost_plugin_api::words::WORDS_CALL => {
                 let q: datahost_plugin_api::words::WordSearch = parse_input("records.words", "a word search", input)?;
-                encode(&ctx.engine.search_words(&ctx.readable, &q)?)
+                encode(&blocking(|| ctx.engine.search_words(&ctx.readable, &q))?)
             }
             other => Err(ServiceError::UnknownCall(other.to_string())),
         }
