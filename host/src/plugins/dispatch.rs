@@ -117,6 +117,7 @@ impl HandlerPool {
     fn add_thread(&self) {
         let inner = self.inner.clone();
         let spawned = std::thread::Builder::new().name("plugin-handler".into()).spawn(move || {
+            batch_scheduling();
             let me = Arc::new(Sleeper { thread: std::thread::current(), woken: AtomicBool::new(false) });
             let mut q = inner.lock();
             loop {
@@ -177,6 +178,20 @@ impl PoolInner {
     /// A call that waited counts again (possibly above the cap for a moment: it does not queue for its place).
     fn rejoin(&self) {
         self.lock().working += 1;
+    }
+}
+
+/// Handler threads are `SCHED_BATCH`: one woken for a queued call does not preempt the async worker that queued it
+/// (the worker goes on with its other connections; the handler runs at the next scheduling point), which halved
+/// the context switches around a plugin call (BENCHMARKS.md). Their share of the CPU is unchanged (nice 0).
+fn batch_scheduling() {
+    #[cfg(target_os = "linux")]
+    {
+        let param = libc::sched_param { sched_priority: 0 };
+        // SAFETY: sets the calling thread's policy (pid 0 is the caller on Linux) from a valid parameter.
+        if unsafe { libc::sched_setscheduler(0, libc::SCHED_BATCH, &param) } != 0 {
+            tracing::debug!(error = %std::io::Error::last_os_error(), "plugin handler thread stays SCHED_OTHER");
+        }
     }
 }
 
