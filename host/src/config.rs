@@ -577,8 +577,8 @@ impl Policies {
             .collect();
         let cpus = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2);
         let handler_threads = if p.handler_threads == 0 { (4 * cpus).max(8) } else { p.handler_threads };
-        // One more than the cores: calls that compute longer (a full-text search) keep the cores busy while one
-        // call's answer is handed back (measured against the cores alone, BENCHMARKS.md "Calls running at once").
+        // One more than the cores: with the cores alone, routes whose calls compute long (edgar-search's full-text
+        // search) lost throughput against no cap; with one more no route did (BENCHMARKS.md "Calls running at once").
         let running_calls = if p.running_calls == 0 { cpus + 1 } else { p.running_calls };
         Ok(Policies { default, per_plugin, handler_threads, running_calls })
     }

@@ -5,13 +5,13 @@
 # and after / before. Not part of CI.
 # Usage: tests/bench/ab_plugins.sh BEFORE_PLUGIN_DIR AFTER_PLUGIN_DIR [seconds per run, 5] [rounds, 5]
 #   ROUTE (edgar-search; any route of `bench.py cold-queries KIND`), KIND (memory: the demo seeds; table: the
-#   table-backed routes, on records ingested beforehand into the engine both sides are given, e.g. by
-#   BEFORE_ENV=AFTER_ENV=DATAHOST_ENGINE__URL=postgres://...), PATHS (a file of request paths to rotate instead
-#   of the cold queries), COLD_N (10000), BIN (the host binary,
-#   target/release/datahost), BEFORE_BIN and AFTER_BIN (each side's host binary, BIN unless set: two host builds
-#   on one plugin folder compare the host's cold path), BEFORE_ENV and AFTER_ENV (each side's extra environment,
-#   e.g. AFTER_ENV=DATAHOST_PLUGINS__HANDLER_THREADS=2: one build under two settings). Keep a copy of target/release/*.so (or of the host
-#   binary) before rebuilding to have a "before".
+#   table-backed routes, on records ingested beforehand into the engine both sides are given, for example both
+#   BEFORE_ENV and AFTER_ENV set to DATAHOST_ENGINE__URL=postgres://...), PATHS (a file of request paths to rotate
+#   instead of the cold queries), COLD_N (10000), BIN (the host binary, target/release/datahost), BEFORE_BIN and
+#   AFTER_BIN (each side's host binary, BIN unless set: two host builds on one plugin folder compare the host's
+#   cold path), BEFORE_ENV and AFTER_ENV (each side's extra environment, VAR=value words, for example
+#   AFTER_ENV=DATAHOST_PLUGINS__RUNNING_CALLS=2: one build under two settings). Keep a copy of
+#   target/release/*.so (or of the host binary) before rebuilding to have a "before".
 set -euo pipefail
 before=$1; after=$2; secs=${3:-5}; rounds=${4:-5}
 root=$(cd "$(dirname "$0")/../.." && pwd)
