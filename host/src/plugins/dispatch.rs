@@ -118,6 +118,7 @@ impl HandlerPool {
         let inner = self.inner.clone();
         let spawned = std::thread::Builder::new().name("plugin-handler".into()).spawn(move || {
             batch_scheduling();
+            HANDLER_POOL.with(|p| *p.borrow_mut() = Some(inner.clone()));
             let me = Arc::new(Sleeper { thread: std::thread::current(), woken: AtomicBool::new(false) });
             let mut q = inner.lock();
             loop {
@@ -151,11 +152,7 @@ impl HandlerPool {
     fn submit(&self, job: Job) {
         let mut q = self.inner.lock();
         q.jobs.push_back(job);
-        let sleeper = q.sleeper_to_wake(self.inner.running_cap);
-        drop(q);
-        if let Some(sleeper) = sleeper {
-            sleeper.wake();
-        }
+        self.inner.wake_for(q);
     }
 }
 
@@ -168,6 +165,11 @@ impl PoolInner {
     fn leave(&self) {
         let mut q = self.lock();
         q.working -= 1;
+        self.wake_for(q);
+    }
+
+    /// After a change to the queue: wakes a sleeping thread (outside the lock) when a job now has a free place.
+    fn wake_for(&self, mut q: MutexGuard<'_, PoolQueue>) {
         let sleeper = q.sleeper_to_wake(self.running_cap);
         drop(q);
         if let Some(sleeper) = sleeper {
@@ -196,8 +198,10 @@ fn batch_scheduling() {
 }
 
 thread_local! {
+    /// The pool of this handler thread (set once, as it starts), for `blocking`.
+    static HANDLER_POOL: RefCell<Option<Arc<PoolInner>>> = const { RefCell::new(None) };
     /// The call this handler thread runs, for `blocking`.
-    static CURRENT_CALL: RefCell<Option<(Arc<PoolInner>, Arc<AtomicU8>)>> = const { RefCell::new(None) };
+    static CURRENT_CALL: RefCell<Option<Arc<AtomicU8>>> = const { RefCell::new(None) };
 }
 
 /// Runs `wait` (a records-engine query, a plugin process's answer) as a wait: when called by a plugin call on a
@@ -212,7 +216,8 @@ pub fn blocking<T>(wait: impl FnOnce() -> T) -> T {
             }
         }
     }
-    let Some((pool, life)) = CURRENT_CALL.with(|c| c.borrow().clone()) else { return wait() };
+    let Some(life) = CURRENT_CALL.with(|c| c.borrow().clone()) else { return wait() };
+    let Some(pool) = HANDLER_POOL.with(|p| p.borrow().clone()) else { return wait() };
     let before = life.fetch_or(WAITING, Ordering::AcqRel);
     if before & WAITING != 0 {
         return wait(); // already waiting (a nested wait): the outer one rejoins
@@ -462,7 +467,7 @@ pub async fn call<P: Callee>(pool: &HandlerPool, plugin: &Arc<P>, envelope_json:
         Box::new(move || {
             let mut overdue = false;
             if life.compare_exchange(QUEUED, RUNNING, Ordering::AcqRel, Ordering::Acquire).is_ok() {
-                CURRENT_CALL.with(|c| *c.borrow_mut() = Some((pool.inner.clone(), life.clone())));
+                CURRENT_CALL.with(|c| *c.borrow_mut() = Some(life.clone()));
                 // A panic of host code around the call (a plugin's own is caught at the boundary) ends the call
                 // without an answer and keeps the thread, its running place and the plugin's slot accounted.
                 let answer = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| plugin.handle(&envelope_json)));
