@@ -29,6 +29,11 @@ pub const OUTCOME_PANIC: u8 = 2;
 /// is. Added in SDK 1.1 without a layout change: a host that predates it reads any unknown outcome as an error
 /// with the same status and message, so a newer plugin still answers the right status on an older host.
 pub const OUTCOME_API_ERROR: u8 = 3;
+/// `FfiResponse::outcome` only: an answer (as [`OUTCOME_OK`]) whose body the SDK wrote with serde_json and found
+/// unchanged when `handle` returned ([`crate::Response::json`]), so it is JSON by construction and the host does
+/// not read it through again. Added in SDK 3.2, sent only to a host that announces
+/// [`crate::host::WRITTEN_JSON`]: an older host would read the unknown outcome as an error.
+pub const OUTCOME_OK_WRITTEN_JSON: u8 = 4;
 
 /// The root module every plugin exports. Fields are function pointers only; the plugin keeps its state in
 /// its own statics (a library is loaded once and never unloaded).
@@ -99,7 +104,8 @@ impl FfiReply {
 #[repr(C)]
 #[derive(StableAbi, Debug)]
 pub struct FfiResponse {
-    /// [`OUTCOME_OK`] for an answer (status 2xx, JSON body); [`OUTCOME_API_ERROR`] for an API error (status and
+    /// [`OUTCOME_OK`] for an answer (status 2xx, JSON body), or [`OUTCOME_OK_WRITTEN_JSON`] for one whose body
+    /// serde_json wrote; [`OUTCOME_API_ERROR`] for an API error (status and
     /// plain-text message); [`OUTCOME_ERR`] when the SDK could not serve at all (unreadable request, state not
     /// initialised); [`OUTCOME_PANIC`] when `handle` panicked. Plugins built before SDK 1.1 answer API errors as
     /// [`OUTCOME_OK`] with the error status and a JSON body `{"error": message}`; the host still reads those.

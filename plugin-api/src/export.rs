@@ -4,6 +4,7 @@
 //! its body under `catch_unwind` here and reports a panic as a value (`OUTCOME_PANIC`). Plugin authors never
 //! write an `extern "C"` function themselves.
 
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -12,7 +13,8 @@ use std::sync::{Arc, Once, RwLock};
 use abi_stable::std_types::{RSlice, RStr, RString, RVec};
 
 use crate::abi::{
-    FfiReply, FfiResponse, HostServices, ABI_MAJOR, OUTCOME_API_ERROR, OUTCOME_ERR, OUTCOME_OK, OUTCOME_PANIC,
+    FfiReply, FfiResponse, HostServices, ABI_MAJOR, OUTCOME_API_ERROR, OUTCOME_ERR, OUTCOME_OK,
+    OUTCOME_OK_WRITTEN_JSON, OUTCOME_PANIC,
 };
 use crate::host::{self, Host};
 use crate::{BuildInfo, InitContext, Plugin, RequestEnvelope};
@@ -30,18 +32,30 @@ pub struct PluginState<P> {
 
 struct Live<P> {
     instance: Arc<P>,
+    /// `Plugin::cache_responses`: whether the instance's answers may be reused at all, by the SDK or the host.
+    reusable: bool,
+    /// The SDK's own copy of the answers: only when they are reusable and the host keeps none itself.
     cache: Option<Arc<ResponseCache>>,
     /// The host reads headers as `[name, value]` pairs ([`crate::host::HEADER_PAIRS`]), asked at each `init`.
     header_pairs: bool,
+    /// The host reads [`OUTCOME_OK_WRITTEN_JSON`] ([`crate::host::WRITTEN_JSON`]), asked at each `init`.
+    written_json: bool,
 }
 
 impl<P> Clone for Live<P> {
     fn clone(&self) -> Self {
-        Self { instance: self.instance.clone(), cache: self.cache.clone(), header_pairs: self.header_pairs }
+        Self {
+            instance: self.instance.clone(),
+            reusable: self.reusable,
+            cache: self.cache.clone(),
+            header_pairs: self.header_pairs,
+            written_json: self.written_json,
+        }
     }
 }
 
-/// Successful answers of an instance over an immutable dataset, keyed by route, tier and query. Serialising a
+/// Successful answers of an instance over an immutable dataset, keyed by route, tier and query, kept only under a
+/// host that does not cache answers itself (one that predates [`crate::host::ANSWER_CACHE`]). Serialising a
 /// response costs far more than copying it, and popular queries repeat. Bounded: when it would grow past its
 /// limits it starts over, which keeps it simple and makes cache-busting queries cost no more than uncached ones.
 #[derive(Default)]
@@ -123,11 +137,17 @@ impl<P: Plugin> PluginState<P> {
             } else {
                 serde_json::from_str(config_json.as_str()).map_err(|e| format!("plugin config is not JSON: {e}"))?
             };
-            let header_pairs = host.capabilities().iter().any(|c| c == crate::host::HEADER_PAIRS);
+            let capabilities = host.capabilities();
+            let header_pairs = capabilities.iter().any(|c| c == crate::host::HEADER_PAIRS);
+            // A host that caches answers itself makes a second copy here memory spent twice and a copy per miss;
+            // its operator's `[cache]` settings then govern alone (`max_bytes = 0`: nothing is kept anywhere).
+            let host_caches = capabilities.iter().any(|c| c == crate::host::ANSWER_CACHE);
+            let written_json = capabilities.iter().any(|c| c == crate::host::WRITTEN_JSON);
             let instance = P::init(InitContext { host, config })?;
-            let cache = instance.cache_responses().then(|| Arc::new(ResponseCache::default()));
+            let reusable = instance.cache_responses();
+            let cache = (reusable && !host_caches).then(|| Arc::new(ResponseCache::default()));
             *self.current.write().unwrap_or_else(|e| e.into_inner()) =
-                Some(Live { instance: Arc::new(instance), cache, header_pairs });
+                Some(Live { instance: Arc::new(instance), reusable, cache, header_pairs, written_json });
             Ok(String::new())
         })
     }
@@ -138,7 +158,7 @@ impl<P: Plugin> PluginState<P> {
                 Ok(r) => r,
                 Err(e) => return error_response(500, &format!("the host sent a request the plugin cannot read: {e}")),
             };
-            let Some(Live { instance, cache, header_pairs }) = self.live() else {
+            let Some(Live { instance, reusable, cache, header_pairs, written_json }) = self.live() else {
                 return error_response(503, "the dataset is not initialised");
             };
             let key = cache.as_ref().map(|_| ResponseCache::key(&request));
@@ -152,9 +172,16 @@ impl<P: Plugin> PluginState<P> {
                     };
                 }
             }
+            WRITTEN_JSON.set(None);
             match instance.handle(&request) {
                 Ok(mut resp) => {
-                    if cache.is_none() {
+                    let outcome = if written_json && (200..300).contains(&resp.status) && written_unchanged(&resp.body)
+                    {
+                        OUTCOME_OK_WRITTEN_JSON
+                    } else {
+                        OUTCOME_OK
+                    };
+                    if !reusable {
                         // Neither this cache nor the host's may reuse an answer of an instance that reads live.
                         resp.headers.push((crate::request::NO_HOST_CACHE_HEADER.into(), "off".into()));
                     }
@@ -165,12 +192,7 @@ impl<P: Plugin> PluginState<P> {
                             Cached { status: resp.status, body: resp.body.clone(), headers_json: headers.to_string() },
                         );
                     }
-                    FfiResponse {
-                        outcome: OUTCOME_OK,
-                        status: resp.status,
-                        body: RVec::from(resp.body),
-                        headers_json: headers,
-                    }
+                    FfiResponse { outcome, status: resp.status, body: RVec::from(resp.body), headers_json: headers }
                 }
                 // The message as it is: the host wraps it in its error envelope without reading JSON.
                 Err(e) => FfiResponse {
@@ -197,6 +219,23 @@ impl<P: Plugin> PluginState<P> {
             Ok(out.to_string())
         })
     }
+}
+
+thread_local! {
+    /// The length and XXH3 of the body [`crate::Response::json`] last wrote on this thread (cleared before each
+    /// `handle`): an answer whose body still matches is JSON by construction.
+    static WRITTEN_JSON: Cell<Option<(usize, u64)>> = const { Cell::new(None) };
+}
+
+/// Called by [`crate::Response::json`] with the bytes serde_json wrote.
+pub(crate) fn note_written_json(body: &[u8]) {
+    WRITTEN_JSON.set(Some((body.len(), xxhash_rust::xxh3::xxh3_64(body))));
+}
+
+/// Whether `body` is the one [`crate::Response::json`] wrote last on this thread during this `handle`, unchanged
+/// since (a plugin may edit a body after writing it, or build one by hand: those are read by the host).
+fn written_unchanged(body: &[u8]) -> bool {
+    WRITTEN_JSON.get().is_some_and(|(len, hash)| len == body.len() && hash == xxhash_rust::xxh3::xxh3_64(body))
 }
 
 fn error_response(status: u16, message: &str) -> FfiResponse {
@@ -441,7 +480,7 @@ mod tests {
 
     #[test]
     fn response_cache_reuses_answers_until_the_next_init() {
-        let host = crate::testing::TestHost::new();
+        let host = crate::testing::TestHost::new().without_capability(crate::host::ANSWER_CACHE);
         let state: PluginState<Counting> = PluginState::new();
         state.init(host.services(), RStr::from("{}"));
         let before = CALLS.load(Ordering::SeqCst);
@@ -467,6 +506,95 @@ mod tests {
         CACHING.store(true, Ordering::SeqCst);
     }
 
+    static COMPUTED: AtomicU32 = AtomicU32::new(0);
+
+    struct Computing;
+
+    impl Plugin for Computing {
+        fn manifest() -> Manifest {
+            unreachable!()
+        }
+        fn init(_ctx: InitContext) -> Result<Self, crate::BoxError> {
+            Ok(Computing)
+        }
+        fn handle(&self, request: &RequestEnvelope) -> Result<Response, ApiError> {
+            COMPUTED.fetch_add(1, Ordering::SeqCst);
+            Response::json(&serde_json::json!({"q": request.query}))
+        }
+    }
+
+    #[test]
+    fn under_a_host_that_caches_answers_the_sdk_keeps_none() {
+        let json = serde_json::to_string(&RequestEnvelope::new("/v1/x", &[("ticker", "A")])).unwrap();
+        let state: PluginState<Computing> = PluginState::new();
+        state.init(crate::testing::TestHost::new().services(), RStr::from("{}"));
+        let first = state.handle(RStr::from(json.as_str()));
+        let second = state.handle(RStr::from(json.as_str()));
+        assert_eq!(COMPUTED.load(Ordering::SeqCst), 2, "each request computed: the host keeps the answers");
+        assert_eq!(first.body.as_slice(), second.body.as_slice());
+        assert!(second.headers_json.is_empty(), "and the host may keep them: no x-datahost-cache: off");
+        state.init(
+            crate::testing::TestHost::new().without_capability(crate::host::ANSWER_CACHE).services(),
+            RStr::from("{}"),
+        );
+        state.handle(RStr::from(json.as_str()));
+        state.handle(RStr::from(json.as_str()));
+        assert_eq!(COMPUTED.load(Ordering::SeqCst), 3, "a host that keeps none: the SDK keeps them, as before");
+    }
+
+    /// Answers the body `Response::json` wrote (`mode` absent), that body edited afterwards (`edited`), one made by
+    /// hand (`hand`), or a written body under another status (`created`).
+    struct Writing;
+
+    impl Plugin for Writing {
+        fn manifest() -> Manifest {
+            unreachable!()
+        }
+        fn init(_ctx: InitContext) -> Result<Self, crate::BoxError> {
+            Ok(Writing)
+        }
+        fn handle(&self, request: &RequestEnvelope) -> Result<Response, ApiError> {
+            if request.params().str("mode") == Some("hand") {
+                return Ok(Response { status: 200, body: br#"{"ok":true}"#.to_vec(), headers: vec![] });
+            }
+            let mut written = Response::json(&serde_json::json!({"ok": true}))?;
+            match request.params().str("mode") {
+                Some("edited") => written.body[1] = b'[',
+                Some("created") => written.status = 201,
+                Some("other") => {
+                    // Another body written after the one answered: the SDK vouches for the last one only.
+                    Response::json(&serde_json::json!({"other": 1}))?;
+                }
+                _ => {}
+            }
+            Ok(written)
+        }
+    }
+
+    #[test]
+    fn a_body_serde_json_wrote_crosses_as_written_json_only_while_unchanged() {
+        let outcome = |state: &PluginState<Writing>, mode: &[(&str, &str)]| {
+            let json = serde_json::to_string(&RequestEnvelope::new("/v1/x", mode)).unwrap();
+            state.handle(RStr::from(json.as_str())).outcome
+        };
+        let state: PluginState<Writing> = PluginState::new();
+        state.init(crate::testing::TestHost::new().services(), RStr::from("{}"));
+        assert_eq!(outcome(&state, &[]), OUTCOME_OK_WRITTEN_JSON);
+        assert_eq!(outcome(&state, &[("mode", "created")]), OUTCOME_OK_WRITTEN_JSON, "any 2xx");
+        assert_eq!(
+            outcome(&state, &[("mode", "edited")]),
+            OUTCOME_OK,
+            "edited after it was written: the host reads it"
+        );
+        assert_eq!(outcome(&state, &[("mode", "hand")]), OUTCOME_OK, "made by hand: the host reads it");
+        assert_eq!(outcome(&state, &[("mode", "other")]), OUTCOME_OK, "not the body written last");
+        assert_eq!(outcome(&state, &[]), OUTCOME_OK_WRITTEN_JSON, "each handle starts afresh");
+        // A host that does not read the outcome gets every answer as OUTCOME_OK.
+        let older = crate::testing::TestHost::new().without_capability(crate::host::WRITTEN_JSON);
+        state.init(older.services(), RStr::from("{}"));
+        assert_eq!(outcome(&state, &[]), OUTCOME_OK);
+    }
+
     struct Linking;
 
     impl Plugin for Linking {
@@ -489,7 +617,7 @@ mod tests {
         state.init(current.services(), RStr::from("{}"));
         let headers = state.handle(RStr::from(json.as_str())).headers_json.into_string();
         assert_eq!(headers, r#"[["x-source","a"],["x-source","b"]]"#, "a repeated header keeps both values, in order");
-        // The same answer from the SDK's cache, still as pairs.
+        // Asked again, still as pairs.
         assert_eq!(state.handle(RStr::from(json.as_str())).headers_json.into_string(), headers);
         let older = crate::testing::TestHost::new().predating_capabilities();
         state.init(older.services(), RStr::from("{}"));

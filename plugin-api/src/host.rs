@@ -226,6 +226,15 @@ pub const CAPABILITIES_CALL: &str = "host.capabilities";
 /// only its last value.
 pub const HEADER_PAIRS: &str = "headers:pairs";
 
+/// A host capability: it keeps finished answers in its own response cache, sized (and switched off) by its
+/// operator's `[cache]` settings, so the SDK keeps no second copy of an instance's answers. An older host does
+/// not announce it and the SDK keeps its own, as before.
+pub const ANSWER_CACHE: &str = "answers:cached";
+
+/// A host capability: it reads [`crate::abi::OUTCOME_OK_WRITTEN_JSON`], an answer whose body the SDK wrote with
+/// serde_json, and does not check that body for JSON again (it checks every other 2xx body).
+pub const WRITTEN_JSON: &str = "outcome:written-json";
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -65,6 +65,7 @@ impl Response {
     pub fn json<T: Serialize + ?Sized>(value: &T) -> Result<Response, ApiError> {
         let body =
             serde_json::to_vec(value).map_err(|e| ApiError::internal(format!("serialising the response: {e}")))?;
+        crate::export::note_written_json(&body);
         Ok(Response { status: 200, body, headers: Vec::new() })
     }
 

@@ -16,8 +16,8 @@ struct TestHostData {
     logs: Vec<String>,
     companies: Vec<crate::reference::CompanyRef>,
     routes: HashMap<String, serde_json::Value>,
-    /// Whether it answers `host.capabilities` (false: a host older than SDK 2.1).
-    capabilities: bool,
+    /// What it answers to `host.capabilities` (`None`: a host older than SDK 2.1, which does not know the call).
+    capabilities: Option<Vec<&'static str>>,
 }
 
 static HOSTS: Mutex<Option<HashMap<u64, TestHostData>>> = Mutex::new(None);
@@ -44,9 +44,10 @@ extern "C" fn query(_token: u64, _request: RStr<'_>) -> FfiReply {
 extern "C" fn call(token: u64, name: RStr<'_>, input: RStr<'_>) -> FfiReply {
     match name.as_str() {
         "engine.kind" => FfiReply::ok("\"embedded\""),
-        crate::host::CAPABILITIES_CALL if with_host(token, |h| h.capabilities).unwrap_or(true) => {
-            FfiReply::ok(serde_json::json!([crate::host::HEADER_PAIRS]).to_string())
-        }
+        crate::host::CAPABILITIES_CALL => match with_host(token, |h| h.capabilities.clone()).flatten() {
+            Some(names) => FfiReply::ok(serde_json::json!(names).to_string()),
+            None => FfiReply::err(format!("unknown host call `{name}`")),
+        },
         crate::reference::RESOLVE_CALL => {
             let queries: Vec<crate::reference::CompanyQuery> = match serde_json::from_str(input.as_str()) {
                 Ok(q) => q,
@@ -188,7 +189,11 @@ impl TestHost {
                 logs: Vec::new(),
                 companies: Vec::new(),
                 routes: HashMap::new(),
-                capabilities: true,
+                capabilities: Some(vec![
+                    crate::host::HEADER_PAIRS,
+                    crate::host::ANSWER_CACHE,
+                    crate::host::WRITTEN_JSON,
+                ]),
             },
         );
         Self { token }
@@ -197,7 +202,18 @@ impl TestHost {
     /// A host as released before SDK 2.1: it answers `host.capabilities` as an unknown call (it announces
     /// nothing), for tests of what a plugin does on older hosts.
     pub fn predating_capabilities(self) -> Self {
-        with_host(self.token, |h| h.capabilities = false);
+        with_host(self.token, |h| h.capabilities = None);
+        self
+    }
+
+    /// A host that announces every capability of this SDK's but `name` (for example
+    /// [`crate::host::ANSWER_CACHE`]: a host that keeps no answers itself, so the SDK keeps them).
+    pub fn without_capability(self, name: &str) -> Self {
+        with_host(self.token, |h| {
+            if let Some(names) = h.capabilities.as_mut() {
+                names.retain(|n| *n != name);
+            }
+        });
         self
     }
 

@@ -84,7 +84,7 @@ fn external_plugin_built_outside_the_workspace_serves() {
 #[test]
 fn panicking_and_garbage_plugins_give_500_and_the_host_keeps_serving() {
     let (server, _dir) = server_with_fixtures();
-    for mode in ["panic", "garbage", "status"] {
+    for mode in ["panic", "garbage", "not-utf8", "edited", "status"] {
         let resp = server.request(&format!("/v1/fixture-panics?mode={mode}"), &[("X-API-Key", &server.owner_key)]);
         assert_eq!(resp.status().as_u16(), 500, "mode {mode}");
         let rid = resp.headers()["x-request-id"].to_str().unwrap().to_string();
@@ -102,7 +102,8 @@ fn panicking_and_garbage_plugins_give_500_and_the_host_keeps_serving() {
         "panic metric missing:\n{}",
         metrics.lines().filter(|l| l.contains("plugin")).collect::<Vec<_>>().join("\n")
     );
-    assert!(metrics.contains("datahost_plugin_faults_total{plugin=\"fixture-panics\",kind=\"invalid-json\"} 1"));
+    // Not JSON: the hand-made body, the string that is not UTF-8, and the written body edited afterwards.
+    assert!(metrics.contains("datahost_plugin_faults_total{plugin=\"fixture-panics\",kind=\"invalid-json\"} 3"));
     // The panic message reaches the host log.
     server.wait_for_output("fixture panic on purpose");
 }

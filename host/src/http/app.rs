@@ -616,11 +616,11 @@ async fn call_plugin(state: &AppState, ctx: &RouteCtx, envelope_json: String, ri
                 .with_request_id(rid.filter(|_| status >= 500))
                 .into_response()
         }
-        HandleOutcome::Response { status, body, data_status, headers } => {
+        HandleOutcome::Response { status, body, data_status, headers, written_json } => {
             if (200..300).contains(&status) {
                 // Validated once, here (labelled already: `outcome_of`): a cached answer is served without being
-                // read again.
-                if serde_json::from_slice::<serde::de::IgnoredAny>(&body).is_err() {
+                // read again. A body the SDK wrote with serde_json is JSON by construction (`written_json`).
+                if !written_json && !is_json(&body) {
                     return fault("invalid-json", "2xx body is not JSON").into();
                 }
                 let body = Bytes::from(body);
@@ -662,6 +662,12 @@ async fn call_plugin(state: &AppState, ctx: &RouteCtx, envelope_json: String, ri
         }
     };
     Answer::Other(resp)
+}
+
+/// Whether `body` is one JSON text in UTF-8. serde_json reading bytes skips over a string's contents without
+/// checking their UTF-8, so that is checked first (and the JSON read from the checked text).
+fn is_json(body: &[u8]) -> bool {
+    std::str::from_utf8(body).is_ok_and(|text| serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok())
 }
 
 impl From<Response> for Answer {
@@ -876,7 +882,7 @@ fn truncate_chars(text: &str, max: usize) -> &str {
 mod label_tests {
     use std::borrow::Cow;
 
-    use super::parse_query;
+    use super::{is_json, parse_query};
 
     /// A query without `%` or `+` is split by hand, borrowed from the request target: the same pairs as
     /// form_urlencoded reads, on fixed cases and on drawn strings.
@@ -917,6 +923,18 @@ mod label_tests {
         let parsed: Vec<(String, String)> =
             parse_query(Some(raw)).into_iter().map(|(k, v)| (k.into_owned(), v.into_owned())).collect();
         assert_eq!(parsed, expected, "{raw:?}");
+    }
+
+    #[test]
+    fn a_body_is_json_only_as_one_json_text_in_utf8() {
+        assert!(is_json(br#"{"name":"Zo\u00eb","n":[1,2.5e3,null]}"#));
+        assert!(is_json("{\"name\":\"Zoë\"}".as_bytes()));
+        // serde_json alone reads these bytes as JSON: it skips over a string without checking its UTF-8.
+        assert!(serde_json::from_slice::<serde::de::IgnoredAny>(b"{\"name\":\"\xff\"}").is_ok());
+        assert!(!is_json(b"{\"name\":\"\xff\"}"));
+        for bad in [&b""[..], b"{", b"{\"a\":1} x", b"[1,]", b"{\"a\":01}", b"\xef\xbb\xbf{}"] {
+            assert!(!is_json(bad), "{:?}", String::from_utf8_lossy(bad));
+        }
     }
 
     /// The rate-limit numbers come from a table up to the largest tier limit and are made per call above it: the

@@ -637,7 +637,13 @@ mod tests {
         }
         fn handle(&self, _request_json: &str) -> HandleOutcome {
             (self.work)();
-            HandleOutcome::Response { status: 200, body: b"{}".to_vec(), data_status: "demo", headers: Vec::new() }
+            HandleOutcome::Response {
+                status: 200,
+                body: b"{}".to_vec(),
+                data_status: "demo",
+                headers: Vec::new(),
+                written_json: false,
+            }
         }
         fn overran(&self) {}
     }

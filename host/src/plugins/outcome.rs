@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use axum::http::{HeaderName, HeaderValue};
-use datahost_plugin_api::abi::{OUTCOME_API_ERROR, OUTCOME_OK, OUTCOME_PANIC};
+use datahost_plugin_api::abi::{OUTCOME_API_ERROR, OUTCOME_OK, OUTCOME_OK_WRITTEN_JSON, OUTCOME_PANIC};
 
 /// What one call to `handle` produced.
 #[derive(Debug)]
@@ -17,6 +17,9 @@ pub enum HandleOutcome {
         data_status: &'static str,
         /// In the plugin's order, each already checked to be a header HTTP can carry.
         headers: Vec<(HeaderName, HeaderValue)>,
+        /// The SDK wrote the body with serde_json and vouches that it is unchanged since
+        /// (`OUTCOME_OK_WRITTEN_JSON`): JSON by construction, not read through again. False: the host checks it.
+        written_json: bool,
     },
     /// An API error the plugin chose (a 404, a 400 naming a parameter, a 503 while the engine is down): its
     /// status and message, served in the host's error envelope as they are.
@@ -56,6 +59,10 @@ pub fn outcome_of(
     data_status: &'static str,
 ) -> HandleOutcome {
     let text = |body: &[u8]| String::from_utf8_lossy(body).into_owned();
+    let (outcome, written_json) = match outcome {
+        OUTCOME_OK_WRITTEN_JSON => (OUTCOME_OK, true),
+        other => (other, false),
+    };
     match outcome {
         // SDK 1.0 answers an API error this way: its status and a JSON body `{"error": message}`.
         OUTCOME_OK if (400..600).contains(&status) => match serde_json::from_slice::<LegacyError>(body) {
@@ -68,7 +75,7 @@ pub fn outcome_of(
         OUTCOME_OK => match parse_headers(headers_json) {
             Ok(headers) => {
                 let body = if (200..300).contains(&status) { labelled(body, data_status) } else { body.to_vec() };
-                HandleOutcome::Response { status, body, data_status, headers }
+                HandleOutcome::Response { status, body, data_status, headers, written_json }
             }
             Err(bad) => HandleOutcome::Malformed { kind: "invalid-answer", what: bad.to_string() },
         },
@@ -156,9 +163,16 @@ mod tests {
     fn each_outcome_code_is_read_as_its_kind() {
         let answer = outcome_of(OUTCOME_OK, 200, b"{}", r#"{"x-next-cursor":"abc"}"#, "demo");
         assert!(
-            matches!(&answer, HandleOutcome::Response { status: 200, headers, .. }
+            matches!(&answer, HandleOutcome::Response { status: 200, headers, written_json: false, .. }
                 if texts(headers) == [("x-next-cursor", "abc")]),
             "{answer:?}"
+        );
+        // The same answer with a body the SDK wrote with serde_json: read alike, and not to be checked again.
+        let written = outcome_of(OUTCOME_OK_WRITTEN_JSON, 200, b"{}", r#"{"x-next-cursor":"abc"}"#, "demo");
+        assert!(
+            matches!(&written, HandleOutcome::Response { status: 200, body, headers, written_json: true, .. }
+                if texts(headers) == [("x-next-cursor", "abc")] && body == br#"{"dataStatus":"demo"}"#),
+            "{written:?}"
         );
         // Pairs (SDK 2.1 on): a repeated name keeps every value, in order.
         let pairs = outcome_of(OUTCOME_OK, 200, b"{}", r#"[["x-source","a"],["x-source","b"]]"#, "demo");

@@ -249,8 +249,10 @@ pub(super) extern "C" fn svc_call(token: u64, name: RStr<'_>, input: RStr<'_>) -
             }
             "host.version" => Ok(format!("\"{}\"", env!("CARGO_PKG_VERSION"))),
             // What this host reads beyond ABI 1 as first released; the SDK asks at each init.
+            // Answers are kept by this host's response cache alone (`[cache]`), never again inside a plugin.
             datahost_plugin_api::host::CAPABILITIES_CALL => {
-                Ok(format!("[\"{}\"]", datahost_plugin_api::host::HEADER_PAIRS))
+                use datahost_plugin_api::host::{ANSWER_CACHE, HEADER_PAIRS, WRITTEN_JSON};
+                encode(&[HEADER_PAIRS, ANSWER_CACHE, WRITTEN_JSON])
             }
             datahost_plugin_api::host::PLUGIN_DIR_CALL => {
                 let dir = ctx.engine.plugin_dir(&ctx.slug)?;
