@@ -97,14 +97,7 @@ impl Host {
 
     /// A named host call with JSON in and out.
     pub fn call(&self, name: &str, input: &serde_json::Value) -> Result<serde_json::Value, HostError> {
-        let input = input.to_string();
-        let raw = (self.services.call)(self.services.token, RStr::from(name), RStr::from(input.as_str()))
-            .into_result()
-            .map_err(HostError::Refused)?;
-        if raw.is_empty() {
-            return Ok(serde_json::Value::Null);
-        }
-        serde_json::from_str(&raw).map_err(|source| HostError::Unreadable { call: name.into(), source })
+        self.call_text(name, &input.to_string())
     }
 
     /// A named host call with typed input and output.
@@ -113,9 +106,18 @@ impl Host {
         call: &'static str,
         input: &I,
     ) -> Result<O, HostError> {
-        let input = serde_json::to_value(input).map_err(|source| HostError::Input { call: call.into(), source })?;
-        let out = self.call(call, &input)?;
-        serde_json::from_value(out).map_err(|source| HostError::Unreadable { call: call.into(), source })
+        let input = serde_json::to_string(input).map_err(|source| HostError::Input { call: call.into(), source })?;
+        self.call_text(call, &input)
+    }
+
+    /// A named host call on JSON text, its answer read straight into `O` (no `Value` in between: a records page
+    /// is read once, not built as values and then rebuilt); an empty answer reads as `null`.
+    fn call_text<O: DeserializeOwned>(&self, name: &str, input: &str) -> Result<O, HostError> {
+        let raw = (self.services.call)(self.services.token, RStr::from(name), RStr::from(input))
+            .into_result()
+            .map_err(HostError::Refused)?;
+        let text = if raw.is_empty() { "null" } else { raw.as_str() };
+        serde_json::from_str(text).map_err(|source| HostError::Unreadable { call: name.into(), source })
     }
 
     /// Resolves tickers, CIKs and names through the host's `companies` reference dataset, one answer per

@@ -369,6 +369,16 @@ impl Engine {
     /// Answers `records.query` for a plugin that may read `readable` datasets: only on a declared index, and
     /// only over ingested records (a dataset serving its demo seed has none; its plugin reads the seed).
     pub fn query_records(&self, readable: &[String], q: &RecordsQuery) -> Result<RecordsPage, EngineError> {
+        records::page(q, self.query_rows(readable, q)?)
+    }
+
+    /// [`Self::query_records`] as the JSON text of the page, the stored records written into it as they are: what
+    /// the `records.query` host call answers.
+    pub fn query_records_json(&self, readable: &[String], q: &RecordsQuery) -> Result<String, EngineError> {
+        records::page_json(q, self.query_rows(readable, q)?)
+    }
+
+    fn query_rows(&self, readable: &[String], q: &RecordsQuery) -> Result<Vec<String>, EngineError> {
         if !readable.iter().any(|d| d == &q.dataset) {
             return Err(EngineError::NotReadable(q.dataset.clone()));
         }
@@ -377,9 +387,9 @@ impl Engine {
             return Err(EngineError::Undeclared { call: "records.query", dataset: q.dataset.clone(), problem });
         }
         match (&self.pg, &self.sqlite) {
-            (Some(pg), _) => pg.query_records(q),
-            (None, Some(store)) => store.query_records(q),
-            (None, None) => Ok(RecordsPage { records: Vec::new(), truncated: false }),
+            (Some(pg), _) => pg.query_rows(q),
+            (None, Some(store)) => store.query_rows(q),
+            (None, None) => Ok(Vec::new()),
         }
     }
 
@@ -499,8 +509,28 @@ mod tests {
         page.records.iter().map(|r| r["campaign"].as_str().unwrap()).collect()
     }
 
+    /// Test access to `query_records` that also asks for the page's JSON text (what `records.query` answers) and
+    /// checks it reads as the same page, or fails alike.
+    struct BothWays<'e>(&'e Engine);
+
+    impl BothWays<'_> {
+        fn query_records(&self, readable: &[String], q: &RecordsQuery) -> Result<RecordsPage, EngineError> {
+            let values = self.0.query_records(readable, q);
+            let text = self.0.query_records_json(readable, q);
+            match (&values, &text) {
+                (Ok(page), Ok(text)) => {
+                    assert_eq!(&serde_json::from_str::<RecordsPage>(text).unwrap(), page, "{q:?}: {text}")
+                }
+                (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "{q:?}"),
+                _ => panic!("{q:?}: {values:?} against {text:?}"),
+            }
+            values
+        }
+    }
+
     /// The same answers from either engine.
     fn check_queries(engine: &Engine) {
+        let engine = &BothWays(engine);
         let readable = vec!["vin".to_string()];
         let accords = RecordsQuery::new("vin", "recalls").eq("makeKey", "HONDA").eq("modelKey", "ACCORD");
         let page = engine.query_records(&readable, &accords).unwrap();

@@ -154,12 +154,33 @@ pub fn page(q: &RecordsQuery, rows: Vec<String>) -> Result<RecordsPage, EngineEr
     let records = rows
         .into_iter()
         .take(max)
-        .map(|r| {
-            serde_json::from_str(&r)
-                .map_err(|e| EngineError::Corrupt(format!("a stored record of `{}` is not JSON: {e}", q.dataset)))
-        })
+        .map(|r| serde_json::from_str(&r).map_err(|e| not_json(q, e)))
         .collect::<Result<Vec<_>, _>>()?;
     Ok(RecordsPage { records, truncated })
+}
+
+/// [`page`] as the JSON text a plugin reads (`{"records": [...], "truncated": ...}`), written around the stored
+/// texts instead of parsing each into a value and writing it out again (`records.query` answers this way); each is
+/// still checked to be JSON.
+pub fn page_json(q: &RecordsQuery, rows: Vec<String>) -> Result<String, EngineError> {
+    let max = q.max_records();
+    let truncated = rows.len() > max;
+    let kept = &rows[..rows.len().min(max)];
+    let mut out = String::with_capacity(32 + kept.iter().map(|r| r.len() + 1).sum::<usize>());
+    out.push_str("{\"records\":[");
+    for (i, row) in kept.iter().enumerate() {
+        serde_json::from_str::<serde::de::IgnoredAny>(row).map_err(|e| not_json(q, e))?;
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(row);
+    }
+    out.push_str(if truncated { "],\"truncated\":true}" } else { "],\"truncated\":false}" });
+    Ok(out)
+}
+
+fn not_json(q: &RecordsQuery, e: serde_json::Error) -> EngineError {
+    EngineError::Corrupt(format!("a stored record of `{}` is not JSON: {e}", q.dataset))
 }
 
 /// SHA-256 of a document or file, hex: how a changed document is told from an unchanged one.

@@ -14,7 +14,7 @@ use rusqlite::{params, Connection, OptionalExtension};
 use crate::engine::error::{sqlite as err, EngineError};
 use crate::engine::records::{self, Bound, Counts, Dialect, RecordsTx, StoredRecord};
 use crate::engine::words;
-use datahost_plugin_api::query::{RecordIndex, RecordsPage, RecordsQuery};
+use datahost_plugin_api::query::{RecordIndex, RecordsQuery};
 use datahost_plugin_api::words::{WordHits, WordIndex, WordSearch};
 
 /// The database file name inside `engine.data_dir`.
@@ -145,8 +145,9 @@ impl SqliteStore {
         self.lock().execute_batch(&sql).map_err(err("creating a record index"))
     }
 
-    /// Answers a records query (validated by the caller against the declared indexes).
-    pub fn query_records(&self, q: &RecordsQuery) -> Result<RecordsPage, EngineError> {
+    /// The stored JSON texts a records query matches (validated by the caller against the declared indexes), up to
+    /// one past its limit (`records::page`).
+    pub fn query_rows(&self, q: &RecordsQuery) -> Result<Vec<String>, EngineError> {
         let (sql, values) = records::query_sql(Dialect::Sqlite, "records", q);
         let conn = self.lock();
         let mut stmt = conn.prepare_cached(&sql).map_err(err("preparing a records query"))?;
@@ -162,7 +163,7 @@ impl SqliteStore {
             .map_err(err("running a records query"))?
             .collect::<Result<Vec<_>, _>>()
             .map_err(err("reading a records query"))?;
-        records::page(q, rows)
+        Ok(rows)
     }
 
     /// Makes sure the word index table of `dataset` exists, is built from the records held, and is indexed.

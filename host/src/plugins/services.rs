@@ -262,7 +262,7 @@ pub(super) extern "C" fn svc_call(token: u64, name: RStr<'_>, input: RStr<'_>) -
             datahost_plugin_api::query::QUERY_CALL => {
                 let q: datahost_plugin_api::query::RecordsQuery =
                     parse_input("records.query", "{dataset, collection, filters, limit}", input)?;
-                encode(&blocking(|| ctx.engine.query_records(&ctx.readable, &q))?)
+                Ok(blocking(|| ctx.engine.query_records_json(&ctx.readable, &q))?)
             }
             datahost_plugin_api::words::WORDS_CALL => {
                 let q: datahost_plugin_api::words::WordSearch = parse_input("records.words", "a word search", input)?;

@@ -8,7 +8,7 @@ use crate::engine::error::{postgres as err, EngineError};
 use crate::engine::postgres::pool::PgEngine;
 use crate::engine::records::{self, Bound, Counts, Dialect, RecordsTx, StoredRecord};
 use crate::engine::words;
-use datahost_plugin_api::query::{RecordIndex, RecordsPage, RecordsQuery};
+use datahost_plugin_api::query::{RecordIndex, RecordsQuery};
 use datahost_plugin_api::words::{WordHits, WordIndex, WordSearch};
 
 /// Host migration 3.
@@ -59,9 +59,10 @@ impl PgEngine {
         })
     }
 
-    /// Answers a records query (validated by the caller against the declared indexes), within the engine's
-    /// query timeout. Callable from a plugin's `handle` on a runtime worker or from a blocking thread.
-    pub fn query_records(&self, q: &RecordsQuery) -> Result<RecordsPage, EngineError> {
+    /// The stored JSON texts a records query matches (validated by the caller against the declared indexes), up to
+    /// one past its limit, within the engine's query timeout. Callable from a plugin's `handle` on a runtime worker
+    /// or from a blocking thread.
+    pub fn query_rows(&self, q: &RecordsQuery) -> Result<Vec<String>, EngineError> {
         let (sql, values) = records::query_sql(Dialect::Postgres, "datahost.records", q);
         let texts: Vec<String> = values
             .into_iter()
@@ -78,7 +79,7 @@ impl PgEngine {
                 Err(_) => Err(self.timed_out("a records query", timeout)),
             }
         })?;
-        records::page(q, rows.iter().map(|r| r.get::<_, String>(0)).collect())
+        Ok(rows.iter().map(|r| r.get::<_, String>(0)).collect())
     }
 
     /// Makes sure the word index table of `dataset` exists, is built from the records held (once, under the
