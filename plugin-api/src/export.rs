@@ -139,8 +139,8 @@ impl<P: Plugin> PluginState<P> {
             };
             let capabilities = host.capabilities();
             let header_pairs = capabilities.iter().any(|c| c == crate::host::HEADER_PAIRS);
-            // A host that caches answers itself makes a second copy here memory spent twice and a copy per miss;
-            // its operator's `[cache]` settings then govern alone (`max_bytes = 0`: nothing is kept anywhere).
+            // Under a host that caches answers itself, a second copy here would be memory spent twice and a copy per
+            // miss; its operator's `[cache]` settings govern alone (`max_bytes = 0`: nothing is kept anywhere).
             let host_caches = capabilities.iter().any(|c| c == crate::host::ANSWER_CACHE);
             let written_json = capabilities.iter().any(|c| c == crate::host::WRITTEN_JSON);
             let instance = P::init(InitContext { host, config })?;

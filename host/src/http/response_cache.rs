@@ -1,8 +1,9 @@
 //! The host's cache of finished dataset answers. A plugin's 2xx answer is validated (unless the SDK vouches that
-//! serde_json wrote it: `OUTCOME_OK_WRITTEN_JSON`), labelled (`dataStatus`) and hashed once, when it is produced; the entry then holds its bytes (`Bytes`, shared, never copied per request),
-//! its headers, a strong `ETag` and, computed on first demand, its gzip and brotli variants. A request that finds
-//! its entry skips the request envelope, the plugin call and the validation; auth, the rate limit, the tier check
-//! and the parameter checks run before the lookup exactly as for any other request.
+//! serde_json wrote it: `OUTCOME_OK_WRITTEN_JSON`), labelled (`dataStatus`) and hashed once, when it is produced;
+//! the entry then holds its bytes (`Bytes`, shared, never copied per request), its headers, a strong `ETag` and,
+//! computed on first demand, its gzip and brotli variants. A request that finds its entry skips the request
+//! envelope, the plugin call and the validation; auth, the rate limit, the tier check and the parameter checks run
+//! before the lookup exactly as for any other request.
 //!
 //! Keys: the data generation, the plugin, the route, the tier and the canonical query (decoded pairs without
 //! `api_key`, in name order: the host admits each name once and plugins read parameters by name). The data
