@@ -22,7 +22,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
 use datahost_plugin_api::ingest::IngestedInfo;
-use datahost_plugin_api::query::{RecordIndex, RecordsPage, RecordsQuery};
+#[cfg(test)]
+use datahost_plugin_api::query::RecordsPage;
+use datahost_plugin_api::query::{RecordIndex, RecordsQuery};
 use datahost_plugin_api::words::{WordHits, WordIndex, WordSearch};
 
 use crate::config::{redact_url, Config};
@@ -367,15 +369,16 @@ impl Engine {
     }
 
     /// Answers `records.query` for a plugin that may read `readable` datasets: only on a declared index, and
-    /// only over ingested records (a dataset serving its demo seed has none; its plugin reads the seed).
-    pub fn query_records(&self, readable: &[String], q: &RecordsQuery) -> Result<RecordsPage, EngineError> {
-        records::page(q, self.query_rows(readable, q)?)
-    }
-
-    /// [`Self::query_records`] as the JSON text of the page, the stored records written into it as they are: what
-    /// the `records.query` host call answers.
+    /// only over ingested records (a dataset serving its demo seed has none; its plugin reads the seed). The page's
+    /// JSON text, the stored records written into it as they are.
     pub fn query_records_json(&self, readable: &[String], q: &RecordsQuery) -> Result<String, EngineError> {
         records::page_json(q, self.query_rows(readable, q)?)
+    }
+
+    /// The same page read into values: the tests' oracle for [`Self::query_records_json`].
+    #[cfg(test)]
+    pub fn query_records(&self, readable: &[String], q: &RecordsQuery) -> Result<RecordsPage, EngineError> {
+        records::page(q, self.query_rows(readable, q)?)
     }
 
     fn query_rows(&self, readable: &[String], q: &RecordsQuery) -> Result<Vec<String>, EngineError> {

@@ -16,7 +16,9 @@
 use std::collections::{BTreeMap, HashMap};
 
 use datahost_plugin_api::ingest::{IngestBatch, IngestRecord, IngestedInfo, RowProblem, INGESTED_KEY};
-use datahost_plugin_api::query::{RecordIndex, RecordsPage, RecordsQuery};
+#[cfg(test)]
+use datahost_plugin_api::query::RecordsPage;
+use datahost_plugin_api::query::{RecordIndex, RecordsQuery};
 use serde::Serialize;
 
 use crate::engine::error::EngineError;
@@ -147,7 +149,9 @@ pub fn query_sql(dialect: Dialect, table: &str, q: &RecordsQuery) -> (String, Ve
     (sql, values)
 }
 
-/// The page a query's rows make (`rows` holds up to one more than the limit).
+/// The page a query's rows make, read into values (`rows` holds up to one more than the limit): the tests' oracle
+/// for [`page_json`], which is what plugins are answered.
+#[cfg(test)]
 pub fn page(q: &RecordsQuery, rows: Vec<String>) -> Result<RecordsPage, EngineError> {
     let max = q.max_records();
     let truncated = rows.len() > max;
@@ -159,9 +163,9 @@ pub fn page(q: &RecordsQuery, rows: Vec<String>) -> Result<RecordsPage, EngineEr
     Ok(RecordsPage { records, truncated })
 }
 
-/// [`page`] as the JSON text a plugin reads (`{"records": [...], "truncated": ...}`), written around the stored
-/// texts instead of parsing each into a value and writing it out again (`records.query` answers this way); each is
-/// still checked to be JSON.
+/// The page a query's rows make (`rows` holds up to one more than the limit) as the JSON text a plugin reads
+/// (`{"records": [...], "truncated": ...}`), written around the stored texts instead of parsing each into a value
+/// and writing it out again (`records.query` answers this way); each is still checked to be JSON.
 pub fn page_json(q: &RecordsQuery, rows: Vec<String>) -> Result<String, EngineError> {
     let max = q.max_records();
     let truncated = rows.len() > max;
