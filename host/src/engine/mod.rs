@@ -638,7 +638,8 @@ mod tests {
         let q = RecordsQuery::new("vin", "recalls").eq("makeKey", "HONDA").eq("modelKey", "ACCORD");
         let (sql, _) = records::query_sql(records::Dialect::Postgres, "datahost.records", &q);
         db.client.batch_execute("SET enable_seqscan = off").await.unwrap();
-        let plan = db.explain(&sql, &[&"vin", &"recalls", &"HONDA", &"ACCORD"]).await;
+        let (make, model) = (vec!["HONDA"], vec!["ACCORD"]);
+        let plan = db.explain(&sql, &[&"vin", &"recalls", &make, &model, &2_i64, &0_i64]).await;
         assert!(plan.iter().any(|l| l.contains("rx_")), "{plan:?}");
         drop(engine);
         db.drop_database().await;

@@ -80,30 +80,52 @@ pub fn document(
 pub enum Bound {
     Text(String),
     Int(i64),
+    /// PostgreSQL only: one `text[]` parameter holding a filter's values (`= ANY($n)`).
+    TextList(Vec<String>),
 }
 
 /// The SQL and values of a records query: `$1`/`?1` is the dataset, `$2`/`?2` the collection, then the filter
 /// values in order. Ordered by ingest order (distinct values: by value); one more row than the limit tells
 /// whether it was cut. Each row is one JSON text: a record's data, or a distinct value.
+///
+/// On PostgreSQL every value is a parameter (a filter's values one `text[]`, the limit and offset `bigint`s), so
+/// one statement text serves every query of a shape and each connection prepares it once
+/// (`engine.prepared_statements`); each run is still planned for its own values (`plan_cache_mode`, `pool.rs`).
 pub fn query_sql(dialect: Dialect, table: &str, q: &RecordsQuery) -> (String, Vec<Bound>) {
     let mut values = vec![Bound::Text(q.dataset.clone()), Bound::Text(q.collection.clone())];
     let mut clauses = Vec::new();
     for f in &q.filters {
-        let mut slots = Vec::new();
-        for v in &f.any_of {
-            values.push(match (dialect, v) {
+        let field = field_expr(dialect, &f.field);
+        match dialect {
+            Dialect::Postgres => {
                 // `->>` answers text whatever the JSON type, so PostgreSQL compares text.
-                (Dialect::Postgres, v) => Bound::Text(v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string())),
-                (Dialect::Sqlite, serde_json::Value::String(s)) => Bound::Text(s.clone()),
-                (Dialect::Sqlite, v) => Bound::Int(v.as_i64().unwrap_or_default()),
-            });
-            slots.push(match dialect {
-                Dialect::Sqlite => format!("?{}", values.len()),
-                Dialect::Postgres => format!("${}", values.len()),
-            });
+                let texts = f.any_of.iter().map(|v| v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string()));
+                values.push(Bound::TextList(texts.collect()));
+                clauses.push(format!("{field} = ANY(${})", values.len()));
+            }
+            Dialect::Sqlite => {
+                let mut slots = Vec::new();
+                for v in &f.any_of {
+                    values.push(match v {
+                        serde_json::Value::String(s) => Bound::Text(s.clone()),
+                        v => Bound::Int(v.as_i64().unwrap_or_default()),
+                    });
+                    slots.push(format!("?{}", values.len()));
+                }
+                clauses.push(format!("{field} IN ({})", slots.join(", ")));
+            }
         }
-        clauses.push(format!("{} IN ({})", field_expr(dialect, &f.field), slots.join(", ")));
     }
+    let limit = q.max_records() as i64 + 1;
+    let offset = q.skip() as i64;
+    let mut limit_offset = || match dialect {
+        Dialect::Sqlite => format!("LIMIT {limit} OFFSET {offset}"),
+        Dialect::Postgres => {
+            values.push(Bound::Int(limit));
+            values.push(Bound::Int(offset));
+            format!("LIMIT ${} OFFSET ${}", values.len() - 1, values.len())
+        }
+    };
     let (d, c) = match dialect {
         Dialect::Sqlite => ("?1", "?2"),
         Dialect::Postgres => ("$1", "$2"),
@@ -120,9 +142,8 @@ pub fn query_sql(dialect: Dialect, table: &str, q: &RecordsQuery) -> (String, Ve
         };
         let sql = format!(
             "WITH RECURSIVE c(v, j) AS (({first}) UNION ALL SELECT n.v, n.j FROM c, LATERAL ({then}) AS n) \
-             SELECT j FROM c ORDER BY 1 LIMIT {} OFFSET {}",
-            q.max_records() + 1,
-            q.skip(),
+             SELECT j FROM c ORDER BY 1 {}",
+            limit_offset(),
             first = next("IS NOT NULL"),
             then = next("> c.v"),
         );
@@ -145,7 +166,7 @@ pub fn query_sql(dialect: Dialect, table: &str, q: &RecordsQuery) -> (String, Ve
         sql.push_str(" AND ");
         sql.push_str(&clause);
     }
-    sql.push_str(&format!(" ORDER BY {order} LIMIT {} OFFSET {}", q.max_records() + 1, q.skip()));
+    sql.push_str(&format!(" ORDER BY {order} {}", limit_offset()));
     (sql, values)
 }
 

@@ -156,6 +156,7 @@ impl SqliteStore {
             .map(|v| match v {
                 Bound::Text(t) => rusqlite::types::Value::Text(t),
                 Bound::Int(i) => rusqlite::types::Value::Integer(i),
+                Bound::TextList(_) => unreachable!("records::query_sql binds lists on PostgreSQL only"),
             })
             .collect();
         let rows = stmt

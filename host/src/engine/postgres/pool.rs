@@ -6,6 +6,7 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
+use tokio_postgres::types::{ToSql, Type};
 use tokio_postgres_rustls::MakeRustlsConnect;
 use tokio_util::task::TaskTracker;
 
@@ -25,6 +26,8 @@ pub struct PgEngine {
     pub(super) connections: TaskTracker,
     /// Cancelled by [`PgEngine::close`]: ends the LISTEN connection.
     pub(super) closing: tokio_util::sync::CancellationToken,
+    /// `engine.prepared_statements`: read statements are prepared once per connection ([`PgEngine::rows`]).
+    prepared: bool,
 }
 
 /// Opens pooled connections as deadpool's own connector does, but drives each one in a task deadpool does not
@@ -36,6 +39,9 @@ pub struct PgEngine {
 struct GracefulConnect {
     tls: MakeRustlsConnect,
     connections: TaskTracker,
+    /// Whether statements are prepared and kept ([`PgEngine::rows`]): then each connection plans every run for its
+    /// own values.
+    prepared: bool,
 }
 
 impl deadpool_postgres::Connect for GracefulConnect {
@@ -54,10 +60,26 @@ impl deadpool_postgres::Connect for GracefulConnect {
                     tracing::warn!(error = %e, "PostgreSQL connection error");
                 }
             });
+            if self.prepared {
+                // A kept statement would otherwise be planned once for any values after five runs (PostgreSQL's
+                // generic plan), which on skewed data (a word on a million documents or on three) can be the walk
+                // of a whole index; planned for each run's values, reuse saves only the parse, as intended.
+                client.batch_execute("SET plan_cache_mode = force_custom_plan").await?;
+            }
             // What deadpool aborts on drop: a task with nothing to do, so the connection itself ends on its own.
             Ok((client, tokio::spawn(async {})))
         })
     }
+}
+
+/// Statements a pooled connection keeps prepared at most ([`PgEngine::rows`]).
+const KEPT_STATEMENTS: usize = 256;
+
+/// Whether `e` says a kept statement no longer runs as prepared: "cached plan must not change result type"
+/// (feature not supported) or an unknown prepared statement.
+fn is_stale(e: &tokio_postgres::Error) -> bool {
+    use tokio_postgres::error::SqlState;
+    matches!(e.code(), Some(c) if *c == SqlState::FEATURE_NOT_SUPPORTED || *c == SqlState::INVALID_SQL_STATEMENT_NAME)
 }
 
 /// The schema a plugin's tables live in.
@@ -86,7 +108,11 @@ impl PgEngine {
         let connections = TaskTracker::new();
         let manager = Manager::from_connect(
             pg_config.clone(),
-            GracefulConnect { tls: connector.clone(), connections: connections.clone() },
+            GracefulConnect {
+                tls: connector.clone(),
+                connections: connections.clone(),
+                prepared: config.engine.prepared_statements,
+            },
             ManagerConfig { recycling_method: RecyclingMethod::Fast },
         );
         let pool = Pool::builder(manager)
@@ -106,6 +132,7 @@ impl PgEngine {
             connect_timeout,
             connections,
             closing: Default::default(),
+            prepared: config.engine.prepared_statements,
         };
         Ok(engine)
     }
@@ -145,6 +172,37 @@ impl PgEngine {
     #[cfg(test)]
     pub(crate) fn pool_status(&self) -> deadpool_postgres::Status {
         self.pool.status()
+    }
+
+    /// The rows of a read statement on `client`: prepared once per connection and reused when
+    /// `engine.prepared_statements` is on (PostgreSQL then parses it once, and plans each run for its values), else
+    /// sent whole each time. A connection keeps at most [`KEPT_STATEMENTS`]; past that it forgets them all and
+    /// starts again (plugin queries and word searches of many shapes cannot grow it without bound). A kept
+    /// statement the server can no longer run as prepared (its tables' columns changed under a `SELECT *`, say by a
+    /// newer replica's plugin migration, or the server forgot it) is prepared again once.
+    pub(crate) async fn rows(
+        &self,
+        client: &deadpool_postgres::Object,
+        sql: &str,
+        params: &[(&(dyn ToSql + Sync), Type)],
+    ) -> Result<Vec<tokio_postgres::Row>, tokio_postgres::Error> {
+        if !self.prepared {
+            return client.query_typed(sql, params).await;
+        }
+        if client.statement_cache.size() >= KEPT_STATEMENTS {
+            client.statement_cache.clear();
+        }
+        let types: Vec<Type> = params.iter().map(|(_, t)| t.clone()).collect();
+        let values: Vec<&(dyn ToSql + Sync)> = params.iter().map(|(v, _)| *v).collect();
+        let statement = client.prepare_typed_cached(sql, &types).await?;
+        match client.query(&statement, &values).await {
+            Err(e) if is_stale(&e) => {
+                client.statement_cache.remove(sql, &types);
+                let statement = client.prepare_typed_cached(sql, &types).await?;
+                client.query(&statement, &values).await
+            }
+            answer => answer,
+        }
     }
 
     /// Runs a future under the query timeout.
@@ -280,5 +338,69 @@ mod tests {
         })
         .join()
         .unwrap();
+    }
+
+    /// An engine on the `postgres` database with `engine.prepared_statements` as given.
+    async fn engine(prepared: bool) -> super::PgEngine {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("pg.toml");
+        let toml = format!(
+            "[engine]\nurl = \"postgres://postgres@127.0.0.1:5432/postgres\"\nprepared_statements = {prepared}\n"
+        );
+        std::fs::write(&file, toml).unwrap();
+        super::PgEngine::connect(&crate::config::Config::load(Some(&file)).unwrap()).await.expect("PostgreSQL")
+    }
+
+    /// The server's own count of statements prepared on this connection, and its plan cache mode.
+    async fn server_side(client: &deadpool_postgres::Object) -> (i64, String) {
+        let kept = client.query_one("SELECT count(*) FROM pg_prepared_statements", &[]).await.unwrap().get(0);
+        let mode = client.query_one("SHOW plan_cache_mode", &[]).await.unwrap().get(0);
+        (kept, mode)
+    }
+
+    /// With `engine.prepared_statements` on, a read statement is prepared once per connection and reused, each
+    /// run planned for its own values (`force_custom_plan`), and a connection keeps at most `KEPT_STATEMENTS`
+    /// (on the server as well: the ones forgotten are closed there). Off, nothing is kept.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn read_statements_are_prepared_once_per_connection_and_planned_per_run() {
+        use tokio_postgres::types::Type;
+        let pg = engine(true).await;
+        let client = pg.client().await.unwrap();
+        assert_eq!(server_side(&client).await.1, "force_custom_plan");
+        let sql = "SELECT $1::text || '!', $2::int8 + 1";
+        for (word, n) in [("a", 1_i64), ("b", 41)] {
+            let rows = pg.rows(&client, sql, &[(&word, Type::TEXT), (&n, Type::INT8)]).await.unwrap();
+            assert_eq!((rows[0].get::<_, String>(0), rows[0].get::<_, i64>(1)), (format!("{word}!"), n + 1));
+        }
+        assert_eq!(client.statement_cache.size(), 1, "the second run reused the first's statement");
+        let before = server_side(&client).await.0;
+        for i in 0..super::KEPT_STATEMENTS + 10 {
+            let rows = pg.rows(&client, &format!("SELECT {i}::int8"), &[]).await.unwrap();
+            assert_eq!(rows[0].get::<_, i64>(0), i as i64);
+        }
+        assert!(client.statement_cache.size() <= super::KEPT_STATEMENTS, "{}", client.statement_cache.size());
+        let kept = server_side(&client).await.0;
+        assert!(kept >= before && kept <= before + super::KEPT_STATEMENTS as i64, "{before} then {kept} on the server");
+        assert!(kept < before + super::KEPT_STATEMENTS as i64 + 10, "some were forgotten on the server too");
+
+        // A kept `SELECT *` whose table gained a column (a newer replica's plugin migration) is prepared again.
+        let table = format!("dh_prepared_{}", std::process::id());
+        client.batch_execute(&format!("DROP TABLE IF EXISTS {table}; CREATE TABLE {table} (a int8)")).await.unwrap();
+        client.batch_execute(&format!("INSERT INTO {table} VALUES (7)")).await.unwrap();
+        let select = format!("SELECT * FROM {table}");
+        assert_eq!(pg.rows(&client, &select, &[]).await.unwrap()[0].len(), 1);
+        client.batch_execute(&format!("ALTER TABLE {table} ADD COLUMN b text DEFAULT 'x'")).await.unwrap();
+        let rows = pg.rows(&client, &select, &[]).await.expect("prepared again for the new columns");
+        assert_eq!((rows[0].get::<_, i64>(0), rows[0].get::<_, String>(1)), (7, "x".to_string()));
+        client.batch_execute(&format!("DROP TABLE {table}")).await.unwrap();
+
+        let pg = engine(false).await;
+        let client = pg.client().await.unwrap();
+        let (kept, mode) = server_side(&client).await;
+        assert_eq!(mode, "auto", "the server's default, untouched");
+        let rows = pg.rows(&client, sql, &[(&"c", Type::TEXT), (&2_i64, Type::INT8)]).await.unwrap();
+        assert_eq!(rows[0].get::<_, String>(0), "c!");
+        assert_eq!(client.statement_cache.size(), 0);
+        assert_eq!(server_side(&client).await.0, kept, "nothing kept");
     }
 }

@@ -26,7 +26,7 @@ impl PgEngine {
                 let params = bind_params(&req.params);
                 let refs: Vec<(&(dyn ToSql + Sync), Type)> =
                     params.iter().map(|(v, t)| (v.as_ref() as &(dyn ToSql + Sync), t.clone())).collect();
-                let rows = client.query_typed(&sql, &refs).await.map_err(pg_err("a plugin query"))?;
+                let rows = self.rows(&client, &sql, &refs).await.map_err(pg_err("a plugin query"))?;
                 let mut out = Vec::with_capacity(rows.len());
                 for row in &rows {
                     out.push(row_to_json(row)?);

@@ -10,6 +10,7 @@ use crate::engine::records::{self, Bound, Counts, Dialect, RecordsTx, StoredReco
 use crate::engine::words;
 use datahost_plugin_api::query::{RecordIndex, RecordsQuery};
 use datahost_plugin_api::words::{WordHits, WordIndex, WordSearch};
+use tokio_postgres::types::{ToSql, Type};
 
 /// Host migration 3.
 pub const MIGRATION: &str = r#"
@@ -64,17 +65,18 @@ impl PgEngine {
     /// or from a blocking thread.
     pub fn query_rows(&self, q: &RecordsQuery) -> Result<Vec<String>, EngineError> {
         let (sql, values) = records::query_sql(Dialect::Postgres, "datahost.records", q);
-        let texts: Vec<String> = values
-            .into_iter()
+        let params: Vec<(&(dyn ToSql + Sync), Type)> = values
+            .iter()
             .map(|v| match v {
-                Bound::Text(t) => t,
-                Bound::Int(i) => i.to_string(),
+                Bound::Text(t) => (t as &(dyn ToSql + Sync), Type::TEXT),
+                Bound::Int(i) => (i as &(dyn ToSql + Sync), Type::INT8),
+                Bound::TextList(list) => (list as &(dyn ToSql + Sync), Type::TEXT_ARRAY),
             })
             .collect();
         let timeout = self.query_timeout();
         let rows = crate::engine::postgres::pool::block_on(async {
             let client = self.client().await?;
-            match tokio::time::timeout(timeout, client.query_typed(&sql, &text_params(&texts))).await {
+            match tokio::time::timeout(timeout, self.rows(&client, &sql, &params)).await {
                 Ok(rows) => rows.map_err(err("running a records query")),
                 Err(_) => Err(self.timed_out("a records query", timeout)),
             }
@@ -160,8 +162,8 @@ impl PgEngine {
         s: &words::Statement,
     ) -> Result<words::Rows, EngineError> {
         let timeout = self.query_timeout();
-        match tokio::time::timeout(timeout, pg_rows(&***client, s)).await {
-            Ok(rows) => rows,
+        match tokio::time::timeout(timeout, self.rows(client, &s.sql, &text_params(&s.params))).await {
+            Ok(rows) => Ok(text_cells(&rows.map_err(err("running a word index statement"))?)),
             Err(_) => Err(self.timed_out("a word search", timeout)),
         }
     }
@@ -269,11 +271,11 @@ impl PgEngine {
     }
 }
 
-/// Text parameters, typed as `text` up front: `query_typed` then sends parse, bind and execute in one round trip
-/// (an untyped `query` first waits for the server to describe the statement), and each run is still planned for
-/// its own values.
-fn text_params(texts: &[String]) -> Vec<(&(dyn tokio_postgres::types::ToSql + Sync), tokio_postgres::types::Type)> {
-    texts.iter().map(|t| (t as &(dyn tokio_postgres::types::ToSql + Sync), tokio_postgres::types::Type::TEXT)).collect()
+/// Text parameters, typed as `text` up front: a statement is then prepared without asking the server to describe
+/// its parameters, and `query_typed` (the ingest's statements, or `engine.prepared_statements = false`) sends
+/// parse, bind and execute in one round trip; each run is planned for its own values either way.
+fn text_params(texts: &[String]) -> Vec<(&(dyn ToSql + Sync), Type)> {
+    texts.iter().map(|t| (t as &(dyn ToSql + Sync), Type::TEXT)).collect()
 }
 
 /// Takes the records' statistics again, in the ingest transaction (which sees its own rows), when the file
@@ -305,7 +307,12 @@ async fn pg_rows(
 ) -> Result<words::Rows, EngineError> {
     let rows =
         client.query_typed(&s.sql, &text_params(&s.params)).await.map_err(err("running a word index statement"))?;
-    Ok(rows.iter().map(|r| (0..r.len()).map(|i| r.get::<_, Option<String>>(i).unwrap_or_default()).collect()).collect())
+    Ok(text_cells(&rows))
+}
+
+/// Every cell of `rows` as text (NULL as empty).
+fn text_cells(rows: &[tokio_postgres::Row]) -> words::Rows {
+    rows.iter().map(|r| (0..r.len()).map(|i| r.get::<_, Option<String>>(i).unwrap_or_default()).collect()).collect()
 }
 
 struct PgTx<'c> {
