@@ -26,7 +26,7 @@ pub struct PgEngine {
     pub(super) connections: TaskTracker,
     /// Cancelled by [`PgEngine::close`]: ends the LISTEN connection.
     pub(super) closing: tokio_util::sync::CancellationToken,
-    /// `engine.prepared_statements`: read statements are prepared once per connection ([`PgEngine::rows`]).
+    /// `engine.prepared_statements`: the statements requests run are prepared once per connection ([`PgEngine::rows`]).
     prepared: bool,
 }
 
@@ -174,7 +174,7 @@ impl PgEngine {
         self.pool.status()
     }
 
-    /// The rows of a read statement on `client`: prepared once per connection and reused when
+    /// The rows of a statement a request runs on `client`: prepared once per connection and reused when
     /// `engine.prepared_statements` is on (PostgreSQL then parses it once, and plans each run for its values), else
     /// sent whole each time. A connection keeps at most [`KEPT_STATEMENTS`]; past that it forgets them all and
     /// starts again (plugin queries and word searches of many shapes cannot grow it without bound). A kept
@@ -358,7 +358,7 @@ mod tests {
         (kept, mode)
     }
 
-    /// With `engine.prepared_statements` on, a read statement is prepared once per connection and reused, each
+    /// With `engine.prepared_statements` on, a statement is prepared once per connection and reused, each
     /// run planned for its own values (`force_custom_plan`), and a connection keeps at most `KEPT_STATEMENTS`
     /// (on the server as well: the ones forgotten are closed there). Off, nothing is kept.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
