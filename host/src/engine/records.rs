@@ -116,13 +116,11 @@ pub fn query_sql(dialect: Dialect, table: &str, q: &RecordsQuery) -> (String, Ve
             }
         }
     }
-    let limit = q.max_records() as i64 + 1;
-    let offset = q.skip() as i64;
-    let mut limit_offset = || match dialect {
+    let (limit, offset) = (q.max_records() as i64 + 1, q.skip() as i64);
+    let limit_offset = match dialect {
         Dialect::Sqlite => format!("LIMIT {limit} OFFSET {offset}"),
         Dialect::Postgres => {
-            values.push(Bound::Int(limit));
-            values.push(Bound::Int(offset));
+            values.extend([Bound::Int(limit), Bound::Int(offset)]);
             format!("LIMIT ${} OFFSET ${}", values.len() - 1, values.len())
         }
     };
@@ -142,8 +140,7 @@ pub fn query_sql(dialect: Dialect, table: &str, q: &RecordsQuery) -> (String, Ve
         };
         let sql = format!(
             "WITH RECURSIVE c(v, j) AS (({first}) UNION ALL SELECT n.v, n.j FROM c, LATERAL ({then}) AS n) \
-             SELECT j FROM c ORDER BY 1 {}",
-            limit_offset(),
+             SELECT j FROM c ORDER BY 1 {limit_offset}",
             first = next("IS NOT NULL"),
             then = next("> c.v"),
         );
@@ -166,7 +163,7 @@ pub fn query_sql(dialect: Dialect, table: &str, q: &RecordsQuery) -> (String, Ve
         sql.push_str(" AND ");
         sql.push_str(&clause);
     }
-    sql.push_str(&format!(" ORDER BY {order} {}", limit_offset()));
+    sql.push_str(&format!(" ORDER BY {order} {limit_offset}"));
     (sql, values)
 }
 
