@@ -6,8 +6,9 @@
 //!
 //! A search reads the rarest word's rows (the fewest documents in the count table) in order from `(dataset,
 //! word, scope, date DESC, id, facet, doc)`, probes `(dataset, word, doc)` for every other word, and stops after
-//! one page; the count reads at most `count_cap` rows of that word. So a word on every document of a county
-//! costs what a rare one does. The count table only picks the driving word: every count and page a search
+//! one page; the count reads at most `count_cap` rows of that word, and on PostgreSQL reads the other words not
+//! far more common than it as sets in those rows' dates instead of probing them. So a word on every document of a
+//! county costs what a rare one does. The count table only picks the driving word: every count and page a search
 //! answers is read from the word rows, so a count table that drifted (an older host ingesting) costs speed,
 //! never a wrong answer.
 
@@ -302,7 +303,8 @@ fn holds_others(d: Dialect, params: &mut Vec<String>, others: &[&String]) -> Str
         .map(|word| {
             params.push((*word).clone());
             format!(
-                " AND EXISTS (SELECT 1 FROM {t} x WHERE x.dataset = w.dataset AND x.word = {} AND x.doc = w.doc{fence})",
+                " AND EXISTS (SELECT 1 FROM {t} x WHERE x.dataset = {} AND x.word = {} AND x.doc = w.doc{fence})",
+                slot(d, 1),
                 slot(d, params.len())
             )
         })
@@ -320,9 +322,33 @@ fn count_parts(d: Dialect) -> usize {
     }
 }
 
+/// A count reads an other word's rows in the dates of the driver's documents it counts, as one set, instead of
+/// probing the word for each document, when the word is on at most this many times the driver's documents (by
+/// the count table). Its rows of a document carry that document's scope and date, so they lie in that range; a
+/// range holds about this ratio times the driver's documents, read in order from the serving index at about an
+/// eighth of a probe's cost each (PostgreSQL, 1M documents: about 1 us an entry, 9 us a probe; BENCHMARKS.md).
+/// Words more common than that (a county's name) are still probed, on the documents left after the sets. None on
+/// the embedded engine, whose probes are calls into an in-process B-tree (not measured there).
+fn range_read_ratio(d: Dialect) -> usize {
+    match d {
+        Dialect::Postgres => 4,
+        Dialect::Sqlite => 0,
+    }
+}
+
+/// Which words of a search its count reads as sets ([`range_read_ratio`]), from each word's documents in the
+/// count table (`on[i]` for word `i`): every word but the driver on at most the ratio times its documents.
+fn read_as_sets(d: Dialect, driver: usize, on: &[usize]) -> Vec<bool> {
+    let ratio = range_read_ratio(d);
+    let bound = on.get(driver).copied().unwrap_or(0).max(1).saturating_mul(ratio);
+    (0..on.len()).map(|i| i != driver && ratio > 0 && on[i] <= bound).collect()
+}
+
 /// The matches among part `part` of `parts` of the driver word's first `count_cap` documents, and (in the first
 /// part only; 0 in the others) the driver's documents counted up to `count_cap + 1`: one row `(matches, driven)`.
-pub fn total_sql(d: Dialect, q: &WordSearch, driver: usize, part: usize, parts: usize) -> Statement {
+/// The other words in `as_sets` are read as the sets of their rows in the dates of the part's documents and
+/// intersected with them; the rest are probed per document left.
+pub fn total_sql(d: Dialect, q: &WordSearch, driver: usize, as_sets: &[bool], part: usize, parts: usize) -> Statement {
     let (t, _) = names(d);
     let (_, cap) = q.bounds();
     let (from, to) = (cap * part / parts, cap * (part + 1) / parts);
@@ -331,13 +357,40 @@ pub fn total_sql(d: Dialect, q: &WordSearch, driver: usize, part: usize, parts: 
     let drive = driving(d, q, params.len());
     let driven = if part == 0 { driven_sql(d, q, params.len(), cap) } else { "0".into() };
     let offset = if from > 0 { format!(" OFFSET {from}") } else { String::new() };
-    let others: Vec<&String> = q.words.iter().enumerate().filter(|(i, _)| *i != driver).map(|(_, w)| w).collect();
-    let holds = holds_others(d, &mut params, &others);
+    let others = |sets: bool| -> Vec<&String> {
+        let other = |i: &usize| *i != driver && as_sets.get(*i).copied().unwrap_or(false) == sets;
+        q.words.iter().enumerate().filter(|(i, _)| other(i)).map(|(_, w)| w).collect()
+    };
+    let (sets, probed) = (others(true), others(false));
+    let part_docs =
+        format!("SELECT w.doc, w.date FROM {t} w WHERE {drive} ORDER BY w.date DESC, w.id LIMIT {}{offset}", to - from);
+    if sets.is_empty() {
+        let holds = holds_others(d, &mut params, &probed);
+        return Statement {
+            sql: format!(
+                "SELECT CAST(count(*) AS TEXT), CAST({driven} AS TEXT) FROM ({part_docs}) w WHERE true{holds}"
+            ),
+            params,
+        };
+    }
+    let intersect: String = sets
+        .iter()
+        .map(|word| {
+            params.push((*word).clone());
+            format!(
+                " INTERSECT SELECT x.doc FROM {t} x WHERE x.dataset = {} AND x.word = {} AND x.scope = {} \
+                 AND x.date >= (SELECT min(p.date) FROM p) AND x.date <= (SELECT max(p.date) FROM p)",
+                slot(d, 1),
+                slot(d, params.len()),
+                slot(d, 2)
+            )
+        })
+        .collect();
+    let holds = holds_others(d, &mut params, &probed);
     Statement {
         sql: format!(
-            "SELECT CAST(count(*) AS TEXT), CAST({driven} AS TEXT) FROM (SELECT w.dataset, w.doc FROM {t} w \
-             WHERE {drive} ORDER BY w.date DESC, w.id LIMIT {}{offset}) w WHERE true{holds}",
-            to - from
+            "WITH p AS MATERIALIZED ({part_docs}) SELECT CAST(count(*) AS TEXT), CAST({driven} AS TEXT) \
+             FROM (SELECT p.doc FROM p{intersect}) w WHERE true{holds}"
         ),
         params,
     }
@@ -383,24 +436,29 @@ pub fn search(
     mut run: impl FnMut(&[Statement]) -> Result<Vec<Rows>, EngineError>,
 ) -> Result<WordHits, EngineError> {
     let (_, cap) = q.bounds();
-    let driver = match q.words.len() {
+    // Each word's documents in the count table (more than one word).
+    let on: Vec<usize> = match q.words.len() {
         0 => return Ok(WordHits::default()),
-        1 => 0,
-        _ => {
-            let counts: Vec<(usize, usize)> = one(run(&[rarest_sql(d, q)])?)
-                .iter()
-                .map(|r| Ok((count_cell(r.first())?, table_count_cell(r.get(1))?)))
-                .collect::<Result<_, EngineError>>()?;
-            // The word on the fewest documents (ties: the first) drives.
-            counts.into_iter().filter(|(i, _)| *i < q.words.len()).min_by_key(|(i, n)| (*n, *i)).map_or(0, |(i, _)| i)
+        1 => Vec::new(),
+        n => {
+            let mut on = vec![0; n];
+            for r in one(run(&[rarest_sql(d, q)])?) {
+                let (i, count) = (count_cell(r.first())?, table_count_cell(r.get(1))?);
+                if let Some(slot) = on.get_mut(i) {
+                    *slot = count;
+                }
+            }
+            on
         }
     };
+    // The word on the fewest documents (ties: the first) drives.
+    let driver = on.iter().enumerate().min_by_key(|(i, n)| (**n, *i)).map_or(0, |(i, _)| i);
     let mut statements = vec![page_sql(d, q, driver)];
     if q.words.len() == 1 {
         statements.push(one_word_sql(d, q));
     } else {
-        let parts = count_parts(d);
-        statements.extend((0..parts).map(|part| total_sql(d, q, driver, part, parts)));
+        let (parts, as_sets) = (count_parts(d), read_as_sets(d, driver, &on));
+        statements.extend((0..parts).map(|part| total_sql(d, q, driver, &as_sets, part, parts)));
     }
     let mut answers = run(&statements)?.into_iter();
     let page = answers.next().unwrap_or_default();
@@ -462,6 +520,16 @@ mod tests {
         assert_eq!(super::table_count_cell(Some(&"-3".to_string())).unwrap(), 0);
         assert_eq!(super::table_count_cell(Some(&"7".to_string())).unwrap(), 7);
         assert!(super::table_count_cell(Some(&"many".to_string())).is_err());
+    }
+
+    #[test]
+    fn a_count_reads_as_sets_the_other_words_not_far_more_common_than_the_driver_on_postgresql_only() {
+        use crate::engine::records::Dialect;
+        // The driver (second word) is on 10 documents: words on up to 40 are read as sets, the driver never.
+        assert_eq!(super::read_as_sets(Dialect::Postgres, 1, &[40, 10, 41, 0]), [true, false, false, true]);
+        // A driver the count table holds as on no document still reads a word on up to 4 as a set.
+        assert_eq!(super::read_as_sets(Dialect::Postgres, 0, &[0, 4, 5]), [false, true, false]);
+        assert_eq!(super::read_as_sets(Dialect::Sqlite, 1, &[40, 10, 11]), [false, false, false]);
     }
 
     fn index() -> WordIndex {
@@ -653,6 +721,24 @@ mod tests {
         .await
         .unwrap();
         assert!(!words.is_empty() && !docs.is_empty());
+        // The count's other words read as sets in the driver's dates, probed per document, or some of each: the
+        // same totals under every cap (C, on the fewest documents, drives).
+        let q = WordSearch { words: vec!["C".into(), "B".into(), "A".into()], ..search("C") };
+        for as_sets in [[false, false], [true, false], [false, true], [true, true]] {
+            let as_sets = [false, as_sets[0], as_sets[1]];
+            for cap in 1..=12 {
+                let q = WordSearch { count_cap: cap, ..q.clone() };
+                let mut total = 0;
+                for part in 0..2 {
+                    let count = super::total_sql(crate::engine::records::Dialect::Postgres, &q, 0, &as_sets, part, 2);
+                    let params: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> =
+                        count.params.iter().map(|p| p as &(dyn tokio_postgres::types::ToSql + Sync)).collect();
+                    let row = client.query_one(&count.sql, &params).await.unwrap();
+                    total += row.get::<_, String>(0).parse::<usize>().unwrap();
+                }
+                assert_eq!(total, search_in(&q, &words, &docs).total, "{as_sets:?} {q:?}");
+            }
+        }
         // The count table follows a refresh, and is counted again when missing.
         let table = |sql: &str| {
             let sql = sql.replace("{c}", "datahost.record_word_counts").replace("{t}", "datahost.record_words");
@@ -692,6 +778,18 @@ mod tests {
         let plan = db.explain(&page.sql, &params).await;
         assert!(plan.iter().any(|l| l.contains("SubPlan")), "{plan:#?}");
         assert!(!plan.iter().any(|l| l.contains("Sort") || l.contains("Join")), "{plan:#?}");
+        // A count whose other word is read as a set: the word's rows in the driver's dates from the serving index
+        // and one intersection of the sets, no probe per document.
+        let count = super::total_sql(crate::engine::records::Dialect::Postgres, &q, 0, &[false, true], 0, 1);
+        let params: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> =
+            count.params.iter().map(|p| p as &(dyn tokio_postgres::types::ToSql + Sync)).collect();
+        let plan = db.explain(&count.sql, &params).await;
+        assert!(plan.iter().any(|l| l.contains("SetOp Intersect")), "{plan:#?}");
+        assert!(
+            plan.iter().filter(|l| l.contains("Index Only Scan using record_words_serving")).count() >= 2,
+            "{plan:#?}"
+        );
+        assert!(!plan.iter().any(|l| l.contains("record_words_word_doc") || l.contains("SubPlan")), "{plan:#?}");
         drop(engine);
         db.drop_database().await;
     }
@@ -730,7 +828,8 @@ mod tests {
             // part ran there just before).
             let last = db.texts(&format!("SELECT query FROM pg_stat_activity WHERE application_name = '{app}'")).await;
             let ran = |start: &str| last.iter().filter(|q| q.starts_with(start)).count();
-            let (counts, pages) = (ran("SELECT CAST(count(*) AS TEXT)"), ran("SELECT w.doc"));
+            let counted = |q: &&String| q.contains("SELECT CAST(count(*) AS TEXT)");
+            let (counts, pages) = (last.iter().filter(counted).count(), ran("SELECT w.doc"));
             let at_once = (super::count_parts(crate::engine::records::Dialect::Postgres), 1);
             assert_eq!(
                 (counts, pages),
