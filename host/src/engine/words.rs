@@ -8,9 +8,9 @@
 //! word, scope, date DESC, id, facet, doc)`, probes `(dataset, word, doc)` for every other word, and stops after
 //! one page; the count reads at most `count_cap` rows of that word, and on PostgreSQL reads the other words not
 //! far more common than it as sets in those rows' dates instead of probing them. So a word on every document of a
-//! county costs what a rare one does. The count table only picks the driving word: every count and page a search
-//! answers is read from the word rows, so a count table that drifted (an older host ingesting) costs speed,
-//! never a wrong answer.
+//! county costs what a rare one does. The count table only picks the driving word and which words a count reads
+//! as sets: every count and page a search answers is read from the word rows, so a count table that drifted (an
+//! older host ingesting) costs speed, never a wrong answer.
 
 use datahost_plugin_api::words::{WordHits, WordIndex, WordSearch};
 
