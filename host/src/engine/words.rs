@@ -731,8 +731,7 @@ mod tests {
                 let mut total = 0;
                 for part in 0..2 {
                     let count = super::total_sql(crate::engine::records::Dialect::Postgres, &q, 0, &as_sets, part, 2);
-                    let params: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> =
-                        count.params.iter().map(|p| p as &(dyn tokio_postgres::types::ToSql + Sync)).collect();
+                    let params = bound(&count);
                     let row = client.query_one(&count.sql, &params).await.unwrap();
                     total += row.get::<_, String>(0).parse::<usize>().unwrap();
                 }
@@ -767,8 +766,7 @@ mod tests {
         let q = WordSearch { words: vec!["B".into(), "A".into()], ..search("B") };
         let page = super::page_sql(crate::engine::records::Dialect::Postgres, &q, 0);
         client.batch_execute("SET enable_seqscan = off; SET enable_bitmapscan = off").await.unwrap();
-        let params: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> =
-            page.params.iter().map(|p| p as &(dyn tokio_postgres::types::ToSql + Sync)).collect();
+        let params = bound(&page);
         let plan = db.explain(&page.sql, &params).await;
         assert!(plan.iter().any(|l| l.contains("Index Only Scan using record_words_serving")), "{plan:#?}");
         assert!(plan.iter().any(|l| l.contains("Index Only Scan using record_words_word_doc")), "{plan:#?}");
@@ -781,8 +779,7 @@ mod tests {
         // A count whose other word is read as a set: the word's rows in the driver's dates from the serving index
         // and one intersection of the sets, no probe per document.
         let count = super::total_sql(crate::engine::records::Dialect::Postgres, &q, 0, &[false, true], 0, 1);
-        let params: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> =
-            count.params.iter().map(|p| p as &(dyn tokio_postgres::types::ToSql + Sync)).collect();
+        let params = bound(&count);
         let plan = db.explain(&count.sql, &params).await;
         assert!(plan.iter().any(|l| l.contains("SetOp Intersect")), "{plan:#?}");
         assert!(
@@ -839,6 +836,11 @@ mod tests {
             assert!(engine.pg().unwrap().pool_status().size <= pool_size);
         }
         db.drop_database().await;
+    }
+
+    /// A statement's text parameters as tokio-postgres binds them.
+    fn bound(statement: &super::Statement) -> Vec<&(dyn tokio_postgres::types::ToSql + Sync)> {
+        statement.params.iter().map(|p| p as &(dyn tokio_postgres::types::ToSql + Sync)).collect()
     }
 
     /// The first file applied before the word index is declared, the second after; the reference's words and
