@@ -34,6 +34,7 @@ pub mod params;
 pub mod query;
 pub mod reference;
 pub mod request;
+pub mod rows;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
 pub mod words;

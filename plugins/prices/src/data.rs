@@ -7,11 +7,14 @@
 use std::collections::{BTreeMap, HashMap};
 
 use chrono::{Months, NaiveDate};
+use datahost_plugin_api::dates;
 use datahost_plugin_api::ingest::{IngestedInfo, INGESTED_KEY};
 use datahost_plugin_api::params::normalize_ticker;
 use datahost_plugin_api::reference::{CompanyQuery, CompanyRef};
+use datahost_plugin_api::rows::JsonRows;
+use datahost_plugin_api::ApiSchema;
 use datahost_plugin_kit::market::PriceSnapshot;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::ingest::{CloseRow, PriceSource};
@@ -39,10 +42,24 @@ pub struct Asset {
     /// `weekdays` or `daily` for the seed; `trading-days` (the days the source lists) for ingested rows.
     pub calendar: &'static str,
     pub dates: Vec<NaiveDate>,
-    pub closes: Vec<f64>,
-    /// Yahoo's dividend-adjusted close beside each close (`None` for the seed and Stooq).
-    pub adj_closes: Vec<Option<f64>>,
+    /// Each date's close as the answers write it, written once here (`dates[i]` is `points`' row `i`).
+    pub points: JsonRows<Point>,
     pub provenance: Option<Provenance>,
+}
+
+/// One daily close.
+#[derive(Serialize, ApiSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(name = "PricesPoint")]
+pub struct Point {
+    /// Trading day.
+    #[serde(serialize_with = "dates::iso")]
+    pub date: NaiveDate,
+    /// Close in USD (the demo rounds to cents; ingested closes are as published).
+    pub close: f64,
+    /// Yahoo's `Adj Close` (splits and dividends); Yahoo series only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub adj_close: Option<f64>,
 }
 
 impl Asset {
@@ -77,6 +94,8 @@ pub enum LoadError {
     Ingested(serde_json::Error),
     #[error("dataset `prices` does not match its schema: {0}")]
     Seed(serde_json::Error),
+    #[error("the prices could not be written as JSON: {0}")]
+    Written(serde_json::Error),
     /// What [`PriceSnapshot::problems`] found.
     #[error("the prices snapshot is invalid: {}", .0.join("; "))]
     InvalidSnapshot(Vec<String>),
@@ -90,7 +109,7 @@ impl Index {
     pub fn load(doc: Value, resolve: Resolver<'_>) -> Result<Self, LoadError> {
         if doc.get(INGESTED_KEY).is_some() {
             let doc: IngestedDoc = serde_json::from_value(doc).map_err(LoadError::Ingested)?;
-            Ok(Self::from_rows(doc.closes, resolve))
+            Self::from_rows(doc.closes, resolve)
         } else {
             Self::new(serde_json::from_value(doc).map_err(LoadError::Seed)?)
         }
@@ -106,23 +125,26 @@ impl Index {
         let assets = snapshot
             .assets
             .into_iter()
-            .map(|a| Asset {
-                dates: a.dates(),
-                calendar: a.calendar.as_str(),
-                ticker: a.ticker,
-                name: Some(a.name),
-                kind: Some(a.kind),
-                adj_closes: vec![None; a.closes.len()],
-                closes: a.closes,
-                provenance: None,
+            .map(|a| {
+                let dates = a.dates();
+                let points = points(dates.iter().zip(&a.closes).map(|(&date, &close)| (date, close, None)))?;
+                Ok(Asset {
+                    dates,
+                    points,
+                    calendar: a.calendar.as_str(),
+                    ticker: a.ticker,
+                    name: Some(a.name),
+                    kind: Some(a.kind),
+                    provenance: None,
+                })
             })
-            .collect();
+            .collect::<Result<_, LoadError>>()?;
         Ok(Self::sorted(assets, note))
     }
 
     /// Ingested rows: per ticker, the source holding the latest close (ties: Stooq, whose close is fully
     /// adjusted), cut to the [`SERIES_YEARS`] ending at that close. Sources are never mixed in one series.
-    fn from_rows(rows: Vec<CloseRow>, resolve: Resolver<'_>) -> Self {
+    fn from_rows(rows: Vec<CloseRow>, resolve: Resolver<'_>) -> Result<Self, LoadError> {
         let mut by_series: BTreeMap<(String, PriceSource), Vec<CloseRow>> = BTreeMap::new();
         for row in rows {
             by_series.entry((normalize_ticker(&row.ticker), row.source)).or_default().push(row);
@@ -145,12 +167,12 @@ impl Index {
             .into_iter()
             .zip(companies.into_iter().chain(std::iter::repeat(None)))
             .map(|(rows, company)| ingested_asset(rows, company))
-            .collect();
+            .collect::<Result<_, LoadError>>()?;
         let note = "Daily closes ingested from the official price files (Yahoo Finance history downloads, Stooq \
                     daily data). Each series is the five years ending at the latest close held for its ticker, \
                     from one source; `closeBasis` says which close is served. Pass `ticker` for a series."
             .to_string();
-        Self::sorted(assets, note)
+        Ok(Self::sorted(assets, note))
     }
 
     fn sorted(mut assets: Vec<Asset>, note: String) -> Self {
@@ -166,7 +188,7 @@ impl Index {
 }
 
 /// One ingested series (sorted by date, non-empty) cut to its last five years.
-fn ingested_asset(rows: Vec<CloseRow>, company: Option<CompanyRef>) -> Asset {
+fn ingested_asset(rows: Vec<CloseRow>, company: Option<CompanyRef>) -> Result<Asset, LoadError> {
     let last = rows[rows.len() - 1].date;
     let first_kept = window_start(last);
     let kept: Vec<CloseRow> = rows.into_iter().filter(|r| r.date >= first_kept).collect();
@@ -179,16 +201,20 @@ fn ingested_asset(rows: Vec<CloseRow>, company: Option<CompanyRef>) -> Asset {
         close_basis: source.close_basis(),
         cik: company.as_ref().map(|c| c.cik.clone()),
     };
-    Asset {
+    Ok(Asset {
         ticker: head.ticker.clone(),
         name: company.map(|c| c.name),
         kind: None,
         calendar: "trading-days",
         dates: kept.iter().map(|r| r.date).collect(),
-        closes: kept.iter().map(|r| r.close).collect(),
-        adj_closes: kept.iter().map(|r| r.adj_close).collect(),
+        points: points(kept.iter().map(|r| (r.date, r.close, r.adj_close)))?,
         provenance: Some(provenance),
-    }
+    })
+}
+
+/// A series' closes as the answers write them (`date`, `close`, `adjClose`).
+fn points(closes: impl Iterator<Item = (NaiveDate, f64, Option<f64>)>) -> Result<JsonRows<Point>, LoadError> {
+    JsonRows::new(closes.map(|(date, close, adj_close)| Point { date, close, adj_close })).map_err(LoadError::Written)
 }
 
 /// The first day of the five-year window ending at `last`: the day after the same date five years earlier

@@ -7,11 +7,12 @@ use datahost_plugin_api::dates;
 use datahost_plugin_api::openapi::schema;
 use datahost_plugin_api::paging::{self, PageRequest};
 use datahost_plugin_api::params::{DateRange, DEFAULT_MAX_LIMIT};
+use datahost_plugin_api::rows::JsonArray;
 use datahost_plugin_api::{ApiError, ApiSchema, Params, RequestEnvelope, Response, RouteSpec, TickerFilter};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::data::{Asset, Index};
+use crate::data::{Asset, Index, Point};
 
 /// Query parameters of `GET /v1/prices`.
 #[derive(Params)]
@@ -115,21 +116,6 @@ pub struct ListBody<'a> {
     next: Option<&'a str>,
 }
 
-/// One daily close.
-#[derive(Serialize, ApiSchema)]
-#[serde(rename_all = "camelCase")]
-#[schema(name = "PricesPoint")]
-struct Point {
-    /// Trading day.
-    #[serde(serialize_with = "dates::iso")]
-    date: NaiveDate,
-    /// Close in USD (the demo rounds to cents; ingested closes are as published).
-    close: f64,
-    /// Yahoo's `Adj Close` (splits and dividends); Yahoo series only.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    adj_close: Option<f64>,
-}
-
 /// One ticker's closes (with `ticker`).
 #[derive(Serialize, ApiSchema)]
 #[schema(name = "PricesSeries")]
@@ -143,7 +129,7 @@ pub struct SeriesBody<'a> {
     /// Number of closes returned.
     count: usize,
     /// Daily closes sorted by date ascending.
-    series: Vec<Point>,
+    series: JsonArray<'a, Point>,
     #[schema(with = paging::next_schema)]
     next: Option<&'a str>,
     /// What the data is.
@@ -202,17 +188,15 @@ pub fn handle(index: &Index, request: &RequestEnvelope) -> Result<Response, ApiE
     })?;
     // One close per date, in date order.
     let points = page.page(asset.range(range.from, range.to), |i| asset.dates[*i])?;
-    let series: Vec<Point> = points
-        .items
-        .into_iter()
-        .map(|i| Point { date: asset.dates[i], close: asset.closes[i], adj_close: asset.adj_closes[i] })
-        .collect();
+    // A page of a run of closes is a run itself: its first index and its length say which.
+    let run = points.items.first().map_or(0..0, |&first| first..first + points.items.len());
+    debug_assert!(points.items.iter().zip(run.clone()).all(|(&i, j)| i == j), "a page of a range is a run");
     let body = SeriesBody {
         ticker: &asset.ticker,
         name: asset.name.as_deref(),
         kind: asset.kind.as_deref(),
-        count: series.len(),
-        series,
+        count: run.len(),
+        series: asset.points.slice(run),
         next: points.next.as_deref(),
         note: &index.note,
         provenance: ProvenanceOut::of(asset),
@@ -228,7 +212,7 @@ fn universe_entry(a: &Asset) -> UniverseEntry<'_> {
         calendar: a.calendar,
         first_date: a.dates.first().copied(),
         last_date: a.dates.last().copied(),
-        count: a.closes.len(),
+        count: a.points.len(),
         provenance: ProvenanceOut::of(a),
     }
 }

@@ -1,0 +1,177 @@
+//! Rows written as JSON once, when a dataset loads, and served as array slices without writing them again.
+//!
+//! A dataset whose answers are runs of the same rows (a price series cut to a date range, say) spends most of a
+//! request writing those rows: formatting every float and date and escaping every key, for bytes that never
+//! change. [`JsonRows`] writes each row with serde_json when the dataset loads and keeps the texts back to back;
+//! [`JsonRows::slice`] is a field of the answer's body that serialises as the JSON array of a run of rows by
+//! copying their text. The answer is still written by serde_json ([`crate::Response::json`]), so the host reads
+//! it as JSON it need not check again.
+//!
+//! The copy goes through serde_json's raw-value path (the `raw_value` feature, on in the workspace): the
+//! serializer writes a fragment as it is when it is handed as the one field of a struct named
+//! [`RAW_VALUE_TOKEN`], which is how serde_json's own `RawValue` serialises. Only texts serde_json wrote are
+//! handed over that way, and the tests compare every slice with the rows written one by one, so a serde_json that
+//! stopped honouring the name would fail them rather than serve a different body.
+
+use std::marker::PhantomData;
+use std::ops::Range;
+
+use serde::ser::{Error as _, SerializeSeq, SerializeStruct};
+use serde::{Serialize, Serializer};
+use serde_json::{Map, Value};
+
+use crate::openapi::{schema, ApiSchema};
+
+/// The struct name under which serde_json writes a field's string as raw JSON (`serde_json::value::RawValue`'s).
+pub const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
+
+/// Rows of type `T`, each written as JSON once. About the size of the rows' JSON plus four bytes a row.
+pub struct JsonRows<T> {
+    /// The rows' JSON back to back.
+    text: String,
+    /// Where each row starts in `text`, and `text`'s length after the last: `len() + 1` entries.
+    starts: Vec<u32>,
+    row: PhantomData<fn() -> T>,
+}
+
+impl<T: Serialize> JsonRows<T> {
+    /// Writes every row. Fails when a row cannot be serialised, or when the rows' JSON passes 4 GiB.
+    pub fn new(rows: impl IntoIterator<Item = T>) -> Result<Self, serde_json::Error> {
+        let mut text = Vec::new();
+        let mut starts = vec![0];
+        for row in rows {
+            serde_json::to_writer(&mut text, &row)?;
+            starts.push(u32::try_from(text.len()).map_err(|_| serde_json::Error::custom("rows' JSON over 4 GiB"))?);
+        }
+        // serde_json writes UTF-8 only.
+        let text = String::from_utf8(text).map_err(serde_json::Error::custom)?;
+        Ok(JsonRows { text, starts, row: PhantomData })
+    }
+}
+
+impl<T> JsonRows<T> {
+    /// The number of rows.
+    pub fn len(&self) -> usize {
+        self.starts.len() - 1
+    }
+
+    /// Whether there are no rows.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The rows in `range` (cut to the rows there are), as a body field that serialises as their JSON array.
+    pub fn slice(&self, range: Range<usize>) -> JsonArray<'_, T> {
+        let end = range.end.min(self.len());
+        JsonArray { rows: self, range: range.start.min(end)..end }
+    }
+
+    /// Row `i`'s JSON.
+    fn row(&self, i: usize) -> &str {
+        &self.text[self.starts[i] as usize..self.starts[i + 1] as usize]
+    }
+}
+
+/// A run of [`JsonRows`]: serialises as the JSON array of those rows, documented as an array of `T`.
+pub struct JsonArray<'a, T> {
+    rows: &'a JsonRows<T>,
+    range: Range<usize>,
+}
+
+impl<T> Serialize for JsonArray<'_, T> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        // Row by row (a copy each), so that a serializer that reads what it is handed (serde_json's into a
+        // `Value`) gets one JSON value at a time.
+        let mut seq = serializer.serialize_seq(Some(self.range.len()))?;
+        for i in self.range.clone() {
+            seq.serialize_element(&RawJson(self.rows.row(i)))?;
+        }
+        seq.end()
+    }
+}
+
+impl<T: ApiSchema> ApiSchema for JsonArray<'_, T> {
+    fn schema() -> Value {
+        schema::array(T::schema())
+    }
+    fn components(out: &mut Map<String, Value>) {
+        T::components(out)
+    }
+}
+
+/// JSON text serde_json wrote, handed to a serde_json serializer to be written as it is.
+struct RawJson<'a>(&'a str);
+
+impl Serialize for RawJson<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut raw = serializer.serialize_struct(RAW_VALUE_TOKEN, 1)?;
+        raw.serialize_field(RAW_VALUE_TOKEN, self.0)?;
+        raw.end()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Serialize, Clone)]
+    #[serde(rename_all = "camelCase")]
+    struct Row {
+        date: &'static str,
+        close: f64,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        adj_close: Option<f64>,
+        note: &'static str,
+    }
+
+    fn rows() -> Vec<Row> {
+        vec![
+            Row { date: "2026-01-02", close: 1.5, adj_close: None, note: "plain" },
+            Row { date: "2026-01-05", close: 0.1 + 0.2, adj_close: Some(-3e-9), note: "a \"quoted\", comma" },
+            Row { date: "2026-01-06", close: 1e300, adj_close: Some(2.0), note: "\u{e9}\n\\" },
+            Row { date: "2026-01-07", close: 42.0, adj_close: None, note: "]}[{" },
+        ]
+    }
+
+    #[derive(Serialize)]
+    struct Body<'a, S> {
+        count: usize,
+        series: S,
+        next: Option<&'a str>,
+    }
+
+    #[test]
+    fn every_slice_is_written_as_the_rows_one_by_one() {
+        let all = rows();
+        let kept = JsonRows::new(all.clone()).unwrap();
+        assert_eq!(kept.len(), 4);
+        for start in 0..=5 {
+            for end in 0..=5 {
+                let expected: Vec<Row> = all.iter().take(end.min(4)).skip(start.min(end.min(4))).cloned().collect();
+                let plain = serde_json::to_vec(&Body { count: expected.len(), series: &expected, next: None });
+                let sliced =
+                    serde_json::to_vec(&Body { count: expected.len(), series: kept.slice(start..end), next: None });
+                assert_eq!(
+                    String::from_utf8(sliced.unwrap()).unwrap(),
+                    String::from_utf8(plain.unwrap()).unwrap(),
+                    "{start}..{end}"
+                );
+                // And through serde_json's value serializer (tests compare answers as values).
+                let value = serde_json::to_value(kept.slice(start..end)).unwrap();
+                assert_eq!(value, serde_json::to_value(&expected).unwrap(), "{start}..{end}");
+            }
+        }
+    }
+
+    #[test]
+    fn no_rows_make_an_empty_array() {
+        let kept = JsonRows::new(Vec::<Row>::new()).unwrap();
+        assert!(kept.is_empty());
+        assert_eq!(serde_json::to_string(&kept.slice(0..10)).unwrap(), "[]");
+    }
+
+    #[test]
+    fn the_array_is_documented_as_an_array_of_its_rows() {
+        assert_eq!(JsonArray::<'_, String>::schema(), Vec::<String>::schema());
+    }
+}
