@@ -3,9 +3,10 @@
 //! A dataset whose answers are runs of the same rows (a price series cut to a date range, say) spends most of a
 //! request writing those rows: formatting every float and date and escaping every key, for bytes that never
 //! change. [`JsonRows`] writes each row with serde_json when the dataset loads and keeps the texts back to back;
-//! [`JsonRows::slice`] is a field of the answer's body that serialises as the JSON array of a run of rows by
-//! copying their text. The answer is still written by serde_json ([`crate::Response::json`]), so the host reads
-//! it as JSON it need not check again.
+//! [`JsonRows::slice`] (a run of rows) and [`JsonRows::pick`] (rows by index) are fields of the answer's body that
+//! serialise as the JSON array of those rows by copying their texts, [`JsonRows::get`] one row, and [`JsonValue`]
+//! a single value written once (a dataset's `meta`). The answer is still written by serde_json
+//! ([`crate::Response::json`]), so the host reads it as JSON it need not check again.
 //!
 //! The copy goes through serde_json's raw-value path (the `raw_value` feature, on in the workspace): the
 //! serializer writes a fragment as it is when it is handed as the one field of a struct named
@@ -34,9 +35,11 @@ pub struct JsonRows<T> {
     row: PhantomData<fn() -> T>,
 }
 
-impl<T: Serialize> JsonRows<T> {
-    /// Writes every row. Fails when a row cannot be serialised, or when the rows' JSON passes 4 GiB.
-    pub fn new(rows: impl IntoIterator<Item = T>) -> Result<Self, serde_json::Error> {
+impl<T> JsonRows<T> {
+    /// Writes every row. `T` is what the rows are documented as ([`ApiSchema`]); the rows written are of that type,
+    /// or of one differing only in lifetimes (a view borrowing from the dataset the rows are kept beside, which
+    /// cannot be named `'static`). Fails when a row cannot be serialised, or when the rows' JSON passes 4 GiB.
+    pub fn new<R: Serialize>(rows: impl IntoIterator<Item = R>) -> Result<Self, serde_json::Error> {
         let mut text = Vec::new();
         let mut starts = vec![0];
         for row in rows {
@@ -47,9 +50,7 @@ impl<T: Serialize> JsonRows<T> {
         let text = String::from_utf8(text).map_err(serde_json::Error::custom)?;
         Ok(JsonRows { text, starts, row: PhantomData })
     }
-}
 
-impl<T> JsonRows<T> {
     /// The number of rows.
     pub fn len(&self) -> usize {
         self.starts.len() - 1
@@ -63,7 +64,18 @@ impl<T> JsonRows<T> {
     /// The rows in `range` (cut to the rows there are), as a body field that serialises as their JSON array.
     pub fn slice(&self, range: Range<usize>) -> JsonArray<'_, T> {
         let end = range.end.min(self.len());
-        JsonArray { rows: self, range: range.start.min(end)..end }
+        JsonArray { rows: self, which: Which::Run(range.start.min(end)..end) }
+    }
+
+    /// The rows at `indices`, in that order, as a body field that serialises as their JSON array; `None` when an
+    /// index is past the rows.
+    pub fn pick(&self, indices: Vec<usize>) -> Option<JsonArray<'_, T>> {
+        indices.iter().all(|&i| i < self.len()).then_some(JsonArray { rows: self, which: Which::Picked(indices) })
+    }
+
+    /// Row `i` as a body field that serialises as its JSON; `None` past the rows.
+    pub fn get(&self, i: usize) -> Option<JsonRow<'_, T>> {
+        (i < self.len()).then(|| JsonRow { json: self.row(i), row: PhantomData })
     }
 
     /// Row `i`'s JSON.
@@ -72,21 +84,85 @@ impl<T> JsonRows<T> {
     }
 }
 
-/// A run of [`JsonRows`]: serialises as the JSON array of those rows, documented as an array of `T`.
+/// One value written as JSON once (an answer's part that is the same in every answer of an instance, such as a
+/// dataset's `meta`), documented as `T` like a row of [`JsonRows`].
+pub struct JsonValue<T> {
+    text: String,
+    row: PhantomData<fn() -> T>,
+}
+
+impl<T> JsonValue<T> {
+    /// Writes `value` (of type `T`, or of one differing only in lifetimes).
+    pub fn new<R: Serialize>(value: &R) -> Result<Self, serde_json::Error> {
+        Ok(JsonValue { text: serde_json::to_string(value)?, row: PhantomData })
+    }
+
+    /// The value as a body field that serialises as its JSON.
+    pub fn get(&self) -> JsonRow<'_, T> {
+        JsonRow { json: &self.text, row: PhantomData }
+    }
+}
+
+/// Rows of a [`JsonRows`]: serialises as the JSON array of those rows, documented as an array of `T`.
 pub struct JsonArray<'a, T> {
     rows: &'a JsonRows<T>,
-    range: Range<usize>,
+    which: Which,
+}
+
+/// Which rows a [`JsonArray`] holds (every index checked against the rows when it was made).
+enum Which {
+    Run(Range<usize>),
+    Picked(Vec<usize>),
+}
+
+impl<T> JsonArray<'_, T> {
+    /// The number of rows in the array.
+    pub fn len(&self) -> usize {
+        match &self.which {
+            Which::Run(run) => run.len(),
+            Which::Picked(indices) => indices.len(),
+        }
+    }
+
+    /// Whether the array is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 }
 
 impl<T> Serialize for JsonArray<'_, T> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         // Row by row (a copy each), so that a serializer that reads what it is handed (serde_json's into a
         // `Value`) gets one JSON value at a time.
-        let mut seq = serializer.serialize_seq(Some(self.range.len()))?;
-        for i in self.range.clone() {
-            seq.serialize_element(&RawJson(self.rows.row(i)))?;
+        let mut seq = serializer.serialize_seq(Some(self.len()))?;
+        match &self.which {
+            Which::Run(run) => run.clone().try_for_each(|i| seq.serialize_element(&RawJson(self.rows.row(i))))?,
+            Which::Picked(indices) => {
+                indices.iter().try_for_each(|&i| seq.serialize_element(&RawJson(self.rows.row(i))))?
+            }
         }
         seq.end()
+    }
+}
+
+/// One row of a [`JsonRows`], or a [`JsonValue`]: serialises as its JSON, documented as `T`.
+pub struct JsonRow<'a, T> {
+    json: &'a str,
+    row: PhantomData<fn() -> T>,
+}
+
+impl<T> Serialize for JsonRow<'_, T> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        RawJson(self.json).serialize(serializer)
+    }
+}
+
+impl<T: ApiSchema> ApiSchema for JsonRow<'_, T> {
+    fn schema() -> Value {
+        T::schema()
+    }
+    fn components(out: &mut Map<String, Value>) {
+        T::components(out)
     }
 }
 
@@ -143,7 +219,7 @@ mod tests {
     #[test]
     fn every_slice_is_written_as_the_rows_one_by_one() {
         let all = rows();
-        let kept = JsonRows::new(all.clone()).unwrap();
+        let kept = JsonRows::<Row>::new(all.clone()).unwrap();
         assert_eq!(kept.len(), 4);
         for start in 0..=5 {
             for end in 0..=5 {
@@ -164,14 +240,42 @@ mod tests {
     }
 
     #[test]
+    fn picked_rows_and_single_rows_are_written_as_the_rows() {
+        let all = rows();
+        let kept = JsonRows::<Row>::new(all.clone()).unwrap();
+        for picked in [vec![], vec![3], vec![2, 0], vec![1, 1, 3, 0]] {
+            let expected: Vec<Row> = picked.iter().map(|&i| all[i].clone()).collect();
+            let array = kept.pick(picked.clone()).unwrap();
+            assert_eq!(array.len(), picked.len());
+            assert_eq!(serde_json::to_string(&array).unwrap(), serde_json::to_string(&expected).unwrap());
+            assert_eq!(serde_json::to_value(&array).unwrap(), serde_json::to_value(&expected).unwrap());
+        }
+        assert!(kept.pick(vec![0, 4]).is_none(), "an index past the rows");
+        for (i, row) in all.iter().enumerate() {
+            let one = kept.get(i).unwrap();
+            assert_eq!(serde_json::to_string(&one).unwrap(), serde_json::to_string(row).unwrap());
+            assert_eq!(serde_json::to_value(&one).unwrap(), serde_json::to_value(row).unwrap());
+        }
+        assert!(kept.get(4).is_none());
+    }
+
+    #[test]
+    fn a_value_is_written_as_it_is() {
+        let row = &rows()[1];
+        let value = JsonValue::<Row>::new(row).unwrap();
+        assert_eq!(serde_json::to_string(&value.get()).unwrap(), serde_json::to_string(row).unwrap());
+    }
+
+    #[test]
     fn no_rows_make_an_empty_array() {
-        let kept = JsonRows::new(Vec::<Row>::new()).unwrap();
+        let kept = JsonRows::<Row>::new(Vec::<Row>::new()).unwrap();
         assert!(kept.is_empty());
         assert_eq!(serde_json::to_string(&kept.slice(0..10)).unwrap(), "[]");
     }
 
     #[test]
-    fn the_array_is_documented_as_an_array_of_its_rows() {
+    fn arrays_and_rows_are_documented_as_their_rows() {
         assert_eq!(JsonArray::<'_, String>::schema(), Vec::<String>::schema());
+        assert_eq!(JsonRow::<'_, String>::schema(), String::schema());
     }
 }

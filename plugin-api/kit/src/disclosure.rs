@@ -12,7 +12,7 @@ use std::borrow::Cow;
 use std::cmp::Reverse;
 use std::collections::{HashMap, HashSet};
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Serialize, Serializer};
 use serde_json::Value;
 
 use crate::error::StoredError;
@@ -20,6 +20,7 @@ use crate::text::amount_range_bounds;
 use datahost_plugin_api::paging::{KeyedPage, Page, PageRequest};
 use datahost_plugin_api::params::{normalize_ticker, ticker_spellings, TickerFilter};
 use datahost_plugin_api::query::RecordsQuery;
+use datahost_plugin_api::rows::{JsonArray, JsonRow, JsonRows, JsonValue};
 use datahost_plugin_api::{ApiError, ApiSchema, Host, HostError};
 
 /// Longest `member` pattern accepted, so a client cannot make the server scan with a huge needle.
@@ -253,6 +254,106 @@ where
     }
 }
 
+/// What every answer of a chamber's instance writes alike, written once at `init` (the SDK's `rows`) so that an
+/// answer copies it instead of writing it again: the dataset's meta (as `M`) and the trades of the index's filings
+/// with what the chamber adds to each (as `T`).
+pub struct Written<M, T> {
+    meta: JsonValue<M>,
+    rows: JsonRows<T>,
+    /// The row of each filing's first trade, by `docId`; a `docId` that repeats has none (written per request).
+    first: HashMap<String, Option<usize>>,
+}
+
+impl<M, T> Written<M, T> {
+    /// Writes `meta`, and `out(trade)` for every trade of `index`'s filings in index order.
+    pub fn new<'i, F: Disclosure, R: Serialize>(
+        meta: &impl Serialize,
+        index: &'i DisclosureIndex<F>,
+        out: impl Fn(&'i F::Trade) -> R,
+    ) -> Result<Self, serde_json::Error> {
+        let mut first = HashMap::new();
+        let mut row = 0;
+        for filing in index.filings() {
+            first.entry(filing.doc_id().to_string()).and_modify(|at| *at = None).or_insert(Some(row));
+            row += filing.trades().len();
+        }
+        Ok(Self {
+            meta: JsonValue::new(meta)?,
+            rows: JsonRows::new(index.filings().flat_map(|f| f.trades()).map(out))?,
+            first,
+        })
+    }
+
+    /// The meta as an answer field.
+    pub fn meta(&self) -> JsonRow<'_, M> {
+        self.meta.get()
+    }
+
+    /// `served`'s trades as an answer field: their rows when every one is a trade of the filing held in memory
+    /// (found by address, in order), else `now(trade)` for each (trades read from the records engine).
+    pub fn trades<'a, F: Disclosure, N>(
+        &'a self,
+        served: &'a Served<'a, F>,
+        now: impl Fn(&'a F::Trade) -> N,
+    ) -> ServedTrades<'a, T, N>
+    where
+        F::Trade: Clone,
+    {
+        match self.rows_of(served) {
+            Some(rows) => ServedTrades::Written(rows),
+            None => ServedTrades::Now(served.trades.iter().map(|t| now(t.as_ref())).collect()),
+        }
+    }
+
+    fn rows_of<'a, F: Disclosure>(&'a self, served: &Served<'a, F>) -> Option<JsonArray<'a, T>>
+    where
+        F::Trade: Clone,
+    {
+        let first = (*self.first.get(served.filing.doc_id())?)?;
+        let held = served.filing.trades();
+        let mut next = 0;
+        let rows = served
+            .trades
+            .iter()
+            .map(|trade| match trade {
+                Cow::Borrowed(trade) => {
+                    let at = next + held.get(next..)?.iter().position(|h| std::ptr::eq(h, *trade))?;
+                    next = at + 1;
+                    Some(first + at)
+                }
+                Cow::Owned(_) => None,
+            })
+            .collect::<Option<Vec<usize>>>()?;
+        self.rows.pick(rows)
+    }
+}
+
+/// A filing's trades in an answer: copied from [`Written`], or written now; documented as an array of `T`.
+pub enum ServedTrades<'a, T, N> {
+    /// Rows written at `init`.
+    Written(JsonArray<'a, T>),
+    /// Trades written with this answer (`N` serialises as `T` does).
+    Now(Vec<N>),
+}
+
+impl<T, N: Serialize> Serialize for ServedTrades<'_, T, N> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            ServedTrades::Written(rows) => rows.serialize(serializer),
+            ServedTrades::Now(trades) => trades.serialize(serializer),
+        }
+    }
+}
+
+impl<T: ApiSchema, N> ApiSchema for ServedTrades<'_, T, N> {
+    fn schema() -> Value {
+        Vec::<T>::schema()
+    }
+    fn components(out: &mut serde_json::Map<String, Value>) {
+        Vec::<T>::components(out)
+    }
+}
+
 /// Stored trade rows (JSON) of `collection` whose `ticker_field` is any spelling of `ticker` (normalised), for
 /// a [`TradeStore`]: the field must be declared indexed.
 pub fn stored_rows_trading(
@@ -378,6 +479,64 @@ mod tests {
             .into_iter()
             .map(|s| (s.filing.1.to_string(), s.trades.into_iter().copied().collect()))
             .collect()
+    }
+
+    /// How a chamber writes a trade: with something of its own beside it.
+    fn trade_out(trade: &&'static str) -> Value {
+        serde_json::json!({"ticker": trade, "len": trade.len()})
+    }
+
+    /// What `Written::trades` serves for `served`, and whether it copied the rows written at `init`.
+    fn served(written: &Written<Value, Value>, served: &Served<'_, F>) -> (String, bool) {
+        let trades = written.trades(served, trade_out);
+        let copied = matches!(trades, ServedTrades::Written(_));
+        (serde_json::to_string(&trades).unwrap(), copied)
+    }
+
+    #[test]
+    fn written_trades_are_the_trades_written_now() {
+        let index = index();
+        let written = Written::<Value, Value>::new(&serde_json::json!({"source": "x"}), &index, trade_out).unwrap();
+        assert_eq!(serde_json::to_string(&written.meta()).unwrap(), r#"{"source":"x"}"#);
+        for pairs in [&[][..], &[("ticker", "aapl")], &[("ticker", "msft")], &[("member", "lee")]] {
+            let query = parse(&RequestEnvelope::new("/v1/x", pairs)).unwrap();
+            for s in index.select(&query).items {
+                let s = Served { filing: s.filing, trades: s.trades.into_iter().map(Cow::Borrowed).collect() };
+                let now: Vec<Value> = s.trades.iter().map(|t| trade_out(t)).collect();
+                assert_eq!(served(&written, &s), (serde_json::to_string(&now).unwrap(), true), "{pairs:?}");
+            }
+        }
+        // A trade read from the store (owned) is written now, the filing's other trades with it.
+        let filing = index.filings().find(|f| f.1 == "3").unwrap();
+        let mixed = Served { filing, trades: vec![Cow::Borrowed(&filing.3[0]), Cow::Owned("NVDA")] };
+        assert_eq!(
+            served(&written, &mixed),
+            (r#"[{"len":4,"ticker":"AAPL"},{"len":4,"ticker":"NVDA"}]"#.into(), false)
+        );
+        // A trade equal to the filing's but not one of them (another filing's `AAPL`) is not taken for it.
+        let other = index.filings().find(|f| f.1 == "1").unwrap();
+        let foreign = Served { filing, trades: vec![Cow::Borrowed(&other.3[0])] };
+        assert!(!served(&written, &foreign).1);
+        // Trades out of the filing's order are written now (rows are found in order).
+        let reversed = Served { filing, trades: vec![Cow::Borrowed(&filing.3[1]), Cow::Borrowed(&filing.3[0])] };
+        assert_eq!(
+            served(&written, &reversed),
+            (r#"[{"len":4,"ticker":"MSFT"},{"len":4,"ticker":"AAPL"}]"#.into(), false)
+        );
+    }
+
+    #[test]
+    fn a_repeated_doc_id_is_written_per_request() {
+        let index = DisclosureIndex::new(vec![
+            F("Ann Lee", "1", "2026-01-05", vec!["AAPL"]),
+            F("Bo Lee", "1", "2026-03-01", vec!["MSFT", "IBM"]),
+        ]);
+        let written = Written::<Value, Value>::new(&Value::Null, &index, trade_out).unwrap();
+        for filing in index.filings() {
+            let s = Served { filing, trades: filing.3.iter().map(Cow::Borrowed).collect() };
+            let now: Vec<Value> = filing.3.iter().map(trade_out).collect();
+            assert_eq!(served(&written, &s), (serde_json::to_string(&now).unwrap(), false));
+        }
     }
 
     #[test]

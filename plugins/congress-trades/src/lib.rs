@@ -22,12 +22,11 @@ pub const ROUTE: &str = "/v1/congress-trades";
 
 /// The plugin: an immutable index over one snapshot of the dataset.
 pub struct CongressTrades {
-    meta: data::Meta,
     index: DisclosureIndex<data::Filing>,
-    /// Counted once at load: it is the same for every request.
-    filings_with_trades: usize,
     /// Ingested data: the parsed PTRs' trade rows, read from the records engine per request.
     pdf_trades: Option<data::PdfTrades>,
+    /// The meta (with `filingsWithTrades`, counted at load) and the in-memory trades as the answers write them.
+    written: routes::Written,
 }
 
 impl Plugin for CongressTrades {
@@ -60,12 +59,9 @@ impl Plugin for CongressTrades {
     fn init(ctx: InitContext) -> Result<Self, BoxError> {
         let doc: serde_json::Value = ctx.host.load_dataset(SLUG)?;
         let loaded = data::load(doc, &ctx.host)?;
-        Ok(Self {
-            meta: loaded.meta,
-            index: DisclosureIndex::new(loaded.filings),
-            filings_with_trades: loaded.filings_with_trades,
-            pdf_trades: loaded.pdf_trades,
-        })
+        let index = DisclosureIndex::new(loaded.filings);
+        let written = routes::written(&loaded.meta, loaded.filings_with_trades, &index)?;
+        Ok(Self { index, pdf_trades: loaded.pdf_trades, written })
     }
 
     fn handle(&self, request: &RequestEnvelope) -> Result<Response, ApiError> {

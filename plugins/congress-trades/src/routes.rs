@@ -4,11 +4,12 @@
 
 use datahost_plugin_api::paging::{self, PageRequest};
 use datahost_plugin_api::params::DEFAULT_MAX_LIMIT;
+use datahost_plugin_api::rows::JsonRow;
 use datahost_plugin_api::{ApiError, ApiSchema, Params, RequestEnvelope, Response, RouteSpec, TickerFilter};
-use datahost_plugin_kit::disclosure::{self, DisclosureQuery, WithAmountBounds};
+use datahost_plugin_kit::disclosure::{self, DisclosureIndex, DisclosureQuery, ServedTrades, WithAmountBounds};
 use serde::Serialize;
 
-use crate::data::{FilingHead, Meta, Trade};
+use crate::data::{Filing, FilingHead, Meta, Trade};
 use crate::CongressTrades;
 
 pub const DEFAULT_LIMIT: usize = 100;
@@ -33,7 +34,7 @@ pub fn route_spec() -> RouteSpec {
 #[derive(Serialize, ApiSchema)]
 #[serde(rename_all = "camelCase")]
 #[schema(name = "CongressTradesMeta")]
-struct ResponseMeta<'a> {
+pub(crate) struct ResponseMeta<'a> {
     #[serde(flatten)]
     meta: &'a Meta,
     /// Filings in the snapshot holding at least one trade.
@@ -43,9 +44,15 @@ struct ResponseMeta<'a> {
 /// One transaction line of a House report, with the numeric bounds of its amount bucket.
 #[derive(Serialize, ApiSchema)]
 #[schema(name = "CongressTrade")]
-struct TradeOut<'a> {
+pub(crate) struct TradeOut<'a> {
     #[serde(flatten)]
     trade: WithAmountBounds<'a, Trade>,
+}
+
+impl<'a> TradeOut<'a> {
+    fn of(trade: &'a Trade) -> Self {
+        TradeOut { trade: WithAmountBounds::new(trade, &trade.base.amount_range) }
+    }
 }
 
 /// A selected filing: its header as stored, and only the trades the request keeps, with their amount bounds.
@@ -54,14 +61,26 @@ struct TradeOut<'a> {
 struct FilingOut<'a> {
     #[serde(flatten)]
     head: &'a FilingHead,
-    trades: Vec<TradeOut<'a>>,
+    trades: ServedTrades<'a, TradeOut<'static>, TradeOut<'a>>,
+}
+
+/// The meta and the in-memory trades as every answer writes them (`disclosure::Written`).
+pub(crate) type Written = disclosure::Written<ResponseMeta<'static>, TradeOut<'static>>;
+
+/// Writes what [`Written`] keeps, at `init`.
+pub(crate) fn written(
+    meta: &Meta,
+    filings_with_trades: usize,
+    index: &DisclosureIndex<Filing>,
+) -> Result<Written, serde_json::Error> {
+    Written::new(&ResponseMeta { meta, filings_with_trades }, index, TradeOut::of)
 }
 
 /// House filings, newest first.
 #[derive(Serialize, ApiSchema)]
 #[schema(name = "CongressTradesResponse")]
 pub(crate) struct Body<'a> {
-    meta: ResponseMeta<'a>,
+    meta: JsonRow<'a, ResponseMeta<'static>>,
     /// Number of filings returned.
     count: usize,
     filings: Vec<FilingOut<'a>>,
@@ -76,24 +95,13 @@ pub fn handle(plugin: &CongressTrades, request: &RequestEnvelope) -> Result<Resp
         .index
         .select_served(&query, plugin.pdf_trades.as_ref())
         .map_err(|e| ApiError::unavailable(format!("the PTR trades could not be read: {e}")))?;
+    let written = &plugin.written;
     let filings: Vec<FilingOut> = served
         .items
         .iter()
-        .map(|s| FilingOut {
-            head: &s.filing.head,
-            trades: s
-                .trades
-                .iter()
-                .map(|t| TradeOut { trade: WithAmountBounds::new(t.as_ref(), &t.base.amount_range) })
-                .collect(),
-        })
+        .map(|s| FilingOut { head: &s.filing.head, trades: written.trades(s, TradeOut::of) })
         .collect();
     let next = served.next.as_deref();
-    let body = Body {
-        meta: ResponseMeta { meta: &plugin.meta, filings_with_trades: plugin.filings_with_trades },
-        count: filings.len(),
-        filings,
-        next,
-    };
+    let body = Body { meta: written.meta(), count: filings.len(), filings, next };
     paging::respond(&body, next)
 }

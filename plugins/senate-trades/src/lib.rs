@@ -24,10 +24,11 @@ pub const ROUTE: &str = "/v1/senate-trades";
 
 /// The plugin: an immutable index over one snapshot of the dataset (the demo seed or the ingested records).
 pub struct SenateTrades {
-    meta: data::Meta,
     index: DisclosureIndex<data::Filing>,
     /// Ingested data: the transaction rows, read from the records engine per request.
     stored: Option<data::StoredTransactions>,
+    /// The meta and the in-memory trades as the answers write them.
+    written: routes::Written,
 }
 
 impl Plugin for SenateTrades {
@@ -51,7 +52,9 @@ impl Plugin for SenateTrades {
 
     fn init(ctx: InitContext) -> Result<Self, BoxError> {
         let loaded = data::load(ctx.host.load_dataset(SLUG)?, &ctx.host)?;
-        Ok(Self { meta: loaded.meta, index: DisclosureIndex::new(loaded.filings), stored: loaded.stored })
+        let index = DisclosureIndex::new(loaded.filings);
+        let written = routes::written(&loaded.meta, &index)?;
+        Ok(Self { index, stored: loaded.stored, written })
     }
 
     fn ingest_formats() -> Vec<&'static str> {

@@ -4,12 +4,13 @@
 use datahost_plugin_api::openapi::schema;
 use datahost_plugin_api::paging::{self, PageRequest};
 use datahost_plugin_api::params::DEFAULT_MAX_LIMIT;
+use datahost_plugin_api::rows::JsonRow;
 use datahost_plugin_api::{ApiError, ApiSchema, Params, RequestEnvelope, Response, RouteSpec, TickerFilter};
-use datahost_plugin_kit::disclosure::{self, DisclosureQuery, WithAmountBounds};
+use datahost_plugin_kit::disclosure::{self, DisclosureIndex, DisclosureQuery, ServedTrades, WithAmountBounds};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::data::{Meta, Trade};
+use crate::data::{Filing, Meta, Trade};
 use crate::SenateTrades;
 
 pub const DEFAULT_LIMIT: usize = 100;
@@ -33,9 +34,15 @@ pub fn route_spec() -> RouteSpec {
 /// One transaction line of a Senate report, with the numeric bounds of its amount bucket.
 #[derive(Serialize, ApiSchema)]
 #[schema(name = "SenateTrade")]
-struct TradeOut<'a> {
+pub(crate) struct TradeOut<'a> {
     #[serde(flatten)]
     trade: WithAmountBounds<'a, Trade>,
+}
+
+impl<'a> TradeOut<'a> {
+    fn of(trade: &'a Trade) -> Self {
+        TradeOut { trade: WithAmountBounds::new(trade, &trade.base.amount_range) }
+    }
 }
 
 /// One Periodic Transaction Report of a senator, holding the trades the request keeps.
@@ -56,7 +63,7 @@ struct FilingOut<'a> {
     /// ordered by their latest trade date.
     #[schema(format = "date")]
     filed_date: Option<&'a str>,
-    trades: Vec<TradeOut<'a>>,
+    trades: ServedTrades<'a, TradeOut<'static>, TradeOut<'a>>,
     /// The report on efdsearch.senate.gov (ingested reports); in the demo seed an address under the reserved
     /// https://demo.invalid/ host.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -75,16 +82,24 @@ fn chamber_schema() -> Value {
 /// Where the filings come from and how they were read.
 #[derive(Serialize, ApiSchema)]
 #[schema(name = "SenateTradesMeta")]
-struct MetaOut<'a> {
+pub(crate) struct MetaOut<'a> {
     #[serde(flatten)]
     meta: &'a Meta,
+}
+
+/// The meta and the in-memory trades as every answer writes them (`disclosure::Written`).
+pub(crate) type Written = disclosure::Written<MetaOut<'static>, TradeOut<'static>>;
+
+/// Writes what [`Written`] keeps, at `init`.
+pub(crate) fn written(meta: &Meta, index: &DisclosureIndex<Filing>) -> Result<Written, serde_json::Error> {
+    Written::new(&MetaOut { meta }, index, TradeOut::of)
 }
 
 /// Senate filings, newest first.
 #[derive(Serialize, ApiSchema)]
 #[schema(name = "SenateTradesResponse")]
 pub(crate) struct Body<'a> {
-    meta: MetaOut<'a>,
+    meta: JsonRow<'a, MetaOut<'static>>,
     /// Number of filings returned.
     count: usize,
     filings: Vec<FilingOut<'a>>,
@@ -108,15 +123,11 @@ pub fn handle(plugin: &SenateTrades, request: &RequestEnvelope) -> Result<Respon
             doc_id: &s.filing.doc_id,
             year: s.filing.year,
             filed_date: s.filing.filed_date.as_deref(),
-            trades: s
-                .trades
-                .iter()
-                .map(|t| TradeOut { trade: WithAmountBounds::new(t.as_ref(), &t.base.amount_range) })
-                .collect(),
+            trades: plugin.written.trades(s, TradeOut::of),
             source_url: s.filing.source_url.as_deref(),
             paper: s.filing.paper,
         })
         .collect();
     let next = served.next.as_deref();
-    paging::respond(&Body { meta: MetaOut { meta: &plugin.meta }, count: filings.len(), filings, next }, next)
+    paging::respond(&Body { meta: plugin.written.meta(), count: filings.len(), filings, next }, next)
 }
