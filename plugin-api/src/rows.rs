@@ -10,9 +10,9 @@
 //!
 //! The copy goes through serde_json's raw-value path (the `raw_value` feature, on in the workspace): the
 //! serializer writes a fragment as it is when it is handed as the one field of a struct named
-//! [`RAW_VALUE_TOKEN`], which is how serde_json's own `RawValue` serialises. Only texts serde_json wrote are
-//! handed over that way, and the tests compare every slice with the rows written one by one, so a serde_json that
-//! stopped honouring the name would fail them rather than serve a different body.
+//! `$serde_json::private::RawValue`, which is how serde_json's own `RawValue` serialises. Only texts serde_json
+//! wrote are handed over that way, and the tests compare every slice with the rows written one by one, so a
+//! serde_json that stopped honouring the name would fail them rather than serve a different body.
 
 use std::marker::PhantomData;
 use std::ops::Range;
@@ -24,7 +24,7 @@ use serde_json::{Map, Value};
 use crate::openapi::{schema, ApiSchema};
 
 /// The struct name under which serde_json writes a field's string as raw JSON (`serde_json::value::RawValue`'s).
-pub const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
+const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
 
 /// Rows of type `T`, each written as JSON once. About the size of the rows' JSON plus four bytes a row.
 pub struct JsonRows<T> {

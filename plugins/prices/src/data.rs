@@ -1,8 +1,8 @@
 //! The in-memory index over the `prices` dataset, from either document the host serves: the demo seed
 //! (`{meta, assets: [{ticker, calendar, start, closes}]}`, the SDK's [`PriceSnapshot`]) or the ingested rows
-//! (`{"ingested": {...}, "closes": [CloseRow, ...]}`). Either way every asset's dates are expanded once at
-//! load, looked up by canonical (normalised) ticker, with binary search for the `from`/`to` bounds. The two
-//! are never mixed: once rows are ingested the seed is not served.
+//! (`{"ingested": {...}, "closes": [CloseRow, ...]}`). Either way every asset's dates are expanded and its
+//! closes written as the answers' JSON once at load, looked up by canonical (normalised) ticker, with binary
+//! search for the `from`/`to` bounds. The two are never mixed: once rows are ingested the seed is not served.
 
 use std::collections::{BTreeMap, HashMap};
 
