@@ -147,12 +147,12 @@ impl PageRequest {
     }
 
     fn with_limit(request: &RequestEnvelope, limit: usize, normalized: &[(&str, &str)]) -> Result<Self, ApiError> {
-        let query: Vec<(String, String)> = request
+        let query: Vec<(&str, &str)> = request
             .query
             .iter()
             .map(|(k, v)| match normalized.iter().find(|(name, _)| name == k) {
-                Some((_, canonical)) => (k.clone(), canonical.to_string()),
-                None => (k.clone(), v.clone()),
+                Some((_, canonical)) => (k.as_str(), *canonical),
+                None => (k.as_str(), v.as_str()),
             })
             .collect();
         let fingerprint = fingerprint(&request.route, &query);
@@ -237,27 +237,26 @@ pub struct KeyedPage<K> {
 impl<K: Ord + Serialize> KeyedPage<K> {
     /// See [`PageRequest::page`].
     pub fn page<T>(&self, items: impl IntoIterator<Item = T>, key: impl Fn(&T) -> K) -> Page<T> {
-        let mut served: Vec<T> = Vec::new();
-        let mut more = false;
-        let mut last: Option<K> = None;
-        for item in items {
-            let k = key(&item);
-            if self.after.as_ref().is_some_and(|a| k <= *a) {
-                continue;
-            }
-            debug_assert!(
-                last.as_ref().is_none_or(|l| *l < k),
-                "page: items must come in strictly ascending key order"
-            );
-            if served.len() == self.request.limit {
-                more = true;
-                break;
-            }
-            served.push(item);
-            last = Some(k);
-        }
-        let next = match (more, &last) {
-            (true, Some(k)) => Some(self.request.cursor_after(k)),
+        let after = self.after.as_ref();
+        self.page_after_cursor(items.into_iter().filter(|item| after.is_none_or(|a| key(item) > *a)), &key)
+    }
+
+    /// [`Self::page`] for items that all come after the cursor's key (the caller skipped the others, say by a
+    /// binary search of its sorted list): no key is made but the last served item's, for the next page's cursor.
+    pub fn page_after_cursor<T>(&self, items: impl IntoIterator<Item = T>, key: impl Fn(&T) -> K) -> Page<T> {
+        let mut items = items.into_iter();
+        let served: Vec<T> = items.by_ref().take(self.request.limit).collect();
+        let more = items.next().is_some();
+        debug_assert!(
+            served.windows(2).all(|w| key(&w[0]) < key(&w[1])),
+            "page: items must come in strictly ascending key order"
+        );
+        debug_assert!(
+            served.first().is_none_or(|first| self.after.as_ref().is_none_or(|a| key(first) > *a)),
+            "page_after_cursor: an item at or before the cursor"
+        );
+        let next = match (more, served.last()) {
+            (true, Some(last)) => Some(self.request.cursor_after(&key(last))),
             _ => None,
         };
         Page { items: served, next }
@@ -292,26 +291,25 @@ fn not_a_cursor() -> ApiError {
 
 /// The route and every parameter but `cursor` and `limit`, trimmed, blank ones dropped (a blank parameter
 /// counts as absent everywhere), in name order.
-fn fingerprint(route: &str, query: &[(String, String)]) -> String {
+fn fingerprint(route: &str, query: &[(&str, &str)]) -> String {
     let mut pairs: Vec<(&str, &str)> = query
         .iter()
-        .filter(|(k, _)| k != PARAM && k != "limit")
-        .map(|(k, v)| (k.as_str(), v.trim()))
+        .filter(|(k, _)| *k != PARAM && *k != "limit")
+        .map(|(k, v)| (*k, v.trim()))
         .filter(|(_, v)| !v.is_empty())
         .collect();
     pairs.sort();
-    let mut bytes = route.as_bytes().to_vec();
+    // Separators that cannot occur in a decoded name, so `a=b&c` and `a=b c` differ.
+    let mut parts: Vec<&[u8]> = Vec::with_capacity(1 + 4 * pairs.len());
+    parts.push(route.as_bytes());
     for (k, v) in pairs {
-        // Separators that cannot occur in a decoded name, so `a=b&c` and `a=b c` differ.
-        bytes.push(0);
-        bytes.extend_from_slice(k.as_bytes());
-        bytes.push(1);
-        bytes.extend_from_slice(v.as_bytes());
+        parts.extend([&[0u8][..], k.as_bytes(), &[1u8][..], v.as_bytes()]);
     }
-    format!("{:016x}", fnv1a(&[&bytes]))
+    format!("{:016x}", fnv1a(&parts))
 }
 
-/// FNV-1a, 64 bits: stable across builds, processes and replicas (std's hashers promise none of that).
+/// FNV-1a, 64 bits: stable across builds, processes and replicas (std's hashers promise none of that). The hash
+/// of `parts` is the hash of their concatenation.
 fn fnv1a(parts: &[&[u8]]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for part in parts {
@@ -402,6 +400,44 @@ mod tests {
         let page = second.page(vec![10, 15, 20, 35, 40], |i| *i).unwrap();
         assert_eq!(page.items, vec![35, 40], "15 is behind the position; 35 is served; nothing repeats");
         assert_eq!(page.next, None);
+    }
+
+    #[test]
+    fn a_page_of_items_past_the_cursor_makes_only_the_last_key() {
+        let first = PageRequest::parse(&request(&[("limit", "2")]), 10, 100).unwrap().keyed::<u32>().unwrap();
+        let cursor = first.page(vec![10, 20, 30, 40, 50], |i| *i).next.unwrap();
+        let second = PageRequest::parse(&request(&[("limit", "2"), ("cursor", &cursor)]), 10, 100).unwrap();
+        let second = second.keyed::<u32>().unwrap();
+        let keys = std::cell::Cell::new(0);
+        let counted = |i: &u32| {
+            keys.set(keys.get() + 1);
+            *i
+        };
+        // The caller skipped 10 and 20 itself: the page is the one `page` serves from the whole list.
+        let past = second.page_after_cursor(vec![30, 40, 50], counted);
+        assert_eq!(past, second.page(vec![10, 20, 30, 40, 50], |i| *i));
+        assert_eq!(past.items, vec![30, 40]);
+        if !cfg!(debug_assertions) {
+            assert_eq!(keys.get(), 1, "one key, for the next page's cursor");
+        }
+        // The next cursor continues after 40 whichever way the page was made.
+        let third = PageRequest::parse(&request(&[("limit", "2"), ("cursor", past.next.as_deref().unwrap())]), 10, 100);
+        assert_eq!(third.unwrap().page(vec![10, 20, 30, 40, 50], |i| *i).unwrap().items, vec![50]);
+        // No next page: no key at all.
+        keys.set(0);
+        let last = second.page_after_cursor(vec![30], counted);
+        assert_eq!((last.items, last.next), (vec![30], None));
+        if !cfg!(debug_assertions) {
+            assert_eq!(keys.get(), 0);
+        }
+    }
+
+    #[test]
+    fn the_fingerprint_of_a_query_stays_what_cursors_already_issued_hold() {
+        // FNV-1a of `/v1/things\0a\x01b\0ticker\x01NVDA`, computed outside this code: a cursor handed out by an
+        // earlier release must still continue its walk.
+        let query = [("ticker", "NVDA"), ("limit", "5"), ("a", " b "), ("cursor", "x"), ("blank", " ")];
+        assert_eq!(fingerprint("/v1/things", &query), "158c197d458414cb");
     }
 
     #[test]

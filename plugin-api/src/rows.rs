@@ -103,6 +103,97 @@ impl<T> JsonValue<T> {
     }
 }
 
+/// A value of type `T` written once with one field's value left open, filled per answer ([`JsonFrame::fill`]): a
+/// filing whose header never changes but whose trades depend on the request. The open field is a [`Slot`].
+pub struct JsonFrame<T> {
+    /// The value's JSON up to the open field's value, then from after it.
+    before: String,
+    after: String,
+    row: PhantomData<fn() -> T>,
+}
+
+/// The open field of a [`JsonFrame`]'s value (of type `S`, documented as `S`): serialises as a mark that
+/// [`JsonFrame::new`] cuts the written text at. serde_json never writes a NUL byte itself (it escapes control
+/// characters), so the mark cannot be confused with the value's own text.
+pub struct Slot<S>(PhantomData<fn() -> S>);
+
+impl<S> Slot<S> {
+    /// The open field.
+    pub fn new() -> Self {
+        Slot(PhantomData)
+    }
+}
+
+impl<S> Default for Slot<S> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// A NUL byte: see [`Slot`].
+const SLOT_MARK: &str = "\0";
+
+impl<S> Serialize for Slot<S> {
+    fn serialize<Z: Serializer>(&self, serializer: Z) -> Result<Z::Ok, Z::Error> {
+        RawJson(SLOT_MARK).serialize(serializer)
+    }
+}
+
+impl<S: ApiSchema> ApiSchema for Slot<S> {
+    fn schema() -> Value {
+        S::schema()
+    }
+    fn components(out: &mut Map<String, Value>) {
+        S::components(out)
+    }
+}
+
+impl<T> JsonFrame<T> {
+    /// Writes `value` (of type `T`, or of one differing only in lifetimes), which holds exactly one [`Slot`].
+    pub fn new<R: Serialize>(value: &R) -> Result<Self, serde_json::Error> {
+        let text = serde_json::to_string(value)?;
+        let mut parts = text.split(SLOT_MARK);
+        match (parts.next(), parts.next(), parts.next()) {
+            (Some(before), Some(after), None) => {
+                Ok(JsonFrame { before: before.to_string(), after: after.to_string(), row: PhantomData })
+            }
+            _ => Err(serde_json::Error::custom("a JsonFrame's value holds exactly one Slot")),
+        }
+    }
+
+    /// The value with `open` written in its slot, as a body field that serialises as that JSON.
+    pub fn fill<V: Serialize + ?Sized>(&self, open: &V) -> Result<JsonText<T>, serde_json::Error> {
+        let mut text = Vec::with_capacity(self.before.len() + self.after.len() + 256);
+        text.extend_from_slice(self.before.as_bytes());
+        serde_json::to_writer(&mut text, open)?;
+        text.extend_from_slice(self.after.as_bytes());
+        // serde_json writes UTF-8 only, and the frame's parts are cut at an ASCII mark.
+        let text = String::from_utf8(text).map_err(serde_json::Error::custom)?;
+        Ok(JsonText { text, row: PhantomData })
+    }
+}
+
+/// A [`JsonFrame`] filled for one answer: serialises as its JSON, documented as `T`.
+pub struct JsonText<T> {
+    text: String,
+    row: PhantomData<fn() -> T>,
+}
+
+impl<T> Serialize for JsonText<T> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        RawJson(&self.text).serialize(serializer)
+    }
+}
+
+impl<T: ApiSchema> ApiSchema for JsonText<T> {
+    fn schema() -> Value {
+        T::schema()
+    }
+    fn components(out: &mut Map<String, Value>) {
+        T::components(out)
+    }
+}
+
 /// Rows of a [`JsonRows`]: serialises as the JSON array of those rows, documented as an array of `T`.
 pub struct JsonArray<'a, T> {
     rows: &'a JsonRows<T>,
@@ -277,5 +368,48 @@ mod tests {
     fn arrays_and_rows_are_documented_as_their_rows() {
         assert_eq!(JsonArray::<'_, String>::schema(), Vec::<String>::schema());
         assert_eq!(JsonRow::<'_, String>::schema(), String::schema());
+    }
+
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Filing<'a, S> {
+        member: &'a str,
+        trades: S,
+        source_url: Option<&'a str>,
+    }
+
+    #[test]
+    fn a_frame_filled_is_the_value_written_whole() {
+        let all = rows();
+        let kept = JsonRows::<Row>::new(all.clone()).unwrap();
+        // Names holding what a mark could be mistaken for: a NUL character, a backslash and zero, quotes.
+        for member in ["Ann Lee", "nul \u{0} here", "back\\0slash", "\"trades\":[]"] {
+            for source_url in [None, Some("https://x.invalid/\u{0}")] {
+                let frame = JsonFrame::<()>::new(&Filing { member, trades: Slot::<()>::new(), source_url }).unwrap();
+                for picked in [vec![], vec![1], vec![3, 0, 2]] {
+                    let expected: Vec<Row> = picked.iter().map(|&i| all[i].clone()).collect();
+                    let whole = serde_json::to_string(&Filing { member, trades: &expected, source_url }).unwrap();
+                    let filled = frame.fill(&kept.pick(picked.clone()).unwrap()).unwrap();
+                    assert_eq!(serde_json::to_string(&filled).unwrap(), whole, "{member:?} {picked:?}");
+                    assert_eq!(serde_json::to_value(&filled).unwrap(), serde_json::from_str::<Value>(&whole).unwrap());
+                    // Filled with values written now, the same text.
+                    let now = frame.fill(&expected).unwrap();
+                    assert_eq!(serde_json::to_string(&now).unwrap(), whole);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_frame_holds_exactly_one_slot() {
+        #[derive(Serialize)]
+        struct Two {
+            a: Slot<()>,
+            b: Slot<()>,
+        }
+        assert!(JsonFrame::<()>::new(&Two { a: Slot::new(), b: Slot::new() }).is_err());
+        assert!(JsonFrame::<()>::new(&rows()[0]).is_err(), "no slot");
+        let frame = JsonFrame::<()>::new(&Slot::<()>::new()).unwrap();
+        assert_eq!(serde_json::to_string(&frame.fill(&[1, 2]).unwrap()).unwrap(), "[1,2]", "the whole value open");
     }
 }

@@ -1,8 +1,9 @@
 //! Trade-disclosure filings (House and Senate Periodic Transaction Reports): the shared request rules and
 //! selection logic of `/v1/congress-trades` and `/v1/senate-trades`.
 //!
-//! A plugin implements [`Disclosure`] for its filing record, builds a [`DisclosureIndex`] once in `init`, parses
-//! each request's parameters into a [`DisclosureQuery`] and maps the [`Selected`] filings to its own response type.
+//! A plugin implements [`Disclosure`] for its filing record, builds a [`DisclosureIndex`] and its [`Written`] answer
+//! parts once in `init`, parses each request's parameters into a [`DisclosureQuery`] and serves the selected
+//! filings as [`Written::filing`] writes them (or maps the [`Selected`] filings to its own response type).
 //! The rules live here once: `member` is a case-insensitive substring of the member's name; `ticker` keeps only
 //! filings with a trade in that ticker and, inside each, only those trades; filings come newest first
 //! (`filedDate`, then `docId`, descending); `limit` caps the number of filings on a page and `cursor` continues
@@ -12,7 +13,7 @@ use std::borrow::Cow;
 use std::cmp::Reverse;
 use std::collections::{HashMap, HashSet};
 
-use serde::{Deserialize, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::error::StoredError;
@@ -20,7 +21,7 @@ use crate::text::amount_range_bounds;
 use datahost_plugin_api::paging::{KeyedPage, Page, PageRequest};
 use datahost_plugin_api::params::{normalize_ticker, ticker_spellings, TickerFilter};
 use datahost_plugin_api::query::RecordsQuery;
-use datahost_plugin_api::rows::{JsonArray, JsonRow, JsonRows, JsonValue};
+use datahost_plugin_api::rows::{JsonArray, JsonFrame, JsonRow, JsonRows, JsonText, JsonValue};
 use datahost_plugin_api::{ApiError, ApiSchema, Host, HostError};
 
 /// Longest `member` pattern accepted, so a client cannot make the server scan with a huge needle.
@@ -96,15 +97,24 @@ struct Entry<F> {
     tickers: Vec<String>,
 }
 
-/// Filings newest first, with match keys computed once at load instead of on every request.
+/// Filings newest first, with match keys computed once at load instead of on every request: a request reads
+/// the filings its ticker or member names, not every filing.
 pub struct DisclosureIndex<F> {
     entries: Vec<Entry<F>>,
+    /// Every position, in order (the candidates of a request without filters).
+    all: Vec<usize>,
+    /// The positions of the filings with a trade in each normalised ticker, in order.
+    by_ticker: HashMap<String, Vec<usize>>,
+    /// Each lowercased member name and the positions of their filings, in order.
+    by_member: Vec<(String, Vec<usize>)>,
 }
 
 /// One filing chosen by a request, with the trades the request keeps (all of them without a ticker filter).
 pub struct Selected<'a, F: Disclosure> {
     /// The filing, borrowed from the index (newest first across the page).
     pub filing: &'a F,
+    /// Where the filing is in the index (its place in [`DisclosureIndex::filings`]).
+    pub position: usize,
     /// Its trades the request keeps: all of them without a `ticker` filter, else only those in that ticker.
     pub trades: Vec<&'a F::Trade>,
 }
@@ -124,7 +134,18 @@ impl<F: Disclosure> DisclosureIndex<F> {
         entries.sort_by(|a, b| {
             (b.filing.filed_date(), b.filing.doc_id()).cmp(&(a.filing.filed_date(), a.filing.doc_id()))
         });
-        Self { entries }
+        let mut by_ticker: HashMap<String, Vec<usize>> = HashMap::new();
+        let mut by_member: HashMap<&str, Vec<usize>> = HashMap::new();
+        for (at, entry) in entries.iter().enumerate() {
+            for ticker in entry.tickers.iter().collect::<HashSet<_>>() {
+                by_ticker.entry(ticker.clone()).or_default().push(at);
+            }
+            by_member.entry(&entry.member_lower).or_default().push(at);
+        }
+        let mut by_member: Vec<(String, Vec<usize>)> =
+            by_member.into_iter().map(|(name, at)| (name.to_string(), at)).collect();
+        by_member.sort();
+        Self { all: (0..entries.len()).collect(), by_ticker, by_member, entries }
     }
 
     /// Every filing, newest first.
@@ -149,7 +170,7 @@ impl<F: Disclosure> DisclosureIndex<F> {
 
     /// The page of filings a request asks for, newest first.
     pub fn select(&self, query: &DisclosureQuery) -> Page<Selected<'_, F>> {
-        self.select_with(query, |_| false)
+        self.select_in(query, None)
     }
 
     /// [`Self::select`] for an index whose filings may keep their trades elsewhere (a table-backed dataset:
@@ -157,29 +178,92 @@ impl<F: Disclosure> DisclosureIndex<F> {
     /// says its stored trades include the ticker. Such a filing's in-memory trades are empty, so the plugin
     /// reads its trades for the selected filings only.
     pub fn select_with(&self, query: &DisclosureQuery, trades_elsewhere: impl Fn(&F) -> bool) -> Page<Selected<'_, F>> {
+        self.select_in(query, Some(&trades_elsewhere))
+    }
+
+    fn select_in(
+        &self,
+        query: &DisclosureQuery,
+        trades_elsewhere: Option<&dyn Fn(&F) -> bool>,
+    ) -> Page<Selected<'_, F>> {
         let want = query.ticker.value();
-        let matching = self
-            .entries
-            .iter()
-            .filter(|e| query.member.as_deref().is_none_or(|m| e.member_lower.contains(m)))
-            .filter(|e| want.is_none_or(|w| e.tickers.iter().any(|t| t == w) || trades_elsewhere(&e.filing)));
-        let page = query.page.page(matching, |e| filing_key(&e.filing));
+        let member = query.member.as_deref();
+        let candidates = self.candidates(want, member, trades_elsewhere);
+        // Positions are in key order: the filings at or before the cursor are a prefix, found by a binary search.
+        let start = match &query.page.after {
+            Some((Reverse(date), Reverse(doc_id))) => candidates.partition_point(|&at| {
+                let filing = &self.entries[at].filing;
+                (filing.filed_date(), filing.doc_id()) >= (date.as_str(), doc_id.as_str())
+            }),
+            None => 0,
+        };
+        let page = query
+            .page
+            .page_after_cursor(candidates[start..].iter().copied(), |&at| filing_key(&self.entries[at].filing));
         let items = page
             .items
             .into_iter()
-            .map(|e| Selected {
-                filing: &e.filing,
-                trades: e
-                    .filing
-                    .trades()
-                    .iter()
-                    .zip(&e.tickers)
-                    .filter(|(_, t)| want.is_none_or(|w| t.as_str() == w))
-                    .map(|(trade, _)| trade)
-                    .collect(),
+            .map(|position| {
+                let e = &self.entries[position];
+                Selected {
+                    filing: &e.filing,
+                    position,
+                    trades: e
+                        .filing
+                        .trades()
+                        .iter()
+                        .zip(&e.tickers)
+                        .filter(|(_, t)| want.is_none_or(|w| t.as_str() == w))
+                        .map(|(trade, _)| trade)
+                        .collect(),
+                }
             })
             .collect();
         Page { items, next: page.next }
+    }
+
+    /// The positions of the filings matching the ticker and member filters, in order.
+    fn candidates(
+        &self,
+        ticker: Option<&str>,
+        member: Option<&str>,
+        trades_elsewhere: Option<&dyn Fn(&F) -> bool>,
+    ) -> Cow<'_, [usize]> {
+        let named = |at: &usize| member.is_none_or(|m| self.entries[*at].member_lower.contains(m));
+        match (ticker, trades_elsewhere) {
+            (Some(ticker), None) => {
+                let trading = self.by_ticker.get(ticker).map_or(&[][..], Vec::as_slice);
+                match member {
+                    Some(_) => Cow::Owned(trading.iter().copied().filter(named).collect()),
+                    None => Cow::Borrowed(trading),
+                }
+            }
+            // The stored trades are not indexed here: every filing is asked.
+            (Some(ticker), Some(elsewhere)) => Cow::Owned(
+                self.all
+                    .iter()
+                    .copied()
+                    .filter(named)
+                    .filter(|&at| {
+                        let e = &self.entries[at];
+                        e.tickers.iter().any(|t| t == ticker) || elsewhere(&e.filing)
+                    })
+                    .collect(),
+            ),
+            (None, _) => match member {
+                Some(m) => {
+                    let mut named: Vec<usize> = self
+                        .by_member
+                        .iter()
+                        .filter(|(name, _)| name.contains(m))
+                        .flat_map(|(_, at)| at.iter().copied())
+                        .collect();
+                    named.sort_unstable();
+                    Cow::Owned(named)
+                }
+                None => Cow::Borrowed(&self.all),
+            },
+        }
     }
 }
 
@@ -203,6 +287,8 @@ where
 {
     /// The filing, borrowed from the index.
     pub filing: &'a F,
+    /// Where the filing is in the index (its place in [`DisclosureIndex::filings`]).
+    pub position: usize,
     /// Its trades to serve: borrowed from memory, or owned when read from the store (only those in the `ticker`
     /// filter when one is set).
     pub trades: Vec<Cow<'a, F::Trade>>,
@@ -248,6 +334,7 @@ where
                     false => s.trades.into_iter().map(Cow::Borrowed).collect(),
                 },
                 filing: s.filing,
+                position: s.position,
             })
             .collect();
         Ok(Page { items, next: selected.next })
@@ -255,32 +342,40 @@ where
 }
 
 /// What every answer of a chamber's instance writes alike, written once at `init` (the SDK's `rows`) so that an
-/// answer copies it instead of writing it again: the dataset's meta (as `M`) and the trades of the index's filings
-/// with what the chamber adds to each (as `T`).
-pub struct Written<M, T> {
+/// answer copies it instead of writing it again: the dataset's meta (as `M`), each filing of the index as the
+/// chamber serves it (as `Fi`) with its trades left open (a [`Slot`]), and the trades of the index's filings with
+/// what the chamber adds to each (as `T`). An answer's filing is its frame filled with the kept trades' rows.
+///
+/// [`Slot`]: datahost_plugin_api::rows::Slot
+pub struct Written<M, Fi, T> {
     meta: JsonValue<M>,
+    /// Each filing of the index by position: its address (to tell the index it was written from), its frame,
+    /// and the row of its first trade.
+    filings: Vec<(usize, JsonFrame<Fi>, usize)>,
     rows: JsonRows<T>,
-    /// The row of each filing's first trade, by `docId`; a `docId` that repeats has none (written per request).
-    first: HashMap<String, Option<usize>>,
 }
 
-impl<M, T> Written<M, T> {
-    /// Writes `meta`, and `out(trade)` for every trade of `index`'s filings in index order.
-    pub fn new<'i, F: Disclosure, R: Serialize>(
+impl<M, Fi, T> Written<M, Fi, T> {
+    /// Writes `meta`, `filing(f)` for every filing of `index` (holding one [`Slot`], for its trades), and
+    /// `trade(t)` for every trade of those filings, in index order.
+    ///
+    /// [`Slot`]: datahost_plugin_api::rows::Slot
+    pub fn new<'i, F: Disclosure, Fo: Serialize, R: Serialize>(
         meta: &impl Serialize,
         index: &'i DisclosureIndex<F>,
-        out: impl Fn(&'i F::Trade) -> R,
+        filing: impl Fn(&'i F) -> Fo,
+        trade: impl Fn(&'i F::Trade) -> R,
     ) -> Result<Self, serde_json::Error> {
-        let mut first = HashMap::new();
+        let mut filings = Vec::with_capacity(index.len());
         let mut row = 0;
-        for filing in index.filings() {
-            first.entry(filing.doc_id().to_string()).and_modify(|at| *at = None).or_insert(Some(row));
-            row += filing.trades().len();
+        for f in index.filings() {
+            filings.push((f as *const F as usize, JsonFrame::new(&filing(f))?, row));
+            row += f.trades().len();
         }
         Ok(Self {
             meta: JsonValue::new(meta)?,
-            rows: JsonRows::new(index.filings().flat_map(|f| f.trades()).map(out))?,
-            first,
+            filings,
+            rows: JsonRows::new(index.filings().flat_map(|f| f.trades()).map(trade))?,
         })
     }
 
@@ -289,27 +384,33 @@ impl<M, T> Written<M, T> {
         self.meta.get()
     }
 
-    /// `served`'s trades as an answer field: their rows when every one is a trade of the filing held in memory
-    /// (found by address, in order), else `now(trade)` for each (trades read from the records engine).
-    pub fn trades<'a, F: Disclosure, N>(
-        &'a self,
+    /// `served` as an answer's filing: its frame filled with its trades' rows when every one is a trade of the
+    /// filing held in memory (found by address, in order), else with `now(trade)` for each (trades read from the
+    /// records engine). A filing of another index than this one was written from is an internal error.
+    pub fn filing<'a, F: Disclosure, N: Serialize>(
+        &self,
         served: &'a Served<'a, F>,
         now: impl Fn(&'a F::Trade) -> N,
-    ) -> ServedTrades<'a, T, N>
+    ) -> Result<JsonText<Fi>, ApiError>
     where
         F::Trade: Clone,
     {
-        match self.rows_of(served) {
-            Some(rows) => ServedTrades::Written(rows),
-            None => ServedTrades::Now(served.trades.iter().map(|t| now(t.as_ref())).collect()),
+        let (frame, first) = match self.filings.get(served.position) {
+            Some((address, frame, first)) if *address == served.filing as *const F as usize => (frame, *first),
+            _ => return Err(ApiError::internal("a filing of another index than the one written at init")),
+        };
+        match self.rows_of(served, first) {
+            Some(rows) => frame.fill(&rows),
+            None => frame.fill(&served.trades.iter().map(|t| now(t.as_ref())).collect::<Vec<N>>()),
         }
+        .map_err(|e| ApiError::internal(format!("writing a filing of the answer: {e}")))
     }
 
-    fn rows_of<'a, F: Disclosure>(&'a self, served: &Served<'a, F>) -> Option<JsonArray<'a, T>>
+    /// The rows of `served`'s trades, when all are the held filing's (whose first trade is row `first`), in order.
+    fn rows_of<F: Disclosure>(&self, served: &Served<'_, F>, first: usize) -> Option<JsonArray<'_, T>>
     where
         F::Trade: Clone,
     {
-        let first = (*self.first.get(served.filing.doc_id())?)?;
         let held = served.filing.trades();
         let mut next = 0;
         let rows = served
@@ -325,32 +426,6 @@ impl<M, T> Written<M, T> {
             })
             .collect::<Option<Vec<usize>>>()?;
         self.rows.pick(rows)
-    }
-}
-
-/// A filing's trades in an answer: copied from [`Written`], or written now; documented as an array of `T`.
-pub enum ServedTrades<'a, T, N> {
-    /// Rows written at `init`.
-    Written(JsonArray<'a, T>),
-    /// Trades written with this answer (`N` serialises as `T` does).
-    Now(Vec<N>),
-}
-
-impl<T, N: Serialize> Serialize for ServedTrades<'_, T, N> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match self {
-            ServedTrades::Written(rows) => rows.serialize(serializer),
-            ServedTrades::Now(trades) => trades.serialize(serializer),
-        }
-    }
-}
-
-impl<T: ApiSchema, N> ApiSchema for ServedTrades<'_, T, N> {
-    fn schema() -> Value {
-        Vec::<T>::schema()
-    }
-    fn components(out: &mut serde_json::Map<String, Value>) {
-        Vec::<T>::components(out)
     }
 }
 
@@ -422,6 +497,7 @@ impl<'a, T: Serialize> WithAmountBounds<'a, T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use datahost_plugin_api::rows::Slot;
     use datahost_plugin_api::{Params, RequestEnvelope};
 
     struct F(&'static str, &'static str, &'static str, Vec<&'static str>);
@@ -486,56 +562,183 @@ mod tests {
         serde_json::json!({"ticker": trade, "len": trade.len()})
     }
 
-    /// What `Written::trades` serves for `served`, and whether it copied the rows written at `init`.
-    fn served(written: &Written<Value, Value>, served: &Served<'_, F>) -> (String, bool) {
-        let trades = written.trades(served, trade_out);
-        let copied = matches!(trades, ServedTrades::Written(_));
-        (serde_json::to_string(&trades).unwrap(), copied)
+    /// How a chamber writes a filing: fields around its trades.
+    #[derive(Serialize)]
+    struct FilingOut<'a, S> {
+        doc: &'a str,
+        trades: S,
+        filed: &'a str,
+    }
+
+    fn filing_out(f: &F) -> FilingOut<'_, Slot<()>> {
+        FilingOut { doc: f.1, trades: Slot::new(), filed: f.2 }
+    }
+
+    type TestWritten = Written<Value, (), Value>;
+
+    fn written(index: &DisclosureIndex<F>) -> TestWritten {
+        Written::new(&serde_json::json!({"source": "x"}), index, filing_out, trade_out).unwrap()
+    }
+
+    /// What `Written::filing` serves for `served`, and whether it copied the trades' rows written at `init`.
+    fn served(written: &TestWritten, served: &Served<'_, F>) -> (String, bool) {
+        let filing = written.filing(served, trade_out).unwrap();
+        let copied = written.rows_of(served, written.filings[served.position].2).is_some();
+        (serde_json::to_string(&filing).unwrap(), copied)
+    }
+
+    /// The filing as a chamber would write it whole, with `trades` written now.
+    fn whole(filing: &F, trades: &[&&'static str]) -> String {
+        let trades: Vec<Value> = trades.iter().map(|t| trade_out(t)).collect();
+        serde_json::to_string(&FilingOut { doc: filing.1, trades, filed: filing.2 }).unwrap()
+    }
+
+    fn held<'a>(index: &'a DisclosureIndex<F>, doc: &str) -> (usize, &'a F) {
+        index.filings().enumerate().find(|(_, f)| f.1 == doc).unwrap()
     }
 
     #[test]
-    fn written_trades_are_the_trades_written_now() {
+    fn written_filings_are_the_filings_written_now() {
         let index = index();
-        let written = Written::<Value, Value>::new(&serde_json::json!({"source": "x"}), &index, trade_out).unwrap();
+        let written = written(&index);
         assert_eq!(serde_json::to_string(&written.meta()).unwrap(), r#"{"source":"x"}"#);
-        for pairs in [&[][..], &[("ticker", "aapl")], &[("ticker", "msft")], &[("member", "lee")]] {
+        for pairs in [&[][..], &[("ticker", "aapl")], &[("ticker", "msft")], &[("member", "lee")], &[("member", "ray")]]
+        {
             let query = parse(&RequestEnvelope::new("/v1/x", pairs)).unwrap();
-            for s in index.select(&query).items {
-                let s = Served { filing: s.filing, trades: s.trades.into_iter().map(Cow::Borrowed).collect() };
-                let now: Vec<Value> = s.trades.iter().map(|t| trade_out(t)).collect();
-                assert_eq!(served(&written, &s), (serde_json::to_string(&now).unwrap(), true), "{pairs:?}");
+            let page = index.select_served::<NoStore>(&query, None).unwrap();
+            assert!(!page.items.is_empty(), "{pairs:?}");
+            for s in page.items {
+                let kept: Vec<&&'static str> = s
+                    .trades
+                    .iter()
+                    .map(|t| match t {
+                        Cow::Borrowed(t) => *t,
+                        Cow::Owned(_) => unreachable!("no store"),
+                    })
+                    .collect();
+                assert_eq!(served(&written, &s), (whole(s.filing, &kept), true), "{pairs:?}");
             }
         }
         // A trade read from the store (owned) is written now, the filing's other trades with it.
-        let filing = index.filings().find(|f| f.1 == "3").unwrap();
-        let mixed = Served { filing, trades: vec![Cow::Borrowed(&filing.3[0]), Cow::Owned("NVDA")] };
+        let (position, filing) = held(&index, "3");
+        let mixed = Served { filing, position, trades: vec![Cow::Borrowed(&filing.3[0]), Cow::Owned("NVDA")] };
         assert_eq!(
             served(&written, &mixed),
-            (r#"[{"len":4,"ticker":"AAPL"},{"len":4,"ticker":"NVDA"}]"#.into(), false)
+            (
+                r#"{"doc":"3","trades":[{"len":4,"ticker":"AAPL"},{"len":4,"ticker":"NVDA"}],"filed":"2026-03-01"}"#
+                    .into(),
+                false
+            )
         );
         // A trade equal to the filing's but not one of them (another filing's `AAPL`) is not taken for it.
-        let other = index.filings().find(|f| f.1 == "1").unwrap();
-        let foreign = Served { filing, trades: vec![Cow::Borrowed(&other.3[0])] };
-        assert!(!served(&written, &foreign).1);
+        let (_, other) = held(&index, "1");
+        let foreign = Served { filing, position, trades: vec![Cow::Borrowed(&other.3[0])] };
+        assert_eq!(served(&written, &foreign), (whole(filing, &[&other.3[0]]), false));
         // Trades out of the filing's order are written now (rows are found in order).
-        let reversed = Served { filing, trades: vec![Cow::Borrowed(&filing.3[1]), Cow::Borrowed(&filing.3[0])] };
-        assert_eq!(
-            served(&written, &reversed),
-            (r#"[{"len":4,"ticker":"MSFT"},{"len":4,"ticker":"AAPL"}]"#.into(), false)
-        );
+        let reversed =
+            Served { filing, position, trades: vec![Cow::Borrowed(&filing.3[1]), Cow::Borrowed(&filing.3[0])] };
+        assert_eq!(served(&written, &reversed), (whole(filing, &[&filing.3[1], &filing.3[0]]), false));
     }
 
     #[test]
-    fn a_repeated_doc_id_is_written_per_request() {
+    fn a_filing_of_another_index_is_refused() {
+        let index = index();
+        let written = written(&index);
+        let (position, filing) = held(&index, "3");
+        let trades = || filing.3.iter().map(Cow::Borrowed).collect();
+        assert!(written.filing(&Served { filing, position, trades: trades() }, trade_out).is_ok());
+        // The same filing at another position, and an equal filing of another index at the right one.
+        assert!(written.filing(&Served { filing, position: position + 1, trades: trades() }, trade_out).is_err());
+        assert!(written.filing(&Served { filing, position: 99, trades: trades() }, trade_out).is_err());
+        let copy = super::tests::index();
+        let (_, twin) = held(&copy, "3");
+        let served = Served { filing: twin, position, trades: twin.3.iter().map(Cow::Borrowed).collect() };
+        assert!(written.filing(&served, trade_out).is_err());
+    }
+
+    #[test]
+    fn a_repeated_doc_id_is_written_by_position() {
         let index = DisclosureIndex::new(vec![
             F("Ann Lee", "1", "2026-01-05", vec!["AAPL"]),
             F("Bo Lee", "1", "2026-03-01", vec!["MSFT", "IBM"]),
         ]);
-        let written = Written::<Value, Value>::new(&Value::Null, &index, trade_out).unwrap();
-        for filing in index.filings() {
-            let s = Served { filing, trades: filing.3.iter().map(Cow::Borrowed).collect() };
-            let now: Vec<Value> = filing.3.iter().map(trade_out).collect();
-            assert_eq!(served(&written, &s), (serde_json::to_string(&now).unwrap(), false));
+        let written = written(&index);
+        for (position, filing) in index.filings().enumerate() {
+            let s = Served { filing, position, trades: filing.3.iter().map(Cow::Borrowed).collect() };
+            let all: Vec<&&'static str> = filing.3.iter().collect();
+            assert_eq!(served(&written, &s), (whole(filing, &all), true));
+        }
+    }
+
+    /// No store: every filing's trades are in memory.
+    struct NoStore;
+
+    impl TradeStore for NoStore {
+        type Trade = &'static str;
+        fn holds(&self, _: &str) -> bool {
+            false
+        }
+        fn trading(&self, _: &str) -> Result<HashMap<String, Vec<Self::Trade>>, StoredError> {
+            Ok(HashMap::new())
+        }
+        fn of(&self, _: &[&str]) -> Result<HashMap<String, Vec<Self::Trade>>, StoredError> {
+            Ok(HashMap::new())
+        }
+    }
+
+    #[test]
+    fn every_walk_of_the_index_serves_what_a_scan_of_every_filing_would() {
+        let members = ["Ann Lee", "Bo Lee", "Cy Ray", "Di Ray", "Ed Ng"];
+        let tickers = ["AAPL", "MSFT", "brk-b", "BRK.B", "NVDA"];
+        let dates = ["2026-01-05", "2026-03-01", "2025-12-01"];
+        // Leaked so the filings can hold `&'static str`s like the other tests' (a test's few bytes).
+        let filings: Vec<F> = (0..40usize)
+            .map(|i| {
+                let doc: &'static str = Box::leak(format!("{:02}", (i * 7) % 40).into_boxed_str());
+                let trades = (0..i % 4).map(|t| tickers[(i + t * 3) % tickers.len()]).collect();
+                F(members[i % members.len()], doc, dates[i % dates.len()], trades)
+            })
+            .collect();
+        let index = DisclosureIndex::new(filings);
+        let mut by_key: Vec<&F> = index.filings().collect();
+        by_key.sort_by(|a, b| (b.2, b.1).cmp(&(a.2, a.1)));
+        for ticker in [None, Some("aapl"), Some("BRK-B"), Some("nvda"), Some("ZZZ")] {
+            for member in [None, Some("lee"), Some("RAY"), Some("e"), Some("nobody")] {
+                // The filings and trades a scan keeps, in order.
+                let expected: Vec<(&str, Vec<&str>)> = by_key
+                    .iter()
+                    .filter(|f| member.is_none_or(|m| f.0.to_lowercase().contains(&m.to_lowercase())))
+                    .map(|f| {
+                        let kept =
+                            f.3.iter().filter(|t| ticker.is_none_or(|w| normalize_ticker(t) == normalize_ticker(w)));
+                        (f.1, kept.copied().collect::<Vec<_>>())
+                    })
+                    .filter(|(_, kept)| ticker.is_none() || !kept.is_empty())
+                    .collect();
+                for limit in ["1", "3", "100"] {
+                    let mut got = Vec::new();
+                    let mut cursor: Option<String> = None;
+                    loop {
+                        let mut q = vec![("limit", limit)];
+                        q.extend(ticker.map(|t| ("ticker", t)));
+                        q.extend(member.map(|m| ("member", m)));
+                        q.extend(cursor.as_deref().map(|c| ("cursor", c)));
+                        let page = index.select(&parse(&RequestEnvelope::new("/v1/x", &q)).unwrap());
+                        for s in &page.items {
+                            assert!(std::ptr::eq(index.filings().nth(s.position).unwrap(), s.filing));
+                        }
+                        got.extend(
+                            page.items.into_iter().map(|s| (s.filing.1, s.trades.into_iter().copied().collect())),
+                        );
+                        match page.next {
+                            Some(next) => cursor = Some(next),
+                            None => break,
+                        }
+                        assert!(got.len() <= 40, "the walk ends");
+                    }
+                    assert_eq!(got, expected, "ticker {ticker:?} member {member:?} limit {limit}");
+                }
+            }
         }
     }
 

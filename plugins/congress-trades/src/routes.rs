@@ -4,9 +4,9 @@
 
 use datahost_plugin_api::paging::{self, PageRequest};
 use datahost_plugin_api::params::DEFAULT_MAX_LIMIT;
-use datahost_plugin_api::rows::JsonRow;
+use datahost_plugin_api::rows::{JsonRow, JsonText, Slot};
 use datahost_plugin_api::{ApiError, ApiSchema, Params, RequestEnvelope, Response, RouteSpec, TickerFilter};
-use datahost_plugin_kit::disclosure::{self, DisclosureIndex, DisclosureQuery, ServedTrades, WithAmountBounds};
+use datahost_plugin_kit::disclosure::{self, DisclosureIndex, DisclosureQuery, WithAmountBounds};
 use serde::Serialize;
 
 use crate::data::{Filing, FilingHead, Meta, Trade};
@@ -58,14 +58,14 @@ impl<'a> TradeOut<'a> {
 /// A selected filing: its header as stored, and only the trades the request keeps, with their amount bounds.
 #[derive(Serialize, ApiSchema)]
 #[schema(name = "CongressFiling")]
-struct FilingOut<'a> {
+pub(crate) struct FilingOut<'a> {
     #[serde(flatten)]
     head: &'a FilingHead,
-    trades: ServedTrades<'a, TradeOut<'static>, TradeOut<'a>>,
+    trades: Slot<Vec<TradeOut<'static>>>,
 }
 
-/// The meta and the in-memory trades as every answer writes them (`disclosure::Written`).
-pub(crate) type Written = disclosure::Written<ResponseMeta<'static>, TradeOut<'static>>;
+/// The meta, the filings and the in-memory trades as every answer writes them (`disclosure::Written`).
+pub(crate) type Written = disclosure::Written<ResponseMeta<'static>, FilingOut<'static>, TradeOut<'static>>;
 
 /// Writes what [`Written`] keeps, at `init`.
 pub(crate) fn written(
@@ -73,7 +73,14 @@ pub(crate) fn written(
     filings_with_trades: usize,
     index: &DisclosureIndex<Filing>,
 ) -> Result<Written, serde_json::Error> {
-    Written::new(&ResponseMeta { meta, filings_with_trades }, index, TradeOut::of)
+    Written::new(&ResponseMeta { meta, filings_with_trades }, index, FilingOut::of, TradeOut::of)
+}
+
+impl<'a> FilingOut<'a> {
+    /// The filing as served, its trades left open.
+    fn of(f: &'a Filing) -> Self {
+        FilingOut { head: &f.head, trades: Slot::new() }
+    }
 }
 
 /// House filings, newest first.
@@ -83,7 +90,7 @@ pub(crate) struct Body<'a> {
     meta: JsonRow<'a, ResponseMeta<'static>>,
     /// Number of filings returned.
     count: usize,
-    filings: Vec<FilingOut<'a>>,
+    filings: Vec<JsonText<FilingOut<'static>>>,
     #[schema(with = paging::next_schema)]
     next: Option<&'a str>,
 }
@@ -96,11 +103,7 @@ pub fn handle(plugin: &CongressTrades, request: &RequestEnvelope) -> Result<Resp
         .select_served(&query, plugin.pdf_trades.as_ref())
         .map_err(|e| ApiError::unavailable(format!("the PTR trades could not be read: {e}")))?;
     let written = &plugin.written;
-    let filings: Vec<FilingOut> = served
-        .items
-        .iter()
-        .map(|s| FilingOut { head: &s.filing.head, trades: written.trades(s, TradeOut::of) })
-        .collect();
+    let filings = served.items.iter().map(|s| written.filing(s, TradeOut::of)).collect::<Result<Vec<_>, _>>()?;
     let next = served.next.as_deref();
     let body = Body { meta: written.meta(), count: filings.len(), filings, next };
     paging::respond(&body, next)

@@ -4,9 +4,9 @@
 use datahost_plugin_api::openapi::schema;
 use datahost_plugin_api::paging::{self, PageRequest};
 use datahost_plugin_api::params::DEFAULT_MAX_LIMIT;
-use datahost_plugin_api::rows::JsonRow;
+use datahost_plugin_api::rows::{JsonRow, JsonText, Slot};
 use datahost_plugin_api::{ApiError, ApiSchema, Params, RequestEnvelope, Response, RouteSpec, TickerFilter};
-use datahost_plugin_kit::disclosure::{self, DisclosureIndex, DisclosureQuery, ServedTrades, WithAmountBounds};
+use datahost_plugin_kit::disclosure::{self, DisclosureIndex, DisclosureQuery, WithAmountBounds};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -49,7 +49,7 @@ impl<'a> TradeOut<'a> {
 #[derive(Serialize, ApiSchema)]
 #[serde(rename_all = "camelCase")]
 #[schema(name = "SenateFiling")]
-struct FilingOut<'a> {
+pub(crate) struct FilingOut<'a> {
     /// Senator who filed the report.
     member: &'a str,
     /// Always `senate` for this dataset.
@@ -63,7 +63,7 @@ struct FilingOut<'a> {
     /// ordered by their latest trade date.
     #[schema(format = "date")]
     filed_date: Option<&'a str>,
-    trades: ServedTrades<'a, TradeOut<'static>, TradeOut<'a>>,
+    trades: Slot<Vec<TradeOut<'static>>>,
     /// The report on efdsearch.senate.gov (ingested reports); in the demo seed an address under the reserved
     /// https://demo.invalid/ host.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -87,12 +87,28 @@ pub(crate) struct MetaOut<'a> {
     meta: &'a Meta,
 }
 
-/// The meta and the in-memory trades as every answer writes them (`disclosure::Written`).
-pub(crate) type Written = disclosure::Written<MetaOut<'static>, TradeOut<'static>>;
+/// The meta, the filings and the in-memory trades as every answer writes them (`disclosure::Written`).
+pub(crate) type Written = disclosure::Written<MetaOut<'static>, FilingOut<'static>, TradeOut<'static>>;
 
 /// Writes what [`Written`] keeps, at `init`.
 pub(crate) fn written(meta: &Meta, index: &DisclosureIndex<Filing>) -> Result<Written, serde_json::Error> {
-    Written::new(&MetaOut { meta }, index, TradeOut::of)
+    Written::new(&MetaOut { meta }, index, FilingOut::of, TradeOut::of)
+}
+
+impl<'a> FilingOut<'a> {
+    /// The filing as served, its trades left open.
+    fn of(f: &'a Filing) -> Self {
+        FilingOut {
+            member: &f.member,
+            chamber: &f.chamber,
+            doc_id: &f.doc_id,
+            year: f.year,
+            filed_date: f.filed_date.as_deref(),
+            trades: Slot::new(),
+            source_url: f.source_url.as_deref(),
+            paper: f.paper,
+        }
+    }
 }
 
 /// Senate filings, newest first.
@@ -102,7 +118,7 @@ pub(crate) struct Body<'a> {
     meta: JsonRow<'a, MetaOut<'static>>,
     /// Number of filings returned.
     count: usize,
-    filings: Vec<FilingOut<'a>>,
+    filings: Vec<JsonText<FilingOut<'static>>>,
     #[schema(with = paging::next_schema)]
     next: Option<&'a str>,
 }
@@ -114,20 +130,8 @@ pub fn handle(plugin: &SenateTrades, request: &RequestEnvelope) -> Result<Respon
         .index
         .select_served(&query, plugin.stored.as_ref())
         .map_err(|e| ApiError::unavailable(format!("the Senate transactions could not be read: {e}")))?;
-    let filings: Vec<FilingOut> = served
-        .items
-        .iter()
-        .map(|s| FilingOut {
-            member: &s.filing.member,
-            chamber: &s.filing.chamber,
-            doc_id: &s.filing.doc_id,
-            year: s.filing.year,
-            filed_date: s.filing.filed_date.as_deref(),
-            trades: plugin.written.trades(s, TradeOut::of),
-            source_url: s.filing.source_url.as_deref(),
-            paper: s.filing.paper,
-        })
-        .collect();
+    let written = &plugin.written;
+    let filings = served.items.iter().map(|s| written.filing(s, TradeOut::of)).collect::<Result<Vec<_>, _>>()?;
     let next = served.next.as_deref();
-    paging::respond(&Body { meta: plugin.written.meta(), count: filings.len(), filings, next }, next)
+    paging::respond(&Body { meta: written.meta(), count: filings.len(), filings, next }, next)
 }
