@@ -163,12 +163,15 @@ impl<T> JsonFrame<T> {
 
     /// The value with `open` written in its slot, as a body field that serialises as that JSON.
     pub fn fill<V: Serialize + ?Sized>(&self, open: &V) -> Result<JsonText<T>, serde_json::Error> {
-        let mut text = Vec::with_capacity(self.before.len() + self.after.len() + 256);
+        // Room for a few rows of the open value: most fills then allocate once.
+        let mut text = Vec::with_capacity(self.before.len() + self.after.len() + 1024);
         text.extend_from_slice(self.before.as_bytes());
         serde_json::to_writer(&mut text, open)?;
         text.extend_from_slice(self.after.as_bytes());
-        // serde_json writes UTF-8 only, and the frame's parts are cut at an ASCII mark.
-        let text = String::from_utf8(text).map_err(serde_json::Error::custom)?;
+        // SAFETY: `before` and `after` are `str`s cut at an ASCII byte (the mark), so each is UTF-8 on its own, and
+        // serde_json writes UTF-8 only (its own `to_string` relies on that the same way). Checking it again would
+        // read every byte of every filled value once more (a profile showed it at 2% of a cold answer).
+        let text = unsafe { String::from_utf8_unchecked(text) };
         Ok(JsonText { text, row: PhantomData })
     }
 }

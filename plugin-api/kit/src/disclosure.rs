@@ -310,7 +310,9 @@ where
             (Some(store), Some(ticker)) => Some(store.trading(ticker)?),
             _ => None,
         };
-        let selected = self.select_with(query, |f| trading.as_ref().is_some_and(|t| t.contains_key(f.doc_id())));
+        // Without stored trades in the ticker the index's own look-ups answer; with them every filing is asked.
+        let elsewhere = |f: &F| trading.as_ref().is_some_and(|t| t.contains_key(f.doc_id()));
+        let selected = self.select_in(query, trading.as_ref().map(|_| &elsewhere as &dyn Fn(&F) -> bool));
         let held = |f: &F| store.is_some_and(|s| s.holds(f.doc_id()));
         let mut stored = match (store, trading) {
             (Some(_), Some(trading)) => trading,
