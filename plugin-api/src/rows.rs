@@ -5,14 +5,17 @@
 //! change. [`JsonRows`] writes each row with serde_json when the dataset loads and keeps the texts back to back;
 //! [`JsonRows::slice`] (a run of rows) and [`JsonRows::pick`] (rows by index) are fields of the answer's body that
 //! serialise as the JSON array of those rows by copying their texts, [`JsonRows::get`] one row, and [`JsonValue`]
-//! a single value written once (a dataset's `meta`). The answer is still written by serde_json
-//! ([`crate::Response::json`]), so the host reads it as JSON it need not check again.
+//! a single value written once (a dataset's `meta`); [`JsonFrame`] a value written once with one field left open
+//! (a [`Slot`]) and filled per answer (a filing whose trades depend on the request). The answer is still written
+//! by serde_json ([`crate::Response::json`]), so the host reads it as JSON it need not check again.
 //!
 //! The copy goes through serde_json's raw-value path (the `raw_value` feature, on in the workspace): the
 //! serializer writes a fragment as it is when it is handed as the one field of a struct named
 //! `$serde_json::private::RawValue`, which is how serde_json's own `RawValue` serialises. Only texts serde_json
-//! wrote are handed over that way, and the tests compare every slice with the rows written one by one, so a
-//! serde_json that stopped honouring the name would fail them rather than serve a different body.
+//! wrote are handed over that way (a filled frame: the two parts of one value serde_json wrote around a mark, and
+//! the open value serde_json wrote between them), and the tests compare every slice and frame with the values
+//! written whole, so a serde_json that stopped honouring the name would fail them rather than serve a different
+//! body.
 
 use std::marker::PhantomData;
 use std::ops::Range;
