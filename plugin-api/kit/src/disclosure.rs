@@ -137,8 +137,12 @@ impl<F: Disclosure> DisclosureIndex<F> {
         let mut by_ticker: HashMap<String, Vec<usize>> = HashMap::new();
         let mut by_member: HashMap<&str, Vec<usize>> = HashMap::new();
         for (at, entry) in entries.iter().enumerate() {
-            for ticker in entry.tickers.iter().collect::<HashSet<_>>() {
-                by_ticker.entry(ticker.clone()).or_default().push(at);
+            for ticker in &entry.tickers {
+                let positions = by_ticker.entry(ticker.clone()).or_default();
+                // A filing trading the ticker twice is listed once: its position is then the last one pushed.
+                if positions.last() != Some(&at) {
+                    positions.push(at);
+                }
             }
             by_member.entry(&entry.member_lower).or_default().push(at);
         }
@@ -351,10 +355,19 @@ where
 /// [`Slot`]: datahost_plugin_api::rows::Slot
 pub struct Written<M, Fi, T> {
     meta: JsonValue<M>,
-    /// Each filing of the index by position: its address (to tell the index it was written from), its frame,
-    /// and the row of its first trade.
-    filings: Vec<(usize, JsonFrame<Fi>, usize)>,
+    /// Each filing of the index, by position.
+    filings: Vec<WrittenFiling<Fi>>,
     rows: JsonRows<T>,
+}
+
+/// One filing of the index as [`Written`] keeps it.
+struct WrittenFiling<Fi> {
+    /// The filing's address, to tell the index it was written from.
+    address: usize,
+    /// The filing as served, its trades left open.
+    frame: JsonFrame<Fi>,
+    /// The row of its first trade in [`Written`]'s rows.
+    first_row: usize,
 }
 
 impl<M, Fi, T> Written<M, Fi, T> {
@@ -371,7 +384,11 @@ impl<M, Fi, T> Written<M, Fi, T> {
         let mut filings = Vec::with_capacity(index.len());
         let mut row = 0;
         for f in index.filings() {
-            filings.push((f as *const F as usize, JsonFrame::new(&filing(f))?, row));
+            filings.push(WrittenFiling {
+                address: f as *const F as usize,
+                frame: JsonFrame::new(&filing(f))?,
+                first_row: row,
+            });
             row += f.trades().len();
         }
         Ok(Self {
@@ -397,13 +414,13 @@ impl<M, Fi, T> Written<M, Fi, T> {
     where
         F::Trade: Clone,
     {
-        let (frame, first) = match self.filings.get(served.position) {
-            Some((address, frame, first)) if *address == served.filing as *const F as usize => (frame, *first),
+        let written = match self.filings.get(served.position) {
+            Some(written) if written.address == served.filing as *const F as usize => written,
             _ => return Err(ApiError::internal("a filing of another index than the one written at init")),
         };
-        match self.rows_of(served, first) {
-            Some(rows) => frame.fill(&rows),
-            None => frame.fill(&served.trades.iter().map(|t| now(t.as_ref())).collect::<Vec<N>>()),
+        match self.rows_of(served, written.first_row) {
+            Some(rows) => written.frame.fill(&rows),
+            None => written.frame.fill(&served.trades.iter().map(|t| now(t.as_ref())).collect::<Vec<N>>()),
         }
         .map_err(|e| ApiError::internal(format!("writing a filing of the answer: {e}")))
     }
@@ -585,7 +602,7 @@ mod tests {
     /// What `Written::filing` serves for `served`, and whether it copied the trades' rows written at `init`.
     fn served(written: &TestWritten, served: &Served<'_, F>) -> (String, bool) {
         let filing = written.filing(served, trade_out).unwrap();
-        let copied = written.rows_of(served, written.filings[served.position].2).is_some();
+        let copied = written.rows_of(served, written.filings[served.position].first_row).is_some();
         (serde_json::to_string(&filing).unwrap(), copied)
     }
 
