@@ -7,7 +7,9 @@
 //! same filings: a page of hits resumes after the (score, order) of the last hit served ([`HitKey`]).
 //!
 //! The index holds everything a hit returns (stored fields: the filing's form as filed, entity, CIK, accession,
-//! address, filed date and text for the snippet), so nothing else is kept in memory. The demo seed is indexed
+//! address, filed date and text for the snippet), so nothing else needs to be held in memory; the filings read
+//! for hits are kept up to a bound ([`READ_FILINGS_BYTES`]), each with its text analysed for snippets. The demo
+//! seed is indexed
 //! in RAM; ingested filings are indexed on disk ([`SearchIndex::build_in`], [`SearchIndex::open`]) under the
 //! plugin's own directory, so at national scale the index is memory-mapped rather than held, and a restart
 //! opens it instead of rebuilding it.
@@ -15,13 +17,13 @@
 use std::cmp::Reverse;
 use std::ops::Bound;
 
-use crate::snippet::Snippets;
+use crate::snippet::{AnalyzedText, Snippets};
 use chrono::NaiveDate;
 use tantivy::query::{BooleanQuery, ConstScoreQuery, Occur, Query, QueryParser, RangeQuery, TermQuery};
 use tantivy::schema::{
     Field, IndexRecordOption, OwnedValue, Schema, TextFieldIndexing, TextOptions, FAST, INDEXED, STORED, STRING,
 };
-use tantivy::{doc, Index, IndexReader, ReloadPolicy, Score, Searcher, TantivyDocument, Term};
+use tantivy::{doc, DocAddress, Index, IndexReader, ReloadPolicy, Score, Searcher, TantivyDocument, Term};
 
 use crate::data::Filing;
 use crate::topk;
@@ -33,6 +35,10 @@ const TOKENIZER: &str = "en_stem";
 
 /// Longest snippet, in characters.
 pub const SNIPPET_CHARS: usize = 160;
+
+/// Most bytes the filings read for hits may hold in memory ([`ReadFilings`]): every filing of the demo seed (300
+/// filings, about 1 MB read and analysed) and tens of thousands of an ingested index's.
+pub const READ_FILINGS_BYTES: u64 = 64 << 20;
 
 /// How the index is built. The defaults suit the seed; load tests raise the heap.
 #[derive(Debug, Clone, Copy)]
@@ -165,6 +171,7 @@ pub struct SearchIndex {
     parser: QueryParser,
     /// How the pruned ranking visits the segments ([`topk::Layout`]).
     layout: topk::Layout,
+    read: ReadFilings,
 }
 
 /// What a caller may ask.
@@ -181,12 +188,60 @@ pub struct SearchRequest {
     pub snippets: bool,
 }
 
-pub struct Hit {
+/// A filing as its hits return it: its stored fields, read from the index once, and its text analysed for
+/// snippets.
+#[derive(Debug)]
+pub struct ReadFiling {
     pub filing: Filing,
+    pub analyzed: AnalyzedText,
+}
+
+impl ReadFiling {
+    fn of(filing: Filing) -> Self {
+        let analyzed = AnalyzedText::new(&filing.text, SNIPPET_CHARS);
+        Self { filing, analyzed }
+    }
+
+    /// Bytes held (what the cache weighs it by).
+    fn weight(&self) -> u64 {
+        let f = &self.filing;
+        let strings = [&f.form, &f.entity, &f.cik, &f.accession, &f.url, &f.filed_date, &f.text];
+        let bytes = std::mem::size_of::<Self>()
+            + strings.iter().map(|s| s.capacity()).sum::<usize>()
+            + self.analyzed.heap_bytes();
+        bytes as u64
+    }
+}
+
+/// The filings read for hits, by their place in the index, up to [`READ_FILINGS_BYTES`] (least recently used
+/// first out). Why: reading a hit's stored fields (a block decompressed, a document decoded into owned strings)
+/// and cutting its text into stemmed words for the snippet were most of a cold search's time, and both depend
+/// on the filing alone. The index never changes (a new data generation is a new [`SearchIndex`]), so an entry
+/// is never stale.
+type ReadFilings = quick_cache::sync::Cache<DocAddress, std::sync::Arc<ReadFiling>, ReadFilingWeight>;
+
+#[derive(Clone)]
+struct ReadFilingWeight;
+
+impl quick_cache::Weighter<DocAddress, std::sync::Arc<ReadFiling>> for ReadFilingWeight {
+    fn weight(&self, _: &DocAddress, read: &std::sync::Arc<ReadFiling>) -> u64 {
+        read.weight()
+    }
+}
+
+pub struct Hit {
+    /// Shared with the index's cache of read filings ([`Hit::filing`]).
+    pub read: std::sync::Arc<ReadFiling>,
     pub score: f32,
     pub snippet: Option<String>,
     /// Where the hit stands in the ranking.
     pub key: HitKey,
+}
+
+impl Hit {
+    pub fn filing(&self) -> &Filing {
+        &self.read.filing
+    }
 }
 
 pub struct SearchResult {
@@ -310,7 +365,10 @@ impl SearchIndex {
         // Every word must match, as in EDGAR's own full-text search; `OR` is still available explicitly.
         parser.set_conjunction_by_default();
         let layout = topk::Layout::of(&searcher, ORDER, FILED).map_err(engine)?;
-        Ok(Self { _reader: reader, searcher, fields, parser, layout })
+        // About 2.5 KB per filing of the demo seed's length: the number only sizes the cache's tables.
+        let read =
+            ReadFilings::with_weighter((READ_FILINGS_BYTES / 2_500) as usize, READ_FILINGS_BYTES, ReadFilingWeight);
+        Ok(Self { _reader: reader, searcher, fields, parser, layout, read })
     }
 
     /// How many filings the index holds.
@@ -383,8 +441,30 @@ impl SearchIndex {
         eligible
     }
 
+    /// The filing at `addr`, from the cache of read filings or read (and analysed) now.
+    fn read(&self, addr: DocAddress) -> tantivy::Result<std::sync::Arc<ReadFiling>> {
+        self.read.get_or_insert_with(&addr, || {
+            let doc: TantivyDocument = self.searcher.doc(addr)?;
+            Ok(std::sync::Arc::new(ReadFiling::of(self.fields.filing(&doc))))
+        })
+    }
+
+    /// Filings held by the cache of read filings, and the bytes they weigh (tests).
+    #[cfg(test)]
+    pub(crate) fn read_filings_held(&self) -> (usize, u64) {
+        (self.read.len(), self.read.weight())
+    }
+
     pub fn parse(&self, text: &str) -> Result<Box<dyn Query>, SearchError> {
-        self.parser.parse_query(&query_text(text)).map_err(|e| SearchError::Syntax(e.to_string()))
+        let syntax = |e: tantivy::query::QueryParserError| SearchError::Syntax(e.to_string());
+        // The parser reads the grammar first and fails with `SyntaxError` exactly when `query_text` would clean
+        // the text: a query valid as typed (most) is parsed once, not checked against the grammar first.
+        match self.parser.parse_query(text) {
+            Err(tantivy::query::QueryParserError::SyntaxError(_)) => {
+                self.parser.parse_query(&query_text(text)).map_err(syntax)
+            }
+            parsed => parsed.map_err(syntax),
+        }
     }
 
     pub fn search(&self, req: &SearchRequest) -> Result<SearchResult, SearchError> {
@@ -443,21 +523,19 @@ impl SearchIndex {
             (TOTAL_CAP, counted.map_err(engine)?)
         };
         let limit = req.limit.max(1);
-        let top =
-            topk::top_hits(&self.searcher, &*user, &filters, &full, ORDER, &self.layout, limit, req.after, exhaustive)
-                .map_err(engine)?;
+        let top = topk::top_hits(&self.searcher, &*user, &filters, &full, &self.layout, limit, req.after, exhaustive)
+            .map_err(engine)?;
 
-        let mut snippets = if req.snippets {
-            Some(Snippets::new(&self.searcher, &*user, self.fields.text, SNIPPET_CHARS).map_err(engine)?)
+        let snippets = if req.snippets {
+            Some(Snippets::new(&self.searcher, &*user, self.fields.text).map_err(engine)?)
         } else {
             None
         };
         let mut hits = Vec::with_capacity(top.len());
         for topk::Ranked { score, place, addr } in top {
-            let doc: TantivyDocument = self.searcher.doc(addr).map_err(engine)?;
-            let filing = self.fields.filing(&doc);
-            let snippet = snippets.as_mut().map(|s| snippet_text(s, &filing.text));
-            hits.push(Hit { filing, score, snippet, key: hit_key(score, place) });
+            let read = self.read(addr).map_err(engine)?;
+            let snippet = snippets.as_ref().map(|s| snippet_text(s, &read));
+            hits.push(Hit { read, score, snippet, key: hit_key(score, place) });
         }
         Ok(SearchResult { total: counted.min(cap), total_exact: counted <= cap, hits })
     }
@@ -465,8 +543,9 @@ impl SearchIndex {
 
 /// The best fragment of `text` for the query; when no query term falls in the body (the match was on the
 /// entity name), the start of the body instead, so every hit has some context.
-fn snippet_text(snippets: &mut Snippets, text: &str) -> String {
-    if let Some(fragment) = snippets.best(text).map(str::trim).filter(|f| !f.is_empty()) {
+fn snippet_text(snippets: &Snippets, read: &ReadFiling) -> String {
+    let text = read.filing.text.as_str();
+    if let Some(fragment) = snippets.best(&read.analyzed, text).map(str::trim).filter(|f| !f.is_empty()) {
         return fragment.to_string();
     }
     match text.char_indices().nth(SNIPPET_CHARS) {

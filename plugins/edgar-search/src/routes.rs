@@ -111,7 +111,7 @@ struct HitOut<'a> {
     score: f64,
     /// Up to 160 characters of the filing text around the best-matching query terms.
     #[schema(optional)]
-    snippet: String,
+    snippet: &'a str,
 }
 
 /// The hits of one search, a page at a time.
@@ -175,15 +175,16 @@ pub fn handle(index: &SearchIndex, generation: &str, request: &RequestEnvelope) 
     let hits: Vec<HitOut> = served
         .items
         .iter()
-        .map(|h| HitOut {
-            form: &h.filing.form,
-            entity: &h.filing.entity,
-            cik: &h.filing.cik,
-            accession: &h.filing.accession,
-            url: &h.filing.url,
-            filed_date: &h.filing.filed_date,
+        .map(|h| (h, h.filing()))
+        .map(|(h, filing)| HitOut {
+            form: &filing.form,
+            entity: &filing.entity,
+            cik: &filing.cik,
+            accession: &filing.accession,
+            url: &filing.url,
+            filed_date: &filing.filed_date,
             score: (h.score as f64 * 10_000.0).round() / 10_000.0,
-            snippet: h.snippet.clone().unwrap_or_default(),
+            snippet: h.snippet.as_deref().unwrap_or_default(),
         })
         .collect();
     let next = served.next.as_deref();

@@ -232,8 +232,8 @@ mod tests {
         assert_eq!(how, "opened the index already built for this data");
         let req = crate::index::SearchRequest { query: "weakness".into(), limit: 5, ..Default::default() };
         let hit = &again.search(&req).unwrap().hits[0];
-        assert_eq!((hit.filing.accession.as_str(), hit.filing.form.as_str()), ("0000000001-24-000001", "8-K"));
-        assert_eq!(hit.filing.text, "material weakness in controls");
+        assert_eq!((hit.filing().accession.as_str(), hit.filing().form.as_str()), ("0000000001-24-000001", "8-K"));
+        assert_eq!(hit.filing().text, "material weakness in controls");
 
         // New data: a new index replaces the old one.
         let info = dataset(

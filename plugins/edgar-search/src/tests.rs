@@ -398,3 +398,43 @@ fn field_matches_under_date_and_form_filters_find_every_filing_of_the_field() {
         assert!(hits.iter().all(|h| h["form"] == form), "{query:?}");
     }
 }
+
+/// A hit's filing is read from the index once and kept: a second search finds the same filings, scores and
+/// snippets from the cache, which holds each filing once and weighs at least its text; the snippets of a cached
+/// filing follow each query (one filing, two queries, two fragments).
+#[test]
+fn filings_read_for_hits_are_kept_and_answer_alike() {
+    let index = SearchIndex::build(seed_snapshot().filings).unwrap();
+    assert_eq!(index.read_filings_held(), (0, 0));
+    let req = SearchRequest { query: "revenue".into(), limit: 20, snippets: true, ..Default::default() };
+    let first = index.search(&req).unwrap();
+    assert_eq!(first.hits.len(), 20);
+    let (held, bytes) = index.read_filings_held();
+    assert_eq!(held, 20);
+    let texts: usize = first.hits.iter().map(|h| h.filing().text.len()).sum();
+    assert!(bytes as usize > texts, "{bytes} bytes held for {texts} bytes of text");
+    let again = index.search(&req).unwrap();
+    let seen = |r: &crate::index::SearchResult| -> Vec<(String, f32, Option<String>)> {
+        r.hits.iter().map(|h| (h.filing().accession.clone(), h.score, h.snippet.clone())).collect()
+    };
+    assert_eq!(seen(&first), seen(&again));
+    assert_eq!(index.read_filings_held(), (held, bytes));
+    for hit in &first.hits {
+        let snippet = hit.snippet.as_deref().unwrap();
+        assert!(snippet.to_lowercase().contains("revenue"), "{snippet}");
+    }
+    // The first hit's filing, kept, answers another of its words with a fragment holding that word (a form of
+    // it: the fragment with the most words of its stem wins).
+    let word = first.hits[0]
+        .filing()
+        .text
+        .split(|c: char| !c.is_ascii_alphabetic())
+        .find(|w| w.len() >= 8 && !w.to_lowercase().starts_with("revenue"))
+        .unwrap()
+        .to_lowercase();
+    let other = SearchRequest { query: word.clone(), limit: 100, snippets: true, ..Default::default() };
+    let result = index.search(&other).unwrap();
+    let hit = result.hits.iter().find(|h| h.filing().accession == first.hits[0].filing().accession).unwrap();
+    let snippet = hit.snippet.as_deref().unwrap().to_lowercase();
+    assert!(snippet.contains(&word[..5]), "{word}: {snippet}");
+}

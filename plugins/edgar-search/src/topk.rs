@@ -69,10 +69,12 @@ pub struct Layout {
     /// wins a tie with the hits kept, so only a bound above the last hit's score needs a look. Otherwise every
     /// candidate within [`BOUND_SLACK`] of it is scored and its place decides.
     ties_settled: bool,
-    /// The fast field of filing dates, and per segment ordinal whether its documents lie newest first (dates
-    /// never increase with the document id): a date range there is one run of document ids.
-    date_field: String,
+    /// Per segment ordinal whether its documents lie newest first (dates never increase with the document id):
+    /// a date range there is one run of document ids.
     newest_first: Vec<bool>,
+    /// Per segment ordinal, its fast fields of places and of filing dates, opened once (opening a column is a
+    /// look-up by name that showed in a cold search's profile).
+    columns: Vec<Columns>,
     /// The documents of each common form asked for so far, per segment, as bits ([`FormBits`]); shared by
     /// every search of this searcher.
     form_bits: std::sync::Arc<FormBitsCache>,
@@ -82,9 +84,13 @@ impl Layout {
     /// Reads the places and dates of every document once (at open).
     pub fn of(searcher: &Searcher, order_field: &str, date_field: &str) -> tantivy::Result<Self> {
         let readers = searcher.segment_readers();
+        let columns: Vec<Columns> = readers
+            .iter()
+            .map(|segment| Columns { places: column(segment, order_field), dates: column(segment, date_field) })
+            .collect();
         let mut newest_first = Vec::with_capacity(readers.len());
-        for segment in readers {
-            let descending = match dates(segment, date_field) {
+        for (segment, columns) in readers.iter().zip(&columns) {
+            let descending = match &columns.dates {
                 Some(dates) => (1..segment.max_doc()).all(|d| dates.get_val(d - 1) >= dates.get_val(d)),
                 None => false,
             };
@@ -93,13 +99,13 @@ impl Layout {
         let natural = Self {
             segments: (0..readers.len()).collect(),
             ties_settled: false,
-            date_field: date_field.to_string(),
             newest_first: newest_first.clone(),
+            columns,
             form_bits: Default::default(),
         };
         let mut ranges = Vec::with_capacity(readers.len());
         for (ord, segment) in readers.iter().enumerate() {
-            let Some(places) = places(segment, order_field)? else { return Ok(natural) };
+            let Some(places) = natural.places(ord) else { return Ok(natural) };
             let docs = segment.max_doc();
             if docs == 0 {
                 continue;
@@ -122,6 +128,16 @@ impl Layout {
 
     pub fn ties_settled(&self) -> bool {
         self.ties_settled
+    }
+
+    /// The places of the segment `ord`'s documents, when it has the fast field.
+    fn places(&self, ord: usize) -> Option<&Places> {
+        self.columns.get(ord).and_then(|c| c.places.as_ref())
+    }
+
+    /// The filing dates (`YYYYMMDD`) of the segment `ord`'s documents, when it has the fast field.
+    fn dates(&self, ord: usize) -> Option<&Places> {
+        self.columns.get(ord).and_then(|c| c.dates.as_ref())
     }
 
     /// Takes no segment for newest first, so date ranges are checked document by document (tests).
@@ -294,16 +310,27 @@ fn bound_clauses(searcher: &Searcher, query: &dyn Query, clauses: &mut Vec<Claus
     Ok(false)
 }
 
-/// The fast field of places, per segment.
+/// A u64 fast field of one segment (places, dates).
 type Places = std::sync::Arc<dyn ColumnValues<u64>>;
 
-fn places(segment: &SegmentReader, field: &str) -> tantivy::Result<Option<Places>> {
-    Ok(segment.fast_fields().u64(field).ok().map(|c| c.first_or_default_col(0)))
+fn column(segment: &SegmentReader, field: &str) -> Option<Places> {
+    segment.fast_fields().u64(field).ok().map(|c| c.first_or_default_col(0))
 }
 
-/// The fast field of filing dates (`YYYYMMDD`) of a segment, when it has one.
-fn dates(segment: &SegmentReader, field: &str) -> Option<Places> {
-    segment.fast_fields().u64(field).ok().map(|c| c.first_or_default_col(0))
+/// One segment's fast fields, as [`Layout`] keeps them.
+#[derive(Clone)]
+struct Columns {
+    places: Option<Places>,
+    dates: Option<Places>,
+}
+
+impl std::fmt::Debug for Columns {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Columns")
+            .field("places", &self.places.as_ref().map(|c| c.num_vals()))
+            .field("dates", &self.dates.as_ref().map(|c| c.num_vals()))
+            .finish()
+    }
 }
 
 /// What a search is restricted to besides the user's query.
@@ -375,7 +402,7 @@ impl FilterWeights {
         }
         if let Some(DateWeight { weight, from, to }) = &self.dates {
             let ordered = layout.newest_first.get(ord).copied().unwrap_or(false);
-            match dates(segment, &layout.date_field).filter(|_| ordered) {
+            match layout.dates(ord).filter(|_| ordered) {
                 Some(dates) => {
                     // Dates never increase with the document id: those after `to` come first, those before
                     // `from` last.
@@ -626,7 +653,6 @@ pub fn top_hits(
     user: &dyn Query,
     filters: &Filters,
     full: &dyn Query,
-    order_field: &str,
     layout: &Layout,
     limit: usize,
     after: Option<HitKey>,
@@ -640,9 +666,9 @@ pub fn top_hits(
     let mut top = TopK::new(limit, after, pruning);
     let mut clauses = Vec::new();
     if !exhaustive && bound_clauses(searcher, user, &mut clauses)? {
-        pruned(searcher, user, filters, clauses, order_field, layout, &mut top)?;
+        pruned(searcher, user, filters, clauses, layout, &mut top)?;
     } else {
-        every_match(searcher, full, order_field, layout, &mut top)?;
+        every_match(searcher, full, layout, &mut top)?;
     }
     Ok(top.into_sorted())
 }
@@ -655,7 +681,6 @@ fn pruned(
     user: &dyn Query,
     filters: &Filters,
     clauses: Vec<Clause>,
-    order_field: &str,
     layout: &Layout,
     top: &mut TopK,
 ) -> tantivy::Result<()> {
@@ -703,7 +728,7 @@ fn pruned(
                 continue;
             }
         }
-        let places = places(segment, order_field)?;
+        let places = layout.places(ord);
         let mut user = Matcher::new(user.scorer(segment, 1.0)?);
         let alive = segment.alive_bitset();
         let start = top.threshold();
@@ -942,17 +967,11 @@ impl Matcher {
 }
 
 /// Scores every match of `full` (tantivy still prunes when the query alone allows it).
-fn every_match(
-    searcher: &Searcher,
-    full: &dyn Query,
-    order_field: &str,
-    layout: &Layout,
-    top: &mut TopK,
-) -> tantivy::Result<()> {
+fn every_match(searcher: &Searcher, full: &dyn Query, layout: &Layout, top: &mut TopK) -> tantivy::Result<()> {
     let full = full.weight(EnableScoring::enabled_from_searcher(searcher))?;
     for &ord in &layout.segments {
         let segment = searcher.segment_reader(ord as u32);
-        let places = places(segment, order_field)?;
+        let places = layout.places(ord);
         let alive = segment.alive_bitset();
         let start = top.threshold();
         let mut each = |doc: DocId, score: Score| -> Score {
