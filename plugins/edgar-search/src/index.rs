@@ -9,10 +9,9 @@
 //! The index holds everything a hit returns (stored fields: the filing's form as filed, entity, CIK, accession,
 //! address, filed date and text for the snippet), so nothing else needs to be held in memory; the filings read
 //! for hits are kept up to a bound ([`READ_FILINGS_BYTES`]), each with its text analysed for snippets. The demo
-//! seed is indexed
-//! in RAM; ingested filings are indexed on disk ([`SearchIndex::build_in`], [`SearchIndex::open`]) under the
-//! plugin's own directory, so at national scale the index is memory-mapped rather than held, and a restart
-//! opens it instead of rebuilding it.
+//! seed is indexed in RAM; ingested filings are indexed on disk ([`SearchIndex::build_in`],
+//! [`SearchIndex::open`]) under the plugin's own directory, so at national scale the index is memory-mapped
+//! rather than held, and a restart opens it instead of rebuilding it.
 
 use std::cmp::Reverse;
 use std::ops::Bound;
@@ -213,8 +212,8 @@ impl ReadFiling {
     }
 }
 
-/// The filings read for hits, by their place in the index, up to [`READ_FILINGS_BYTES`] (least recently used
-/// first out). Why: reading a hit's stored fields (a block decompressed, a document decoded into owned strings)
+/// The filings read for hits, by their place in the index, up to [`READ_FILINGS_BYTES`] (beyond it quick_cache
+/// evicts by its policy of recency and frequency: a filing hit once and not again goes first). Why: reading a hit's stored fields (a block decompressed, a document decoded into owned strings)
 /// and cutting its text into stemmed words for the snippet were most of a cold search's time, and both depend
 /// on the filing alone. The index never changes (a new data generation is a new [`SearchIndex`]), so an entry
 /// is never stale.
