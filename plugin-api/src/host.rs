@@ -149,6 +149,12 @@ impl Host {
         self.call_typed(crate::words::WORDS_CALL, search)
     }
 
+    /// Finds documents by words and reads their records with the page ([`crate::words::WordPage`]), from a
+    /// host that announces [`crate::words::WORD_PAGE_RECORDS`] ([`Host::capabilities`]); others refuse the call.
+    pub fn search_word_page(&self, search: &crate::words::WordSearch) -> Result<crate::words::WordPage, HostError> {
+        self.call_typed(crate::words::WORD_PAGE_CALL, search)
+    }
+
     /// Every record a query matches, read page by page (each page at most [`crate::query::MAX_QUERY_LIMIT`]
     /// records), in ingest order. For lookups whose answer may exceed one page (an issuer's Form 4 rows over
     /// decades); `query.limit` and `query.offset` are replaced.

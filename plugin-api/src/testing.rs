@@ -18,6 +18,8 @@ struct TestHostData {
     routes: HashMap<String, serde_json::Value>,
     /// What it answers to `host.capabilities` (`None`: a host older than SDK 2.1, which does not know the call).
     capabilities: Option<Vec<&'static str>>,
+    /// The name of every named call made, in order.
+    calls: Vec<String>,
 }
 
 static HOSTS: Mutex<Option<HashMap<u64, TestHostData>>> = Mutex::new(None);
@@ -42,6 +44,7 @@ extern "C" fn query(_token: u64, _request: RStr<'_>) -> FfiReply {
     FfiReply::err("the test host has no SQL engine")
 }
 extern "C" fn call(token: u64, name: RStr<'_>, input: RStr<'_>) -> FfiReply {
+    with_host(token, |h| h.calls.push(name.to_string()));
     match name.as_str() {
         "engine.kind" => FfiReply::ok("\"embedded\""),
         crate::host::CAPABILITIES_CALL => match with_host(token, |h| h.capabilities.clone()).flatten() {
@@ -80,10 +83,10 @@ extern "C" fn call(token: u64, name: RStr<'_>, input: RStr<'_>) -> FfiReply {
                 None => FfiReply::err(format!("dataset `{}` is not in the records engine", q.dataset)),
             }
         }
-        crate::words::WORDS_CALL => {
+        crate::words::WORDS_CALL | crate::words::WORD_PAGE_CALL => {
             let q: crate::words::WordSearch = match serde_json::from_str(input.as_str()) {
                 Ok(q) => q,
-                Err(e) => return FfiReply::err(format!("records.words: {e}")),
+                Err(e) => return FfiReply::err(format!("{name}: {e}")),
             };
             let Some(doc) = with_host(token, |h| h.datasets.get(&q.dataset).cloned()).flatten() else {
                 return FfiReply::err(format!("dataset `{}` is not in the records engine", q.dataset));
@@ -91,7 +94,12 @@ extern "C" fn call(token: u64, name: RStr<'_>, input: RStr<'_>) -> FfiReply {
             let doc: serde_json::Value = serde_json::from_str(&doc).unwrap_or_default();
             let list = |c: &str| doc.get(c).and_then(|v| v.as_array()).cloned().unwrap_or_default();
             let hits = crate::words::search_in(&q, &list(&q.index.words), &list(&q.index.docs));
-            FfiReply::ok(serde_json::to_string(&hits).unwrap_or_default())
+            if name.as_str() == crate::words::WORDS_CALL {
+                return FfiReply::ok(serde_json::to_string(&hits).unwrap_or_default());
+            }
+            let records = hits.docs.iter().map(|key| document_records(&doc, &q.index, key)).collect();
+            let page = crate::words::WordPage { hits, records };
+            FfiReply::ok(serde_json::to_string(&page).unwrap_or_default())
         }
         crate::host::PLUGIN_DIR_CALL => {
             let dir = test_host_dir(token);
@@ -102,6 +110,24 @@ extern "C" fn call(token: u64, name: RStr<'_>, input: RStr<'_>) -> FfiReply {
         }
         other => FfiReply::err(format!("unknown host call `{other}`")),
     }
+}
+
+/// A document's records as the host keeps them in one row, from an assembled document that has no groups: the
+/// records of every collection but the words whose document key (`key_field` in the document collection,
+/// `doc_field` in the others) is `key`, in document order.
+fn document_records(doc: &serde_json::Value, ix: &crate::words::WordIndex, key: &str) -> crate::words::DocumentRecords {
+    let mut records = serde_json::Map::new();
+    for (collection, list) in doc.as_object().into_iter().flatten() {
+        let Some(list) = list.as_array().filter(|_| *collection != ix.words) else { continue };
+        let field = if *collection == ix.docs { &ix.key_field } else { &ix.doc_field };
+        let of: Vec<serde_json::Value> =
+            list.iter().filter(|r| r.get(field).and_then(|v| v.as_str()) == Some(key)).cloned().collect();
+        if !of.is_empty() {
+            records.insert(collection.clone(), serde_json::Value::Array(of));
+        }
+    }
+    crate::words::DocumentRecords::from_json(serde_json::Value::Object(records).to_string())
+        .expect("a JSON object reads as JSON")
 }
 
 /// The test host's answer to `plugin.dir`: a directory of its own under the system's temporary directory,
@@ -193,7 +219,9 @@ impl TestHost {
                     crate::host::HEADER_PAIRS,
                     crate::host::ANSWER_CACHE,
                     crate::host::WRITTEN_JSON,
+                    crate::words::WORD_PAGE_RECORDS,
                 ]),
+                calls: Vec::new(),
             },
         );
         Self { token }
@@ -248,6 +276,11 @@ impl TestHost {
     /// Every line the plugin logged so far, in order, as `<level number>: <message>` (for example `0: failed`).
     pub fn logs(&self) -> Vec<String> {
         with_host(self.token, |h| h.logs.clone()).unwrap_or_default()
+    }
+
+    /// The name of every named host call made so far (`records.query`, `records.words`...), in order.
+    pub fn calls(&self) -> Vec<String> {
+        with_host(self.token, |h| h.calls.clone()).unwrap_or_default()
     }
 
     /// A [`Host`] on this test host, as the plugin receives it in [`InitContext::host`].

@@ -15,6 +15,15 @@ use serde::{Deserialize, Serialize};
 /// The host call that answers a [`WordSearch`] with [`WordHits`].
 pub const WORDS_CALL: &str = "records.words";
 
+/// The host call that answers a [`WordSearch`] with a [`WordPage`]: the hits and the records of the page's
+/// documents (SDK 3.5; a host announcing [`WORD_PAGE_RECORDS`] answers it).
+pub const WORD_PAGE_CALL: &str = "records.words.page";
+
+/// A host capability: it answers [`WORD_PAGE_CALL`], reading a page's documents' records with the page from a
+/// row it keeps per document (refreshed with the word rows), one read per document instead of a records query
+/// per collection. Without it (older hosts) a plugin reads them with records queries.
+pub const WORD_PAGE_RECORDS: &str = "words:page-records";
+
 /// Documents examined for a count unless the search asks for fewer: [`WordHits::total`] counts the matches
 /// among at most this many documents holding the rarest query word.
 pub const DEFAULT_COUNT_CAP: usize = 1_000;
@@ -108,6 +117,42 @@ pub struct WordHits {
     /// then a lower bound.
     pub total_is_lower_bound: bool,
 }
+
+/// The answer to [`WORD_PAGE_CALL`]: the hits, and the records of each of their documents.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WordPage {
+    /// The hits, as [`WORDS_CALL`] answers them.
+    pub hits: WordHits,
+    /// The records of each of `hits.docs`, in the same order (see [`DocumentRecords`]).
+    pub records: Vec<DocumentRecords>,
+}
+
+/// The records of one document (every record of its group but the word records), as a JSON object of arrays by
+/// collection, each in ingest order: `{"instruments": [{...}], "parties": [{...}, {...}]}`. Kept as the host
+/// wrote it, to be read once into the plugin's own types (`serde_json::from_str(records.json())`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct DocumentRecords(Box<serde_json::value::RawValue>);
+
+impl DocumentRecords {
+    /// A document's records from JSON text (an object of arrays by collection); `None` if it is not JSON.
+    pub fn from_json(text: String) -> Option<Self> {
+        serde_json::value::RawValue::from_string(text).ok().map(Self)
+    }
+
+    /// The JSON text.
+    pub fn json(&self) -> &str {
+        self.0.get()
+    }
+}
+
+impl PartialEq for DocumentRecords {
+    fn eq(&self, other: &Self) -> bool {
+        self.json() == other.json()
+    }
+}
+
+impl Eq for DocumentRecords {}
 
 impl WordSearch {
     /// Why the search cannot run: no word, no facet, or an index other than the one declared.

@@ -25,7 +25,7 @@ use datahost_plugin_api::ingest::IngestedInfo;
 #[cfg(test)]
 use datahost_plugin_api::query::RecordsPage;
 use datahost_plugin_api::query::{RecordIndex, RecordsQuery};
-use datahost_plugin_api::words::{WordHits, WordIndex, WordSearch};
+use datahost_plugin_api::words::{WordHits, WordIndex, WordPage, WordSearch, WORDS_CALL, WORD_PAGE_CALL};
 
 use crate::config::{redact_url, Config};
 use crate::engine::companies::CompanyIndex;
@@ -330,16 +330,26 @@ impl Engine {
 
     /// Answers `records.words` for a plugin that may read `readable` datasets, on the declared word index only.
     pub fn search_words(&self, readable: &[String], q: &WordSearch) -> Result<WordHits, EngineError> {
+        Ok(self.search(readable, q, false)?.hits)
+    }
+
+    /// Answers `records.words.page`: the hits of [`Engine::search_words`] and each document's records.
+    pub fn search_word_page(&self, readable: &[String], q: &WordSearch) -> Result<WordPage, EngineError> {
+        self.search(readable, q, true)
+    }
+
+    fn search(&self, readable: &[String], q: &WordSearch, with_records: bool) -> Result<WordPage, EngineError> {
         if !readable.iter().any(|d| d == &q.dataset) {
             return Err(EngineError::NotReadable(q.dataset.clone()));
         }
         if let Some(problem) = q.problem(self.word_index(&q.dataset).as_ref()) {
-            return Err(EngineError::Undeclared { call: "records.words", dataset: q.dataset.clone(), problem });
+            let call = if with_records { WORD_PAGE_CALL } else { WORDS_CALL };
+            return Err(EngineError::Undeclared { call, dataset: q.dataset.clone(), problem });
         }
         match (&self.pg, &self.sqlite) {
-            (Some(pg), _) => pg.search_words(q),
-            (None, Some(store)) => store.search_words(q),
-            (None, None) => Ok(WordHits::default()),
+            (Some(pg), _) => pg.search_words(q, with_records),
+            (None, Some(store)) => store.search_words(q, with_records),
+            (None, None) => Ok(WordPage::default()),
         }
     }
 

@@ -15,7 +15,7 @@ use crate::engine::error::{sqlite as err, EngineError};
 use crate::engine::records::{self, Bound, Counts, Dialect, RecordsTx, StoredRecord};
 use crate::engine::words;
 use datahost_plugin_api::query::{RecordIndex, RecordsQuery};
-use datahost_plugin_api::words::{WordHits, WordIndex, WordSearch};
+use datahost_plugin_api::words::{WordIndex, WordPage, WordSearch};
 
 /// The database file name inside `engine.data_dir`.
 pub const DB_FILE: &str = "datahost.db";
@@ -183,14 +183,21 @@ impl SqliteStore {
                 sqlite_rows(&tx, &statement)?;
             }
         }
+        if words::answered_yes(&sqlite_rows(&tx, &words::documents_missing_sql(d, dataset, index))?) {
+            for statement in words::documents_sql(d, dataset, index, None) {
+                sqlite_rows(&tx, &statement)?;
+            }
+        }
         tx.execute_batch(&words::index_sql(d)).map_err(err("indexing the word index"))?;
         tx.commit().map_err(err("commit"))
     }
 
     /// Answers a word search (validated by the caller).
-    pub fn search_words(&self, q: &WordSearch) -> Result<WordHits, EngineError> {
+    pub fn search_words(&self, q: &WordSearch, with_records: bool) -> Result<WordPage, EngineError> {
         let conn = self.lock();
-        words::search(Dialect::Sqlite, q, |statements| statements.iter().map(|s| sqlite_rows(&conn, s)).collect())
+        words::search(Dialect::Sqlite, q, with_records, |statements| {
+            statements.iter().map(|s| sqlite_rows(&conn, s)).collect()
+        })
     }
 
     /// Applies one parsed file in one transaction, refreshing the word index rows of the documents it touched.
@@ -207,7 +214,7 @@ impl SqliteStore {
         let mut wrapped = SqliteTx { tx };
         let counts = records::apply(&mut wrapped, dataset, file_name, sha256, batch)?;
         if let Some(index) = word_index.filter(|_| counts.changed()) {
-            for statement in words::refresh_sql(Dialect::Sqlite, dataset, index, Some(words::touched(batch))) {
+            for statement in words::file_refresh_sql(Dialect::Sqlite, dataset, index, batch) {
                 sqlite_rows(&wrapped.tx, &statement)?;
             }
         }

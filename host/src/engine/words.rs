@@ -1,8 +1,9 @@
 //! Word indexes of table-backed datasets (`records.words`, see the SDK's `words` module), engine-neutral: the
-//! SQL of both dialects for the derived table `record_words(dataset, word, doc, scope, facet, date, id)` and its
-//! per-word document counts `record_word_counts(dataset, word, scope, facet, n)`, their refresh from the records
-//! of the documents a file touched (in the file's transaction), their build from all records when missing, and
-//! the search. `postgres/records.rs` and `sqlite.rs` run these statements.
+//! SQL of both dialects for the derived table `record_words(dataset, word, doc, scope, facet, date, id)`, its
+//! per-word document counts `record_word_counts(dataset, word, scope, facet, n)` and each document's records in
+//! one row, `record_documents(dataset, doc, records)`; their refresh from the records of the documents a file
+//! touched (in the file's transaction), their build from all records when missing, and the search.
+//! `postgres/records.rs` and `sqlite.rs` run these statements.
 //!
 //! A search reads the rarest word's rows (the fewest documents in the count table) in order from `(dataset,
 //! word, scope, date DESC, id, facet, doc)`, probes `(dataset, word, doc)` for every other word, and stops after
@@ -12,7 +13,7 @@
 //! as sets: every count and page a search answers is read from the word rows, so a count table that drifted (an
 //! older host ingesting) costs speed, never a wrong answer.
 
-use datahost_plugin_api::words::{WordHits, WordIndex, WordSearch};
+use datahost_plugin_api::words::{DocumentRecords, WordHits, WordIndex, WordPage, WordSearch};
 
 use crate::engine::error::EngineError;
 use crate::engine::records::Dialect;
@@ -28,11 +29,14 @@ pub struct Statement {
 pub fn table_sql(d: Dialect) -> String {
     let (t, c) = names(d);
     let counts = counts_table(d);
+    let documents = documents_table(d);
     format!(
         "CREATE TABLE IF NOT EXISTS {t} (dataset text NOT NULL, word text NOT NULL, doc text NOT NULL, \
          scope text NOT NULL, facet text NOT NULL, date text{c} NOT NULL, id text{c} NOT NULL); \
          CREATE TABLE IF NOT EXISTS {counts} (dataset text NOT NULL, word text NOT NULL, scope text NOT NULL, \
-         facet text NOT NULL, n bigint NOT NULL, PRIMARY KEY (dataset, word, scope, facet))"
+         facet text NOT NULL, n bigint NOT NULL, PRIMARY KEY (dataset, word, scope, facet)); \
+         CREATE TABLE IF NOT EXISTS {documents} (dataset text NOT NULL, doc text NOT NULL, \
+         records text NOT NULL, PRIMARY KEY (dataset, doc))"
     )
 }
 
@@ -65,6 +69,16 @@ fn counts_table(d: Dialect) -> &'static str {
     match d {
         Dialect::Postgres => "datahost.record_word_counts",
         Dialect::Sqlite => "record_word_counts",
+    }
+}
+
+/// Each document's records but its word records, in one row: a page's documents are read one row each (the
+/// SDK's [`datahost_plugin_api::words::DocumentRecords`]) instead of a records query per collection, each
+/// probing every document's key and reading its records where they lie in the records table.
+fn documents_table(d: Dialect) -> &'static str {
+    match d {
+        Dialect::Postgres => "datahost.record_documents",
+        Dialect::Sqlite => "record_documents",
     }
 }
 
@@ -118,6 +132,72 @@ fn held_but_missing(d: Dialect, held: &str, derived: &str, params: Vec<String>) 
         ),
         params,
     }
+}
+
+/// Whether `dataset` has document records but no document rows (records an earlier version ingested): they
+/// are then built from all records ([`documents_sql`] with no groups).
+pub fn documents_missing_sql(d: Dialect, dataset: &str, ix: &WordIndex) -> Statement {
+    let held = format!("{} WHERE dataset = {} AND collection = {}", records_table(d), slot(d, 1), slot(d, 2));
+    held_but_missing(d, &held, documents_table(d), vec![dataset.into(), ix.docs.clone()])
+}
+
+/// The document rows of the groups in `groups` (a JSON array of strings), or of every group (`None`: a build):
+/// deletes theirs, then writes each group's records again, every collection but the word records, as
+/// `{"<collection>": [<record>, ...], ...}` with each collection's records in ingest order (`seq`), as a
+/// records query reads them.
+pub fn documents_sql(d: Dialect, dataset: &str, ix: &WordIndex, groups: Option<&str>) -> Vec<Statement> {
+    let (r, documents) = (records_table(d), documents_table(d));
+    let mut params = vec![dataset.to_string(), ix.words.clone()];
+    let mut statements = Vec::new();
+    let mut in_groups = String::new();
+    if let Some(groups) = groups {
+        statements.push(Statement {
+            sql: format!("DELETE FROM {documents} WHERE dataset = {} AND doc IN {}", slot(d, 1), json_members(d, 2)),
+            params: vec![dataset.to_string(), groups.to_string()],
+        });
+        params.push(groups.to_string());
+        in_groups = format!(" AND r.grp IN {}", json_members(d, 3));
+    }
+    // A group's records by collection, then the collections into one object. SQLite is told the group index
+    // (it plans without statistics), which also hands the records over in group order.
+    let (from, rows, object) = match d {
+        Dialect::Postgres => (
+            format!("{r} r"),
+            "json_agg(r.data::json ORDER BY r.seq)",
+            "json_object_agg(g.collection, g.rows ORDER BY g.collection)::text",
+        ),
+        Dialect::Sqlite => (
+            format!("{r} r INDEXED BY records_group"),
+            "json_group_array(json(r.data) ORDER BY r.seq)",
+            "json_group_object(g.collection, json(g.rows) ORDER BY g.collection)",
+        ),
+    };
+    statements.push(Statement {
+        sql: format!(
+            "INSERT INTO {documents} (dataset, doc, records) SELECT g.dataset, g.grp, {object} FROM \
+             (SELECT r.dataset, r.grp, r.collection, {rows} AS rows FROM {from} \
+             WHERE r.dataset = {p1} AND r.collection <> {p2}{in_groups} GROUP BY r.dataset, r.grp, r.collection) g \
+             GROUP BY g.dataset, g.grp",
+            p1 = slot(d, 1),
+            p2 = slot(d, 2),
+        ),
+        params,
+    });
+    statements
+}
+
+/// What a file's transaction runs after its records are written, for the documents it touched: their word
+/// rows and counts ([`refresh_sql`]) and their document rows ([`documents_sql`]).
+pub fn file_refresh_sql(
+    d: Dialect,
+    dataset: &str,
+    ix: &WordIndex,
+    batch: &datahost_plugin_api::IngestBatch,
+) -> Vec<Statement> {
+    let groups = touched(batch);
+    let mut statements = refresh_sql(d, dataset, ix, Some(groups.clone()));
+    statements.extend(documents_sql(d, dataset, ix, Some(&groups)));
+    statements
 }
 
 /// Whether a [`missing_sql`] or [`counts_missing_sql`] answer says yes.
@@ -396,8 +476,9 @@ pub fn total_sql(d: Dialect, q: &WordSearch, driver: usize, as_sets: &[bool], pa
     }
 }
 
-/// One page of matches after the cursor, plus one: rows `(doc)` in serving order.
-pub fn page_sql(d: Dialect, q: &WordSearch, driver: usize) -> Statement {
+/// One page of matches after the cursor, plus one: rows `(doc)` in serving order, or `(doc, records)` with
+/// `with_records`, each document's row of [`documents_sql`] read with it ('' for a document without one).
+pub fn page_sql(d: Dialect, q: &WordSearch, driver: usize, with_records: bool) -> Statement {
     let (t, _) = names(d);
     let (limit, _) = q.bounds();
     let mut params = base_params(q);
@@ -414,10 +495,22 @@ pub fn page_sql(d: Dialect, q: &WordSearch, driver: usize) -> Statement {
     };
     let others: Vec<&String> = q.words.iter().enumerate().filter(|(i, _)| *i != driver).map(|(_, w)| w).collect();
     let holds = holds_others(d, &mut params, &others);
+    let order = format!("ORDER BY w.date DESC, w.id LIMIT {}", limit + 1);
+    if !with_records {
+        return Statement { sql: format!("SELECT w.doc FROM {t} w WHERE {drive}{after}{holds} {order}"), params };
+    }
+    // The page first (the same walk), then one primary-key read per document of the page.
+    let materialized = match d {
+        Dialect::Postgres => " MATERIALIZED",
+        Dialect::Sqlite => "",
+    };
     Statement {
         sql: format!(
-            "SELECT w.doc FROM {t} w WHERE {drive}{after}{holds} ORDER BY w.date DESC, w.id LIMIT {}",
-            limit + 1
+            "WITH p AS{materialized} (SELECT w.doc, w.date, w.id FROM {t} w WHERE {drive}{after}{holds} {order}) \
+             SELECT p.doc, r.records FROM p LEFT JOIN {documents} r ON r.dataset = {p1} AND r.doc = p.doc \
+             ORDER BY p.date DESC, p.id",
+            documents = documents_table(d),
+            p1 = slot(d, 1),
         ),
         params,
     }
@@ -429,16 +522,18 @@ pub type Rows = Vec<Vec<String>>;
 /// Runs a search with `run`, which answers the rows of each statement it is given, in order; statements given
 /// together do not depend on each other, so an engine may run them at once. The driving word is picked from
 /// the count table (more than one word); then the driver's matches and documents are counted while one page
-/// is read.
+/// is read, with each document's records when `with_records` (none at all if a document of the page has no
+/// document row: the plugin then reads them with records queries).
 pub fn search(
     d: Dialect,
     q: &WordSearch,
+    with_records: bool,
     mut run: impl FnMut(&[Statement]) -> Result<Vec<Rows>, EngineError>,
-) -> Result<WordHits, EngineError> {
+) -> Result<WordPage, EngineError> {
     let (_, cap) = q.bounds();
     // Each word's documents in the count table (more than one word).
     let on: Vec<usize> = match q.words.len() {
-        0 => return Ok(WordHits::default()),
+        0 => return Ok(WordPage::default()),
         1 => Vec::new(),
         n => {
             let mut on = vec![0; n];
@@ -453,7 +548,7 @@ pub fn search(
     };
     // The word on the fewest documents (ties: the first) drives.
     let driver = on.iter().enumerate().min_by_key(|(i, n)| (**n, *i)).map_or(0, |(i, _)| i);
-    let mut statements = vec![page_sql(d, q, driver)];
+    let mut statements = vec![page_sql(d, q, driver, with_records)];
     if q.words.len() == 1 {
         statements.push(one_word_sql(d, q));
     } else {
@@ -474,10 +569,22 @@ pub fn search(
         counted.iter().map(|rows| cell(rows, 0)).sum::<Result<usize, EngineError>>()?
     };
     if driven == 0 {
-        return Ok(WordHits::default());
+        return Ok(WordPage::default());
     }
-    let docs = page.into_iter().filter_map(|r| r.into_iter().next()).collect();
-    Ok(WordHits { docs, total, total_is_lower_bound: driven > cap })
+    let mut docs = Vec::with_capacity(page.len());
+    let mut records = Vec::with_capacity(if with_records { page.len() } else { 0 });
+    for row in page {
+        let mut cells = row.into_iter();
+        docs.extend(cells.next());
+        if with_records {
+            // A document row that is missing ('') or does not read leaves the whole page's records unread.
+            records.extend(cells.next().filter(|r| !r.is_empty()).and_then(DocumentRecords::from_json));
+        }
+    }
+    if records.len() != docs.len() {
+        records.clear();
+    }
+    Ok(WordPage { hits: WordHits { docs, total, total_is_lower_bound: driven > cap }, records })
 }
 
 /// The rows of the one statement run.
@@ -504,6 +611,7 @@ fn table_count_cell(cell: Option<&String>) -> Result<usize, EngineError> {
 
 #[cfg(test)]
 mod tests {
+    use datahost_plugin_api::query::{RecordIndex, RecordsQuery};
     use datahost_plugin_api::words::{search_in, WordIndex, WordSearch};
     use datahost_plugin_api::{IngestBatch, IngestRecord};
     use serde_json::{json, Value};
@@ -764,7 +872,7 @@ mod tests {
         assert_eq!(indexes, ["record_words_doc", "record_words_serving", "record_words_word_doc"]);
         // A page of two words: the driver's documents in order and the other word's probe, from indexes alone.
         let q = WordSearch { words: vec!["B".into(), "A".into()], ..search("B") };
-        let page = super::page_sql(crate::engine::records::Dialect::Postgres, &q, 0);
+        let page = super::page_sql(crate::engine::records::Dialect::Postgres, &q, 0, false);
         client.batch_execute("SET enable_seqscan = off; SET enable_bitmapscan = off").await.unwrap();
         let params = bound(&page);
         let plan = db.explain(&page.sql, &params).await;
@@ -835,6 +943,125 @@ mod tests {
             );
             assert!(engine.pg().unwrap().pool_status().size <= pool_size);
         }
+        db.drop_database().await;
+    }
+
+    /// [`files`] with a third collection, `parts` (two per document of the first file), then the word index,
+    /// then the second file, which also changes d01's first part, adds a third to it and a part to d35: what
+    /// [`assert_page_records_are_the_records`] reads after. `apply` applies a file with the declared word index.
+    fn apply_files_with_parts(e: &Engine, apply: impl Fn(&str, &IngestBatch)) {
+        let part = |doc: &str, n: usize, value: &str| {
+            let data = json!({"docKey": doc, "n": n, "value": value});
+            IngestRecord::new("parts", format!("{doc}:{n}"), doc.to_string(), data).unwrap()
+        };
+        let (mut first, mut second, _, _) = files();
+        for i in 0..30 {
+            let doc = format!("d{i:02}");
+            first.records.extend([part(&doc, 1, "one"), part(&doc, 2, "two")]);
+        }
+        second.records.extend([part("d01", 1, "changed"), part("d01", 3, "three"), part("d35", 1, "late")]);
+        let by_doc = |c: &str| RecordIndex { collection: c.into(), fields: vec!["docKey".into()] };
+        e.declare_indexes("d", &[by_doc("docs"), by_doc("parts")]).unwrap();
+        apply("1", &first);
+        e.declare_word_index("d", &index()).unwrap();
+        apply("2", &second);
+    }
+
+    /// Every page of a search answered with records: the same hits as without, and each document's records those
+    /// that records queries by its key read (every collection but the words, each in ingest order).
+    fn assert_page_records_are_the_records(e: &Engine) {
+        let readable = vec!["d".to_string()];
+        let mut checked = 0;
+        for words in [vec!["A"], vec!["B", "A"]] {
+            let q = WordSearch { words: words.iter().map(|w| w.to_string()).collect(), limit: 100, ..search("A") };
+            let page = e.search_word_page(&readable, &q).unwrap();
+            assert_eq!(page.hits, e.search_words(&readable, &q).unwrap(), "{q:?}");
+            assert_eq!(page.records.len(), page.hits.docs.len(), "{q:?}");
+            for (doc, records) in page.hits.docs.iter().zip(&page.records) {
+                let mut want = serde_json::Map::new();
+                for c in ["docs", "parts"] {
+                    let q = RecordsQuery::new("d", c).eq("docKey", doc.as_str());
+                    let read: Value = serde_json::from_str(&e.query_records_json(&readable, &q).unwrap()).unwrap();
+                    let read = read["records"].as_array().unwrap().clone();
+                    if !read.is_empty() {
+                        want.insert(c.into(), Value::Array(read));
+                    }
+                }
+                let got: Value = serde_json::from_str(records.json()).unwrap();
+                assert_eq!(got, Value::Object(want), "{doc}");
+                checked += 1;
+            }
+        }
+        assert!(checked > 40, "{checked} documents checked");
+        // The second file's changes are there (d01: a deed of s1, on A).
+        let q = WordSearch { words: vec!["ID1".into()], ..search("ID1") };
+        let page = e.search_word_page(&readable, &q).unwrap();
+        assert_eq!(page.hits.docs, ["d01"]);
+        let d01: Value = serde_json::from_str(page.records[0].json()).unwrap();
+        let values: Vec<&str> = d01["parts"].as_array().unwrap().iter().map(|p| p["value"].as_str().unwrap()).collect();
+        assert_eq!(values, ["changed", "two", "three"], "{d01}");
+        assert_eq!(d01["docs"][0]["id"], "ID58", "{d01}");
+    }
+
+    /// A page some of whose documents have no document row (an interrupted build, say) is answered without
+    /// records at all, the hits unchanged: the plugin then reads the records with records queries.
+    fn assert_a_missing_document_row_leaves_the_page_without_records(e: &Engine) {
+        let readable = vec!["d".to_string()];
+        let q = WordSearch { limit: 100, ..search("A") };
+        let page = e.search_word_page(&readable, &q).unwrap();
+        assert!(page.hits.docs.contains(&"d01".to_string()) && page.records.is_empty(), "{page:?}");
+        assert_eq!(page.hits, e.search_words(&readable, &q).unwrap());
+    }
+
+    #[test]
+    fn the_embedded_engine_reads_a_page_s_records_from_one_row_per_document() {
+        let dir = tempfile::tempdir().unwrap();
+        let engine = Engine::embedded_at(dir.path()).unwrap();
+        let store = engine.sqlite().unwrap();
+        apply_files_with_parts(&engine, |name, batch| {
+            store.apply_file("d", name, name, batch, engine.word_index("d").as_ref()).unwrap();
+        });
+        assert_page_records_are_the_records(&engine);
+        // Built again from the records when missing (records an earlier version ingested).
+        store.with_conn(|c| c.execute("DELETE FROM record_documents", []).unwrap());
+        engine.declare_word_index("d", &index()).unwrap();
+        assert_page_records_are_the_records(&engine);
+        store.with_conn(|c| c.execute("DELETE FROM record_documents WHERE doc = 'd01'", []).unwrap());
+        assert_a_missing_document_row_leaves_the_page_without_records(&engine);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn postgresql_reads_a_page_s_records_from_one_row_per_document() {
+        let db = crate::engine::TestPg::create("dh_words_documents").await;
+        let e = db.engine.clone();
+        tokio::task::spawn_blocking(move || {
+            apply_files_with_parts(&e, |name, batch| {
+                e.pg().unwrap().apply_file("d", name, name, batch, e.word_index("d").as_ref()).unwrap();
+            });
+            assert_page_records_are_the_records(&e);
+        })
+        .await
+        .unwrap();
+        db.client.batch_execute("DELETE FROM datahost.record_documents").await.unwrap();
+        let e = db.engine.clone();
+        tokio::task::spawn_blocking(move || {
+            e.declare_word_index("d", &index()).unwrap();
+            assert_page_records_are_the_records(&e);
+        })
+        .await
+        .unwrap();
+        // A page's records: one primary-key read per document of the page, after the same walk.
+        let q = WordSearch { words: vec!["B".into(), "A".into()], ..search("B") };
+        let page = super::page_sql(crate::engine::records::Dialect::Postgres, &q, 0, true);
+        db.client.batch_execute("SET enable_seqscan = off; SET enable_bitmapscan = off").await.unwrap();
+        let plan = db.explain(&page.sql, &bound(&page)).await;
+        assert!(plan.iter().any(|l| l.contains("Index Only Scan using record_words_serving")), "{plan:#?}");
+        assert!(plan.iter().any(|l| l.contains("Index Scan using record_documents_pkey")), "{plan:#?}");
+        db.client.batch_execute("RESET ALL; DELETE FROM datahost.record_documents WHERE doc = 'd01'").await.unwrap();
+        let e = db.engine.clone();
+        tokio::task::spawn_blocking(move || assert_a_missing_document_row_leaves_the_page_without_records(&e))
+            .await
+            .unwrap();
         db.drop_database().await;
     }
 

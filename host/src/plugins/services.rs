@@ -252,7 +252,8 @@ pub(super) extern "C" fn svc_call(token: u64, name: RStr<'_>, input: RStr<'_>) -
             // Answers are kept by this host's response cache alone (`[cache]`), never again inside a plugin.
             datahost_plugin_api::host::CAPABILITIES_CALL => {
                 use datahost_plugin_api::host::{ANSWER_CACHE, HEADER_PAIRS, WRITTEN_JSON};
-                encode(&[HEADER_PAIRS, ANSWER_CACHE, WRITTEN_JSON])
+                use datahost_plugin_api::words::WORD_PAGE_RECORDS;
+                encode(&[HEADER_PAIRS, ANSWER_CACHE, WRITTEN_JSON, WORD_PAGE_RECORDS])
             }
             datahost_plugin_api::host::PLUGIN_DIR_CALL => {
                 let dir = ctx.engine.plugin_dir(&ctx.slug)?;
@@ -267,6 +268,11 @@ pub(super) extern "C" fn svc_call(token: u64, name: RStr<'_>, input: RStr<'_>) -
             datahost_plugin_api::words::WORDS_CALL => {
                 let q: datahost_plugin_api::words::WordSearch = parse_input("records.words", "a word search", input)?;
                 encode(&blocking(|| ctx.engine.search_words(&ctx.readable, &q))?)
+            }
+            datahost_plugin_api::words::WORD_PAGE_CALL => {
+                let q: datahost_plugin_api::words::WordSearch =
+                    parse_input("records.words.page", "a word search", input)?;
+                encode(&blocking(|| ctx.engine.search_word_page(&ctx.readable, &q))?)
             }
             other => Err(ServiceError::UnknownCall(other.to_string())),
         }

@@ -25,7 +25,7 @@ use crate::error::StoredError;
 use crate::tabular::{fill, parse_date, parse_number, placeholders, Header, Table, TemplateError};
 use datahost_plugin_api::ingest::{IngestBatch, IngestRecord, Refusal, RowProblem, SourceFile};
 use datahost_plugin_api::query::RecordsQuery;
-use datahost_plugin_api::words::{WordIndex, WordSearch};
+use datahost_plugin_api::words::{DocumentRecords, WordIndex, WordSearch, WORD_PAGE_RECORDS};
 use datahost_plugin_api::{Host, HostError};
 
 /// Collection of instrument rows: one record per recorded document (type, county, date, amount, numbers).
@@ -506,6 +506,58 @@ struct LegalRow {
     parcel: String,
 }
 
+/// One document's rows as the host answers them with a page of hits (`words::DocumentRecords`), by collection
+/// ([`INSTRUMENTS`], [`PARTIES`], [`LEGALS`]); the word records and any other collection are not read.
+#[derive(Debug, Deserialize)]
+struct DocumentRows {
+    #[serde(default)]
+    instruments: Vec<InstrumentRow>,
+    #[serde(default)]
+    parties: Vec<PartyRow>,
+    #[serde(default)]
+    legals: Vec<LegalRow>,
+}
+
+impl ClerkDocument {
+    /// A document of its instrument row, before its parties and parcels are added.
+    fn of_instrument(r: InstrumentRow) -> Self {
+        ClerkDocument {
+            document_id: r.document_id,
+            doc_type: r.doc_type,
+            kind: r.kind,
+            lien_type: r.lien_type,
+            county: r.county,
+            recorded_date: r.recorded_date,
+            amount: r.amount,
+            source_url: r.source_url,
+            first_parties: Vec::new(),
+            second_parties: Vec::new(),
+            addresses: Vec::new(),
+            parcels: Vec::new(),
+            numbers: r.numbers,
+        }
+    }
+
+    /// Adds a party: a grantor (`first`) or grantee (`second`); other roles are not served.
+    fn add_party(&mut self, p: PartyRow) {
+        match p.role.as_str() {
+            "first" => self.first_parties.push(p.name),
+            "second" => self.second_parties.push(p.name),
+            _ => {}
+        }
+    }
+
+    /// Adds a parcel's address and parcel id, each where it is not empty.
+    fn add_legal(&mut self, l: LegalRow) {
+        if !l.address.is_empty() {
+            self.addresses.push(l.address);
+        }
+        if !l.parcel.is_empty() {
+            self.parcels.push(l.parcel);
+        }
+    }
+}
+
 /// The word index of clerk records (`Manifest::word_indexing`): a document's words are its `terms` records,
 /// searched within one mapping's county (`coverage`) and document kind (`kind|lienType`), newest recording
 /// first.
@@ -610,6 +662,9 @@ pub struct ClerkStore {
     /// Whether a join reads its three lookups at once: PostgreSQL answers them on connections of a pool; the
     /// embedded engine answers one at a time, where reading at once would only add threads.
     lookups_at_once: bool,
+    /// Whether the host answers a page of hits with their documents' records (`words::WORD_PAGE_RECORDS`):
+    /// one row per document read with the page, instead of three lookups after it.
+    page_records: bool,
 }
 
 impl ClerkStore {
@@ -624,7 +679,8 @@ impl ClerkStore {
             }
         }
         let lookups_at_once = host.engine_kind() == "postgres";
-        Ok(Self { host, dataset: dataset.to_string(), coverage, lookups_at_once })
+        let page_records = host.capabilities().iter().any(|c| c == WORD_PAGE_RECORDS);
+        Ok(Self { host, dataset: dataset.to_string(), coverage, lookups_at_once, page_records })
     }
 
     /// Whether any ingested document is of this county.
@@ -660,19 +716,22 @@ impl ClerkStore {
             let mut from = after.clone();
             let mut accepted = 0;
             for fetch in 0..=MAX_REFILLS {
-                let hits = self
-                    .host
-                    .search_words(&WordSearch {
-                        dataset: self.dataset.clone(),
-                        index: word_index(),
-                        words: query.tokens().iter().map(|w| format!("{mapping}:{w}")).collect(),
-                        scope: format!("{mapping}|{county}"),
-                        facets: facets.to_vec(),
-                        after: from.clone(),
-                        limit,
-                        count_cap: COUNT_CAP,
-                    })
-                    .map_err(StoredError::from)?;
+                let words = WordSearch {
+                    dataset: self.dataset.clone(),
+                    index: word_index(),
+                    words: query.tokens().iter().map(|w| format!("{mapping}:{w}")).collect(),
+                    scope: format!("{mapping}|{county}"),
+                    facets: facets.to_vec(),
+                    after: from.clone(),
+                    limit,
+                    count_cap: COUNT_CAP,
+                };
+                let (hits, records) = if self.page_records {
+                    let page = self.host.search_word_page(&words).map_err(StoredError::from)?;
+                    (page.hits, page.records)
+                } else {
+                    (self.host.search_words(&words).map_err(StoredError::from)?, Vec::new())
+                };
                 if fetch == 0 {
                     found.total += hits.total;
                     found.total_is_lower_bound |= hits.total_is_lower_bound;
@@ -680,7 +739,11 @@ impl ClerkStore {
                 let more = hits.docs.len() > limit;
                 // Checked once more on their joined rows: records ingested before SDK 1.1 also indexed the words
                 // of parties that are neither grantor nor grantee, which do not match.
-                let fetched = self.join(&hits.docs)?;
+                let fetched = if records.len() == hits.docs.len() && !records.is_empty() {
+                    read_documents(&records)?
+                } else {
+                    self.join(&hits.docs)?
+                };
                 let last = fetched.iter().map(|d| clerk_key(&d.recorded_date, &d.document_id)).max();
                 for doc in fetched {
                     let words = TokenSet::from_fields(
@@ -745,48 +808,40 @@ impl ClerkStore {
         let mut docs: HashMap<String, ClerkDocument> = HashMap::new();
         for v in instruments? {
             let r: InstrumentRow = serde_json::from_value(v).map_err(read)?;
-            docs.insert(
-                r.doc_key,
-                ClerkDocument {
-                    document_id: r.document_id,
-                    doc_type: r.doc_type,
-                    kind: r.kind,
-                    lien_type: r.lien_type,
-                    county: r.county,
-                    recorded_date: r.recorded_date,
-                    amount: r.amount,
-                    source_url: r.source_url,
-                    first_parties: Vec::new(),
-                    second_parties: Vec::new(),
-                    addresses: Vec::new(),
-                    parcels: Vec::new(),
-                    numbers: r.numbers,
-                },
-            );
+            docs.insert(r.doc_key.clone(), ClerkDocument::of_instrument(r));
         }
         for v in parties? {
             let p: PartyRow = serde_json::from_value(v).map_err(read)?;
             if let Some(doc) = docs.get_mut(&p.doc_key) {
-                match p.role.as_str() {
-                    "first" => doc.first_parties.push(p.name),
-                    "second" => doc.second_parties.push(p.name),
-                    _ => {}
-                }
+                doc.add_party(p);
             }
         }
         for v in legals? {
             let l: LegalRow = serde_json::from_value(v).map_err(read)?;
             if let Some(doc) = docs.get_mut(&l.doc_key) {
-                if !l.address.is_empty() {
-                    doc.addresses.push(l.address);
-                }
-                if !l.parcel.is_empty() {
-                    doc.parcels.push(l.parcel);
-                }
+                doc.add_legal(l);
             }
         }
         Ok(docs.into_values().collect())
     }
+}
+
+/// The documents of a page's records as the host read them with the page (one object per document), joined
+/// as [`ClerkStore::join`] joins its lookups: a document without an instrument row is left out, its parties
+/// and parcels in ingest order.
+fn read_documents(records: &[DocumentRecords]) -> Result<Vec<ClerkDocument>, StoredError> {
+    let mut docs = Vec::with_capacity(records.len());
+    for record in records {
+        let rows: DocumentRows = serde_json::from_str(record.json())
+            .map_err(|source| StoredError::Unreadable { what: "clerk record", source })?;
+        // One instrument row per document key (the records' key within the instruments collection).
+        let Some(instrument) = rows.instruments.into_iter().next() else { continue };
+        let mut doc = ClerkDocument::of_instrument(instrument);
+        rows.parties.into_iter().for_each(|p| doc.add_party(p));
+        rows.legals.into_iter().for_each(|l| doc.add_legal(l));
+        docs.push(doc);
+    }
+    Ok(docs)
 }
 
 /// A scoped thread's answer; a thread that panicked panics here, on the caller's thread, as if it had run
@@ -800,6 +855,15 @@ mod tests {
     use super::*;
     use datahost_plugin_api::paging::PageRequest;
     use datahost_plugin_api::RequestEnvelope;
+
+    #[test]
+    fn a_page_s_document_without_an_instrument_row_is_left_out_and_one_that_does_not_read_is_an_error() {
+        let doc = |json: &str| DocumentRecords::from_json(json.to_string()).unwrap();
+        let parties_only = doc(r#"{"parties": [{"docKey": "m:1", "role": "first", "name": "A"}]}"#);
+        assert!(read_documents(&[parties_only]).unwrap().is_empty());
+        let odd = doc(r#"{"instruments": [{"docKey": "m:2"}]}"#);
+        assert!(matches!(read_documents(&[odd]), Err(StoredError::Unreadable { .. })));
+    }
 
     #[test]
     fn a_kind_reads_as_its_serde_name_in_facets() {

@@ -187,23 +187,33 @@ fn rows_of_one_document_join_into_one_deed() {
         line("fitnr_real_property_legals.csv", 1),
         rekey(line("fitnr_real_property_legals.csv", 3))
     );
-    let host = TestHost::new().with_seeds(Deeds::seeds());
-    host.set_ingested(
-        crate::SLUG,
-        &[master, parse_bytes("parties.csv", parties.as_bytes()), parse_bytes("legals.csv", legals.as_bytes())],
-    );
-    let plugin: Deeds = host.init().unwrap();
-    for query in ["Emily Taylor", "Abacus Federal", "186 Patchen Ave", "taylor abacus"] {
-        let (_, body) = get(&plugin, ROUTE, &[("county", "new-york-ny"), ("query", query)]);
-        assert_eq!(body["count"], 1, "{query}: {body}");
-        let deed = &body["deeds"][0];
-        assert_eq!(deed["grantor"], "TAYLOR, EMILY");
-        assert_eq!(deed["grantee"], "ABACUS FEDERAL SAVINGS BANK");
-        assert_eq!(deed["propertyAddress"], "186 PATCHEN AVENUE");
-        assert_eq!(deed["legalDescription"], "Borough 3 Block 1662 Lot 47");
+    let batches =
+        [master, parse_bytes("parties.csv", parties.as_bytes()), parse_bytes("legals.csv", legals.as_bytes())];
+    // Read with the page of hits (one row per document, as the host keeps it), and from a host that predates
+    // that, by records queries of the three collections.
+    let page_records = datahost_plugin_api::words::WORD_PAGE_RECORDS;
+    for (host, read_with_page) in [(TestHost::new(), true), (TestHost::new().without_capability(page_records), false)] {
+        let host = host.with_seeds(Deeds::seeds());
+        host.set_ingested(crate::SLUG, &batches);
+        let plugin: Deeds = host.init().unwrap();
+        let queries_before = host.calls().iter().filter(|c| *c == "records.query").count();
+        for query in ["Emily Taylor", "Abacus Federal", "186 Patchen Ave", "taylor abacus"] {
+            let (_, body) = get(&plugin, ROUTE, &[("county", "new-york-ny"), ("query", query)]);
+            assert_eq!(body["count"], 1, "{query}: {body}");
+            let deed = &body["deeds"][0];
+            assert_eq!(deed["grantor"], "TAYLOR, EMILY");
+            assert_eq!(deed["grantee"], "ABACUS FEDERAL SAVINGS BANK");
+            assert_eq!(deed["propertyAddress"], "186 PATCHEN AVENUE");
+            assert_eq!(deed["legalDescription"], "Borough 3 Block 1662 Lot 47");
+        }
+        let (_, body) = get(&plugin, ROUTE, &[("county", "new-york-ny"), ("query", "Emily Nobody")]);
+        assert_eq!(body["count"], 0, "every word must match: {body}");
+        let calls = host.calls();
+        let queries = calls.iter().filter(|c| *c == "records.query").count() - queries_before;
+        let pages = calls.iter().filter(|c| *c == "records.words.page").count();
+        // Three records queries per search that found a document, or none when they came with the page.
+        assert_eq!((queries, pages), if read_with_page { (0, 5) } else { (12, 0) }, "{calls:?}");
     }
-    let (_, body) = get(&plugin, ROUTE, &[("county", "new-york-ny"), ("query", "Emily Nobody")]);
-    assert_eq!(body["count"], 0, "every word must match: {body}");
 }
 
 #[test]

@@ -9,7 +9,7 @@ use crate::engine::postgres::pool::PgEngine;
 use crate::engine::records::{self, Bound, Counts, Dialect, RecordsTx, StoredRecord};
 use crate::engine::words;
 use datahost_plugin_api::query::{RecordIndex, RecordsQuery};
-use datahost_plugin_api::words::{WordHits, WordIndex, WordSearch};
+use datahost_plugin_api::words::{WordIndex, WordPage, WordSearch};
 use tokio_postgres::types::{ToSql, Type};
 
 /// Host migration 3.
@@ -111,15 +111,27 @@ impl PgEngine {
                     pg_rows(&*tx, &statement).await?;
                 }
             }
+            let build_documents =
+                words::answered_yes(&pg_rows(&*tx, &words::documents_missing_sql(d, dataset, index)).await?);
+            if build_documents {
+                tracing::info!(dataset, "writing each document's records in one row");
+                for statement in words::documents_sql(d, dataset, index, None) {
+                    pg_rows(&*tx, &statement).await?;
+                }
+            }
             tx.batch_execute(&words::index_sql(d)).await.map_err(err("indexing the word index"))?;
             tx.commit().await.map_err(err("commit"))?;
-            if build {
-                // Statistics for the planner and a visibility map for index-only reads now, rather than whenever
-                // autovacuum comes by: until then every search would read table rows as well as the index.
-                // The index is built and committed either way: a failed vacuum only leaves it to autovacuum.
-                if let Err(e) = client.batch_execute("VACUUM (ANALYZE) datahost.record_words").await {
-                    tracing::warn!(dataset, error = %e, "word index built; vacuuming it failed, autovacuum will");
+            // Statistics for the planner and a visibility map for index-only reads now, rather than whenever
+            // autovacuum comes by: until then every search would read table rows as well as the index.
+            // The tables are built and committed either way: a failed vacuum only leaves it to autovacuum.
+            for (built, table) in [(build, "datahost.record_words"), (build_documents, "datahost.record_documents")] {
+                if built {
+                    if let Err(e) = client.batch_execute(&format!("VACUUM (ANALYZE) {table}")).await {
+                        tracing::warn!(dataset, table, error = %e, "built; vacuuming it failed, autovacuum will");
+                    }
                 }
+            }
+            if build || build_documents {
                 tracing::info!(dataset, "word index built");
             }
             Ok(())
@@ -131,10 +143,10 @@ impl PgEngine {
     /// connection, as far as the pool has connections free now; the rest one after the other on the first.
     /// Never waiting for another connection while holding one: on a full pool, searches holding one each would
     /// wait for each other.
-    pub fn search_words(&self, q: &WordSearch) -> Result<WordHits, EngineError> {
+    pub fn search_words(&self, q: &WordSearch, with_records: bool) -> Result<WordPage, EngineError> {
         use crate::engine::postgres::pool::block_on;
         let client = block_on(self.client())?;
-        words::search(Dialect::Postgres, q, |statements| {
+        words::search(Dialect::Postgres, q, with_records, |statements| {
             block_on(async {
                 let mut spares = Vec::new();
                 while spares.len() + 1 < statements.len() {
@@ -192,7 +204,7 @@ impl PgEngine {
             handle.block_on(analyze_if_outgrown(&wrapped.tx, batch.records.len()))?;
         }
         if let Some(index) = word_index.filter(|_| counts.changed()) {
-            for statement in words::refresh_sql(Dialect::Postgres, dataset, index, Some(words::touched(batch))) {
+            for statement in words::file_refresh_sql(Dialect::Postgres, dataset, index, batch) {
                 handle.block_on(pg_rows(&*wrapped.tx, &statement))?;
             }
         }
