@@ -8,7 +8,9 @@
 //! every ingested file for the documents it touched (and built from the records when missing), ordered by
 //! `(word, scope, date DESC, id)` in either engine. A [`WordSearch`] then reads the rarest word's documents in
 //! sort order, keeps those holding every other word (one indexed probe each), and stops after one page: its
-//! cost is the page, not the number of matches. Plugins write no SQL; only the host knows the engines.
+//! cost is the page, not the number of matches. [`WORD_PAGE_CALL`] answers the page with its documents' records
+//! too, from a row per document the host keeps beside the word rows. Plugins write no SQL; only the host knows
+//! the engines.
 
 use serde::{Deserialize, Serialize};
 
@@ -123,7 +125,8 @@ pub struct WordHits {
 pub struct WordPage {
     /// The hits, as [`WORDS_CALL`] answers them.
     pub hits: WordHits,
-    /// The records of each of `hits.docs`, in the same order (see [`DocumentRecords`]).
+    /// The records of each of `hits.docs`, in the same order (see [`DocumentRecords`]); empty when the host
+    /// holds no such row for a document of the page (one it has not built yet): read them with records queries.
     pub records: Vec<DocumentRecords>,
 }
 
