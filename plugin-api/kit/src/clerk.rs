@@ -739,11 +739,8 @@ impl ClerkStore {
                 let more = hits.docs.len() > limit;
                 // Checked once more on their joined rows: records ingested before SDK 1.1 also indexed the words
                 // of parties that are neither grantor nor grantee, which do not match.
-                let fetched = if records.len() == hits.docs.len() && !records.is_empty() {
-                    read_documents(&records)?
-                } else {
-                    self.join(&hits.docs)?
-                };
+                let fetched =
+                    if records.len() == hits.docs.len() { read_documents(&records)? } else { self.join(&hits.docs)? };
                 let last = fetched.iter().map(|d| clerk_key(&d.recorded_date, &d.document_id)).max();
                 for doc in fetched {
                     let words = TokenSet::from_fields(
