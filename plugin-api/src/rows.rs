@@ -5,8 +5,9 @@
 //! change. [`JsonRows`] writes each row with serde_json when the dataset loads and keeps the texts back to back;
 //! [`JsonRows::slice`] (a run of rows) and [`JsonRows::pick`] (rows by index) are fields of the answer's body that
 //! serialise as the JSON array of those rows by copying their texts, [`JsonRows::get`] one row, and [`JsonValue`]
-//! a single value written once (a dataset's `meta`); [`JsonFrame`] a value written once with one field left open
-//! (a [`Slot`]) and filled per answer (a filing whose trades depend on the request). The answer is still written
+//! a single value written once (a dataset's `meta`); [`JsonFrame`] a value written once with one or two fields
+//! left open (each a [`Slot`]) and filled per answer (a filing whose trades depend on the request, a search hit
+//! whose score and snippet do). The answer is still written
 //! by serde_json ([`crate::Response::json`]), so the host reads it as JSON it need not check again.
 //!
 //! The copy goes through serde_json's raw-value path (the `raw_value` feature, on in the workspace): the
@@ -106,12 +107,14 @@ impl<T> JsonValue<T> {
     }
 }
 
-/// A value of type `T` written once with one field's value left open, filled per answer ([`JsonFrame::fill`]): a
-/// filing whose header never changes but whose trades depend on the request. The open field is a [`Slot`].
+/// A value of type `T` written once with one or more fields' values left open, filled per answer
+/// ([`JsonFrame::fill`], [`JsonFrame::fill_two`]): a filing whose header never changes but whose trades depend on
+/// the request, a search hit whose score and snippet do. Each open field is a [`Slot`].
 pub struct JsonFrame<T> {
-    /// The value's JSON up to the open field's value, then from after it.
-    before: String,
-    after: String,
+    /// The value's JSON without its open fields' values.
+    text: String,
+    /// Where each open field's value goes in `text`, in order.
+    cuts: Vec<usize>,
     row: PhantomData<fn() -> T>,
 }
 
@@ -152,28 +155,78 @@ impl<S: ApiSchema> ApiSchema for Slot<S> {
 }
 
 impl<T> JsonFrame<T> {
-    /// Writes `value` (of type `T`, or of one differing only in lifetimes), which holds exactly one [`Slot`].
+    /// Writes `value` (of type `T`, or of one differing only in lifetimes), which holds at least one [`Slot`].
     pub fn new<R: Serialize>(value: &R) -> Result<Self, serde_json::Error> {
-        let text = serde_json::to_string(value)?;
-        let mut parts = text.split(SLOT_MARK);
-        match (parts.next(), parts.next(), parts.next()) {
-            (Some(before), Some(after), None) => {
-                Ok(JsonFrame { before: before.to_string(), after: after.to_string(), row: PhantomData })
+        let written = serde_json::to_string(value)?;
+        let mut text = String::with_capacity(written.len());
+        let mut cuts = Vec::new();
+        for (i, part) in written.split(SLOT_MARK).enumerate() {
+            if i > 0 {
+                cuts.push(text.len());
             }
-            _ => Err(serde_json::Error::custom("a JsonFrame's value holds exactly one Slot")),
+            text.push_str(part);
         }
+        if cuts.is_empty() {
+            return Err(serde_json::Error::custom("a JsonFrame's value holds at least one Slot"));
+        }
+        Ok(JsonFrame { text, cuts, row: PhantomData })
     }
 
-    /// The value with `open` written in its slot, as a body field that serialises as that JSON.
+    /// How many open fields the value holds.
+    pub fn slots(&self) -> usize {
+        self.cuts.len()
+    }
+
+    /// Bytes the frame holds (for a cache that weighs what it keeps).
+    pub fn heap_bytes(&self) -> usize {
+        self.text.capacity() + self.cuts.capacity() * std::mem::size_of::<usize>()
+    }
+
+    /// The value with `open` written in its one slot, as a body field that serialises as that JSON; an error
+    /// when the frame holds more slots.
     pub fn fill<V: Serialize + ?Sized>(&self, open: &V) -> Result<JsonText<T>, serde_json::Error> {
         // Room for a few rows of the open value: most fills then allocate once.
-        let mut text = Vec::with_capacity(self.before.len() + self.after.len() + 1024);
-        text.extend_from_slice(self.before.as_bytes());
-        serde_json::to_writer(&mut text, open)?;
-        text.extend_from_slice(self.after.as_bytes());
-        // SAFETY: `before` and `after` are `str`s cut at an ASCII byte (the mark), so each is UTF-8 on its own, and
-        // serde_json writes UTF-8 only (its own `to_string` relies on that the same way). Checking it again would
-        // read every byte of every filled value once more (a profile showed it at 2% of a cold answer).
+        self.filled(1, 1024, |_, text| serde_json::to_writer(text, open))
+    }
+
+    /// The value with `first` and `second` written in its two slots, in the order the value writes them, as a
+    /// body field that serialises as that JSON; an error when the frame holds another number of slots.
+    pub fn fill_two<A: Serialize + ?Sized, B: Serialize + ?Sized>(
+        &self,
+        first: &A,
+        second: &B,
+    ) -> Result<JsonText<T>, serde_json::Error> {
+        self.filled(2, 256, |slot, text| match slot {
+            0 => serde_json::to_writer(text, first),
+            _ => serde_json::to_writer(text, second),
+        })
+    }
+
+    /// The frame's text with slot `i`'s value written by `write(i, ..)` at each cut, given `room` bytes beyond the
+    /// frame's own for the values.
+    fn filled(
+        &self,
+        slots: usize,
+        room: usize,
+        mut write: impl FnMut(usize, &mut Vec<u8>) -> Result<(), serde_json::Error>,
+    ) -> Result<JsonText<T>, serde_json::Error> {
+        if self.cuts.len() != slots {
+            return Err(serde_json::Error::custom(format!(
+                "a JsonFrame of {} slots filled with {slots} values",
+                self.cuts.len()
+            )));
+        }
+        let mut text = Vec::with_capacity(self.text.len() + room);
+        let mut from = 0;
+        for (slot, &cut) in self.cuts.iter().enumerate() {
+            text.extend_from_slice(&self.text.as_bytes()[from..cut]);
+            write(slot, &mut text)?;
+            from = cut;
+        }
+        text.extend_from_slice(&self.text.as_bytes()[from..]);
+        // SAFETY: `text` is cut at the places of ASCII bytes (the marks, removed), so each part is UTF-8 on its
+        // own, and serde_json writes UTF-8 only (its own `to_string` relies on that the same way). Checking it
+        // again would read every byte of every filled value once more (a profile showed it at 2% of a cold answer).
         let text = unsafe { String::from_utf8_unchecked(text) };
         Ok(JsonText { text, row: PhantomData })
     }
@@ -407,15 +460,48 @@ mod tests {
     }
 
     #[test]
-    fn a_frame_holds_exactly_one_slot() {
+    fn a_frame_is_filled_with_as_many_values_as_it_has_slots() {
         #[derive(Serialize)]
-        struct Two {
-            a: Slot<()>,
-            b: Slot<()>,
+        struct Two<A, B> {
+            a: A,
+            b: B,
         }
-        assert!(JsonFrame::<()>::new(&Two { a: Slot::new(), b: Slot::new() }).is_err());
+        let two = JsonFrame::<()>::new(&Two { a: Slot::<()>::new(), b: Slot::<()>::new() }).unwrap();
+        assert_eq!(two.slots(), 2);
+        assert!(two.fill(&1).is_err(), "two slots, one value");
         assert!(JsonFrame::<()>::new(&rows()[0]).is_err(), "no slot");
         let frame = JsonFrame::<()>::new(&Slot::<()>::new()).unwrap();
         assert_eq!(serde_json::to_string(&frame.fill(&[1, 2]).unwrap()).unwrap(), "[1,2]", "the whole value open");
+        assert!(frame.fill_two(&1, &2).is_err(), "one slot, two values");
+    }
+
+    #[test]
+    fn a_frame_of_two_slots_filled_is_the_value_written_whole() {
+        #[derive(Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Hit<'a, S, T> {
+            form: &'a str,
+            entity: &'a str,
+            score: S,
+            snippet: T,
+        }
+        // Strings holding what a mark could be mistaken for, escapes and non-ASCII text.
+        let texts = ["", "Ann Lee", "nul \u{0} here", "back\\0slash", "\"score\":1", "caf\u{e9} \u{1F600}\n"];
+        for form in ["10-K", "\u{0}"] {
+            for entity in texts {
+                let frame =
+                    JsonFrame::<()>::new(&Hit { form, entity, score: Slot::<()>::new(), snippet: Slot::<()>::new() })
+                        .unwrap();
+                for (score, snippet) in [(0.0, ""), (1.2345, "supply chain"), (-3.5e-7, "\u{0}\\"), (12345.0, entity)] {
+                    let whole = serde_json::to_string(&Hit { form, entity, score, snippet }).unwrap();
+                    let filled = frame.fill_two(&score, snippet).unwrap();
+                    assert_eq!(
+                        serde_json::to_string(&filled).unwrap(),
+                        whole,
+                        "{form:?} {entity:?} {score} {snippet:?}"
+                    );
+                }
+            }
+        }
     }
 }

@@ -14,7 +14,7 @@
 //! rather than held, and a restart opens it instead of rebuilding it.
 
 use std::cmp::Reverse;
-use std::ops::Bound;
+use std::ops::{Bound, Range};
 
 use crate::snippet::{AnalyzedText, Snippets};
 use chrono::NaiveDate;
@@ -25,6 +25,7 @@ use tantivy::schema::{
 use tantivy::{doc, DocAddress, Index, IndexReader, ReloadPolicy, Score, Searcher, TantivyDocument, Term};
 
 use crate::data::Filing;
+use crate::routes::HitFrame;
 use crate::topk;
 pub use crate::topk::TOTAL_CAP;
 
@@ -187,18 +188,19 @@ pub struct SearchRequest {
     pub snippets: bool,
 }
 
-/// A filing as its hits return it: its stored fields, read from the index once, and its text analysed for
-/// snippets.
-#[derive(Debug)]
+/// A filing as its hits return it: its stored fields, read from the index once, its text analysed for
+/// snippets, and its hit written but for the score and the snippet.
 pub struct ReadFiling {
     pub filing: Filing,
     pub analyzed: AnalyzedText,
+    pub(crate) hit: HitFrame,
 }
 
 impl ReadFiling {
-    fn of(filing: Filing) -> Self {
+    fn of(filing: Filing) -> Result<Self, serde_json::Error> {
         let analyzed = AnalyzedText::new(&filing.text, SNIPPET_CHARS);
-        Self { filing, analyzed }
+        let hit = crate::routes::hit_frame(&filing)?;
+        Ok(Self { filing, analyzed, hit })
     }
 
     /// Bytes held (what the cache weighs it by).
@@ -207,7 +209,8 @@ impl ReadFiling {
         let strings = [&f.form, &f.entity, &f.cik, &f.accession, &f.url, &f.filed_date, &f.text];
         let bytes = std::mem::size_of::<Self>()
             + strings.iter().map(|s| s.capacity()).sum::<usize>()
-            + self.analyzed.heap_bytes();
+            + self.analyzed.heap_bytes()
+            + self.hit.heap_bytes();
         bytes as u64
     }
 }
@@ -232,14 +235,30 @@ pub struct Hit {
     /// Shared with the index's cache of read filings ([`Hit::filing`]).
     pub read: std::sync::Arc<ReadFiling>,
     pub score: f32,
-    pub snippet: Option<String>,
+    /// The snippet ([`Hit::snippet`]), `None` when none was asked for.
+    snippet: Option<Snippet>,
     /// Where the hit stands in the ranking.
     pub key: HitKey,
+}
+
+/// A hit's snippet: a fragment of its filing's text, borrowed from the filing when the hit is served (no copy per
+/// hit), or the start of the text cut at a word and marked as cut.
+enum Snippet {
+    Fragment(Range<usize>),
+    Start(String),
 }
 
 impl Hit {
     pub fn filing(&self) -> &Filing {
         &self.read.filing
+    }
+
+    /// The snippet of the filing's text for the query, when snippets were asked for.
+    pub fn snippet(&self) -> Option<&str> {
+        self.snippet.as_ref().map(|snippet| match snippet {
+            Snippet::Fragment(range) => &self.read.filing.text[range.clone()],
+            Snippet::Start(start) => start.as_str(),
+        })
     }
 }
 
@@ -444,7 +463,9 @@ impl SearchIndex {
     fn read(&self, addr: DocAddress) -> tantivy::Result<std::sync::Arc<ReadFiling>> {
         self.read.get_or_insert_with(&addr, || {
             let doc: TantivyDocument = self.searcher.doc(addr)?;
-            Ok(std::sync::Arc::new(ReadFiling::of(self.fields.filing(&doc))))
+            let read = ReadFiling::of(self.fields.filing(&doc))
+                .map_err(|e| tantivy::TantivyError::InternalError(format!("writing a hit: {e}")))?;
+            Ok(std::sync::Arc::new(read))
         })
     }
 
@@ -533,7 +554,7 @@ impl SearchIndex {
         let mut hits = Vec::with_capacity(top.len());
         for topk::Ranked { score, place, addr } in top {
             let read = self.read(addr).map_err(engine)?;
-            let snippet = snippets.as_ref().map(|s| snippet_text(s, &read));
+            let snippet = snippets.as_ref().map(|s| snippet_of(s, &read));
             hits.push(Hit { read, score, snippet, key: hit_key(score, place) });
         }
         Ok(SearchResult { total: counted.min(cap), total_exact: counted <= cap, hits })
@@ -542,18 +563,20 @@ impl SearchIndex {
 
 /// The best fragment of `text` for the query; when no query term falls in the body (the match was on the
 /// entity name), the start of the body instead, so every hit has some context.
-fn snippet_text(snippets: &Snippets, read: &ReadFiling) -> String {
+fn snippet_of(snippets: &Snippets, read: &ReadFiling) -> Snippet {
     let text = read.filing.text.as_str();
     if let Some(fragment) = snippets.best(&read.analyzed, text).map(str::trim).filter(|f| !f.is_empty()) {
-        return fragment.to_string();
+        // `fragment` is a part of `text`: its place there.
+        let start = fragment.as_ptr() as usize - text.as_ptr() as usize;
+        return Snippet::Fragment(start..start + fragment.len());
     }
     match text.char_indices().nth(SNIPPET_CHARS) {
-        None => text.to_string(),
+        None => Snippet::Fragment(0..text.len()),
         Some((cut, _)) => {
             // End on a word boundary when there is one in the window.
             let head = &text[..cut];
             let head = head.rfind(' ').map_or(head, |space| &head[..space]);
-            format!("{head}…")
+            Snippet::Start(format!("{head}…"))
         }
     }
 }

@@ -8,7 +8,8 @@
 //! once ([`AnalyzedText`]: its fragments, and for each distinct key a word is looked up by, the words having it
 //! and their fragments) and kept with the filing (`index::ReadFiling`, in the index's cache of read filings); a
 //! query then finds its terms among the text's keys by binary search and adds their weights to the fragments
-//! holding them. Fragments are cut, scored and chosen exactly as tantivy does (`search_fragments`,
+//! holding them (a query with one term in the text takes the fragment holding most of that term's words, kept
+//! per key). Fragments are cut, scored and chosen exactly as tantivy does (`search_fragments`,
 //! `select_best_fragment_combination`), weights added in the words' order as there (a float sum depends on the
 //! order): `tests::snippets_equal_tantivy_s` compares both on the seed filings, and
 //! `tests::snippets_equal_tantivy_s_on_real_filings_and_odd_words` on real filings and unusual words.
@@ -24,7 +25,7 @@ use tantivy::{Score, Searcher};
 /// The snippets of one query's hits.
 pub struct Snippets {
     /// The query's terms on the field that occur in the index, each weighted 1 / (1 + document frequency), as
-    /// `SnippetGenerator::create` weighs them.
+    /// `SnippetGenerator::create` weighs them: always above 0.
     weights: Vec<(String, Score)>,
 }
 
@@ -50,16 +51,19 @@ impl Snippets {
     /// The best fragment of `text` (which `analyzed` was made of): the fragment holding the highest sum of its
     /// words' term weights; the earliest of equal ones. `None` when no term occurs in the text.
     pub fn best<'t>(&self, analyzed: &AnalyzedText, text: &'t str) -> Option<&'t str> {
+        let mut present = self.weights.iter().filter_map(|(term, weight)| Some((analyzed.key_number(term)?, *weight)));
+        let first = present.next()?;
+        let Some(second) = present.next() else {
+            // One term in the text (a one-word query, say): a fragment's score is its count of that
+            // term's words times one positive weight, added one by one, which grows with the count, so the best
+            // fragment is the one holding the most, the earliest of equal ones. No weights are added.
+            return Some(&text[analyzed.fragments[analyzed.densest[first.0]].clone()]);
+        };
         // The words of the text holding a query term (the terms are distinct: one weight per key at most), in
         // the text's order.
         let mut held: Vec<(Occurrence, Score)> = Vec::new();
-        for (term, weight) in &self.weights {
-            if let Some(key) = analyzed.key_number(term) {
-                held.extend(analyzed.occurrences_of(key).iter().map(|&o| (o, *weight)));
-            }
-        }
-        if held.is_empty() {
-            return None;
+        for (key, weight) in [first, second].into_iter().chain(present) {
+            held.extend(analyzed.occurrences_of(key).iter().map(|&o| (o, weight)));
         }
         held.sort_unstable_by_key(|(o, _)| o.word);
         // Per fragment holding a term, the sum of the weights in the words' order (fragments follow the words).
@@ -98,6 +102,9 @@ pub struct AnalyzedText {
     /// The words of each key in the text's order: key `k`'s are `occurrences[starts[k]..starts[k + 1]]`.
     occurrences: Vec<Occurrence>,
     starts: Vec<usize>,
+    /// Key `k`'s best fragment for a query of that key alone: the one holding the most of its words, the
+    /// earliest of equal ones ([`Snippets::best`]).
+    densest: Vec<usize>,
 }
 
 /// One word of a text: its number in the text's order, and the fragment it falls in.
@@ -141,12 +148,14 @@ impl AnalyzedText {
         fragments.push(current);
         let mut keyed: Vec<(Box<str>, Vec<Occurrence>)> = by_key.into_iter().collect();
         keyed.sort_unstable_by(|(left, _), (right, _)| left.cmp(right));
+        let keyed_count = keyed.len();
         let mut analyzed = AnalyzedText {
             fragments,
             keys: String::with_capacity(keyed.iter().map(|(key, _)| key.len()).sum()),
             key_ends: Vec::with_capacity(keyed.len()),
             occurrences: Vec::with_capacity(word_number),
             starts: Vec::with_capacity(keyed.len() + 1),
+            densest: Vec::new(),
         };
         for (key, occurrences) in keyed {
             analyzed.keys.push_str(&key);
@@ -155,6 +164,7 @@ impl AnalyzedText {
             analyzed.occurrences.extend(occurrences);
         }
         analyzed.starts.push(analyzed.occurrences.len());
+        analyzed.densest = (0..keyed_count).map(|key| analyzed.densest_fragment(key)).collect();
         analyzed
     }
 
@@ -177,6 +187,18 @@ impl AnalyzedText {
         &self.occurrences[self.starts[key]..self.starts[key + 1]]
     }
 
+    /// The fragment holding the most words of `key` (the earliest of equal ones; `key` is some word's).
+    fn densest_fragment(&self, key: usize) -> usize {
+        let (mut best, mut best_count) = (0, 0);
+        // A key's words come in the text's order, so each fragment's words are one run.
+        for run in self.occurrences_of(key).chunk_by(|a, b| a.fragment == b.fragment) {
+            if run.len() > best_count {
+                (best, best_count) = (run[0].fragment, run.len());
+            }
+        }
+        best
+    }
+
     /// Bytes held on the heap (what a cache of analysed texts weighs).
     pub fn heap_bytes(&self) -> usize {
         self.fragments.capacity() * std::mem::size_of::<Range<usize>>()
@@ -184,6 +206,7 @@ impl AnalyzedText {
             + self.key_ends.capacity() * std::mem::size_of::<usize>()
             + self.occurrences.capacity() * std::mem::size_of::<Occurrence>()
             + self.starts.capacity() * std::mem::size_of::<usize>()
+            + self.densest.capacity() * std::mem::size_of::<usize>()
     }
 }
 

@@ -365,7 +365,7 @@ fn engine_reports_total_without_snippets() {
     let req = SearchRequest { query: "dividend".into(), limit: 3, ..Default::default() };
     let result = index.search(&req).unwrap();
     assert!(result.total >= result.hits.len());
-    assert!(result.hits.iter().all(|h| h.snippet.is_none()));
+    assert!(result.hits.iter().all(|h| h.snippet().is_none()));
 }
 
 /// A field match (`form:`, `cik:`: fields indexed without term frequencies) ranked under a filter takes the
@@ -415,12 +415,12 @@ fn filings_read_for_hits_are_kept_and_answer_alike() {
     assert!(bytes as usize > texts, "{bytes} bytes held for {texts} bytes of text");
     let again = index.search(&req).unwrap();
     let seen = |r: &crate::index::SearchResult| -> Vec<(String, f32, Option<String>)> {
-        r.hits.iter().map(|h| (h.filing().accession.clone(), h.score, h.snippet.clone())).collect()
+        r.hits.iter().map(|h| (h.filing().accession.clone(), h.score, h.snippet().map(str::to_string))).collect()
     };
     assert_eq!(seen(&first), seen(&again));
     assert_eq!(index.read_filings_held(), (held, bytes));
     for hit in &first.hits {
-        let snippet = hit.snippet.as_deref().unwrap();
+        let snippet = hit.snippet().unwrap();
         assert!(snippet.to_lowercase().contains("revenue"), "{snippet}");
     }
     // The first hit's filing, kept, answers another of its words with a fragment holding that word (a form of
@@ -435,6 +435,27 @@ fn filings_read_for_hits_are_kept_and_answer_alike() {
     let other = SearchRequest { query: word.clone(), limit: 100, snippets: true, ..Default::default() };
     let result = index.search(&other).unwrap();
     let hit = result.hits.iter().find(|h| h.filing().accession == first.hits[0].filing().accession).unwrap();
-    let snippet = hit.snippet.as_deref().unwrap().to_lowercase();
+    let snippet = hit.snippet().unwrap().to_lowercase();
     assert!(snippet.contains(&word[..5]), "{word}: {snippet}");
+}
+
+/// A hit written from its filing's frame (what an answer serves) is the hit written whole, for every filing of
+/// the seed and the fixture and for scores and snippets of every kind: escapes, non-ASCII text, empty.
+#[test]
+fn hits_written_from_frames_are_the_hits_written_whole() {
+    let fixture: Snapshot = serde_json::from_str(&fixture_json()).unwrap();
+    let mut filings = seed_snapshot().filings;
+    filings.extend(fixture.filings);
+    let mut odd = filings[0].clone();
+    (odd.entity, odd.url) = ("Caf\u{e9} \"Quoted\" \\ Co\u{0}".into(), "https://x.invalid/a\nb".into());
+    filings.push(odd);
+    let snippets = ["", "supply chain", "\"quoted\" \\ back\u{1}slash", "Z\u{fc}rich \u{1F600} …"];
+    for filing in &filings {
+        let frame = crate::routes::hit_frame(filing).unwrap();
+        for (score, snippet) in [0.0, 1.2345, 13.0, 0.0001].into_iter().zip(snippets) {
+            let whole = serde_json::to_string(&crate::routes::HitOut::of(filing, score, snippet)).unwrap();
+            let filled = serde_json::to_string(&frame.fill_two(&score, snippet).unwrap()).unwrap();
+            assert_eq!(filled, whole, "{}", filing.accession);
+        }
+    }
 }
