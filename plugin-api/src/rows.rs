@@ -107,7 +107,7 @@ impl<T> JsonValue<T> {
     }
 }
 
-/// A value of type `T` written once with one or more fields' values left open, filled per answer
+/// A value of type `T` written once with one or two fields' values left open, filled per answer
 /// ([`JsonFrame::fill`], [`JsonFrame::fill_two`]): a filing whose header never changes but whose trades depend on
 /// the request, a search hit whose score and snippet do. Each open field is a [`Slot`].
 pub struct JsonFrame<T> {
@@ -155,7 +155,8 @@ impl<S: ApiSchema> ApiSchema for Slot<S> {
 }
 
 impl<T> JsonFrame<T> {
-    /// Writes `value` (of type `T`, or of one differing only in lifetimes), which holds at least one [`Slot`].
+    /// Writes `value` (of type `T`, or of one differing only in lifetimes), which holds one or two [`Slot`]s (what
+    /// [`JsonFrame::fill`] and [`JsonFrame::fill_two`] fill).
     pub fn new<R: Serialize>(value: &R) -> Result<Self, serde_json::Error> {
         let written = serde_json::to_string(value)?;
         let mut text = String::with_capacity(written.len());
@@ -166,8 +167,11 @@ impl<T> JsonFrame<T> {
             }
             text.push_str(part);
         }
-        if cuts.is_empty() {
-            return Err(serde_json::Error::custom("a JsonFrame's value holds at least one Slot"));
+        if !(1..=2).contains(&cuts.len()) {
+            return Err(serde_json::Error::custom(format!(
+                "a JsonFrame's value holds one or two Slots, not {}",
+                cuts.len()
+            )));
         }
         Ok(JsonFrame { text, cuts, row: PhantomData })
     }
@@ -470,6 +474,8 @@ mod tests {
         assert_eq!(two.slots(), 2);
         assert!(two.fill(&1).is_err(), "two slots, one value");
         assert!(JsonFrame::<()>::new(&rows()[0]).is_err(), "no slot");
+        let three = Two { a: Slot::<()>::new(), b: Two { a: Slot::<()>::new(), b: Slot::<()>::new() } };
+        assert!(JsonFrame::<()>::new(&three).is_err(), "three slots: no fill takes three values");
         let frame = JsonFrame::<()>::new(&Slot::<()>::new()).unwrap();
         assert_eq!(serde_json::to_string(&frame.fill(&[1, 2]).unwrap()).unwrap(), "[1,2]", "the whole value open");
         assert!(frame.fill_two(&1, &2).is_err(), "one slot, two values");

@@ -15,22 +15,11 @@ use datahost_plugin_api::{Plugin, RequestEnvelope};
 
 /// CPU time of the calling thread, in nanoseconds.
 fn thread_cpu_ns() -> u128 {
-    let mut ts = libc_timespec { tv_sec: 0, tv_nsec: 0 };
-    // SAFETY: `clock_gettime` writes one timespec into the pointer given.
-    unsafe { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `clock_gettime` writes one timespec into the pointer given, which points at one.
+    let status = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    assert_eq!(status, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID)");
     ts.tv_sec as u128 * 1_000_000_000 + ts.tv_nsec as u128
-}
-
-#[repr(C)]
-struct libc_timespec {
-    tv_sec: i64,
-    tv_nsec: i64,
-}
-
-const CLOCK_THREAD_CPUTIME_ID: i32 = 3;
-
-extern "C" {
-    fn clock_gettime(clock: i32, ts: *mut libc_timespec) -> i32;
 }
 
 fn main() {
