@@ -1,13 +1,14 @@
 //! The plugin's own cost of a cold search, in process: the plugin on its demo seed (as `datahost serve` on a
 //! fresh clone holds it) answers a list of distinct requests, and this reports the CPU time of the answering
 //! thread per request. No sockets, no host, no other thread: on a shared 2-core machine, where wrk's req/s move
-//! by 10-20% from round to round, this compares two builds of the plugin's code (run each build's binary in
+//! by 10-30% from round to round, this compares two builds of the plugin's code (run each build's binary in
 //! turn, several times). Plain timing; nothing here is a pass/fail test.
 //!
 //! `cargo run -p datahost-edgar-search --example cold_handle --release -- PATHS [rounds, 5]`
 //! PATHS: request paths, one per line, as `tests/bench/bench.py cold-queries memory ...` prints them for
-//! edgar-search (`/v1/edgar-search?q=...&limit=...&from=...`, no percent escapes). Each path is answered once before timing (the
-//! server's state after its first rotation: every filing a hit names read and analysed), then `rounds` times.
+//! edgar-search (`/v1/edgar-search?q=...&limit=...&from=...`, no percent escapes). Each path is answered once
+//! before timing (the server's state after its first rotation: every filing a hit names read and analysed), then
+//! `rounds` times.
 
 use datahost_edgar_search::EdgarSearch;
 use datahost_plugin_api::testing::plugin_with_own_seeds;

@@ -8,7 +8,8 @@
 //!
 //! The index holds everything a hit returns (stored fields: the filing's form as filed, entity, CIK, accession,
 //! address, filed date and text for the snippet), so nothing else needs to be held in memory; the filings read
-//! for hits are kept up to a bound ([`READ_FILINGS_BYTES`]), each with its text analysed for snippets. The demo
+//! for hits are kept up to a bound ([`READ_FILINGS_BYTES`]), each with its text analysed for snippets and its hit
+//! written as JSON but for the score and the snippet (`routes::HitFrame`). The demo
 //! seed is indexed in RAM; ingested filings are indexed on disk ([`SearchIndex::build_in`],
 //! [`SearchIndex::open`]) under the plugin's own directory, so at national scale the index is memory-mapped
 //! rather than held, and a restart opens it instead of rebuilding it.
