@@ -17,7 +17,7 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
-use datahost_plugin_api::{RequestEnvelope, Tier};
+use datahost_plugin_api::Tier;
 use metrics::{Counter, Histogram};
 use serde_json::json;
 use tower::ServiceExt;
@@ -28,7 +28,7 @@ use crate::config::Isolation;
 use crate::http::access_log::AccessRecord;
 use crate::http::error::AppError;
 use crate::http::metrics::RouteRequests;
-use crate::http::response_cache::{Entry, NO_CACHE_HEADER};
+use crate::http::response_cache::{Entry, ENTRY_HEADERS_ROOM, NO_CACHE_HEADER};
 use crate::http::state::{dataset_status, AppState};
 use crate::plugins::dispatch::{self, CallOutcome};
 use crate::plugins::outcome::HandleOutcome;
@@ -55,6 +55,8 @@ struct RouteCtx {
 
 /// The header carrying the request id, the caller's or the server's.
 const X_REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
+/// The header telling a dataset answer's data status (`dataStatus` in its body).
+const X_DATA_STATUS: HeaderName = HeaderName::from_static("x-data-status");
 
 /// A new request id: UUID v4 text from the thread's generator (seeded from the OS, reseeded now and then), not a
 /// `getrandom` system call per request as tower-http's `MakeRequestUuid` makes.
@@ -351,13 +353,8 @@ async fn data_route(
         ctx.cache_misses.increment(1);
     }
 
-    let envelope = RequestEnvelope {
-        route: ctx.path.clone(),
-        query: query.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
-        tier: caller.tier,
-        request_id: rid.unwrap_or_default().to_string(),
-    };
-    let envelope_json = match serde_json::to_string(&envelope) {
+    let envelope = Envelope { route: &ctx.path, query: &query, tier: caller.tier, request_id: rid.unwrap_or_default() };
+    let envelope_json = match envelope.to_json() {
         Ok(json) => json,
         Err(e) => {
             tracing::error!(error = %e, route = %ctx.path, "cannot encode a request envelope");
@@ -373,6 +370,29 @@ async fn data_route(
         Answer::Other(resp) => resp,
     };
     (finish(resp, decision), Some(tier_label))
+}
+
+/// A plugin's [`datahost_plugin_api::RequestEnvelope`] written from the request's borrowed parts: the same JSON,
+/// without an owned copy of the route, each parameter and the request id made first to be written and dropped.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Envelope<'a> {
+    route: &'a str,
+    query: &'a [(Cow<'a, str>, Cow<'a, str>)],
+    tier: Tier,
+    request_id: &'a str,
+}
+
+impl Envelope<'_> {
+    fn to_json(&self) -> serde_json::Result<String> {
+        // About its final size: the texts, the quotes and separators around each, the field names.
+        let size = self.route.len() + self.request_id.len() + 64;
+        let size = size + self.query.iter().map(|(k, v)| k.len() + v.len() + 8).sum::<usize>();
+        let mut json = Vec::with_capacity(size);
+        serde_json::to_writer(&mut json, self)?;
+        // serde_json writes UTF-8 only.
+        String::from_utf8(json).map_err(serde::ser::Error::custom)
+    }
 }
 
 /// A dataset answer (cached or fresh) sent for a request with these headers and `query`: 200 with the next
@@ -403,14 +423,26 @@ enum Answer {
 /// (kept for clients that read it) and the host, which alone knows `server.base_url`, builds the absolute URL
 /// from the route and this request's own parameters with `cursor` replaced. `query` no longer holds `api_key`
 /// (removed before any plugin runs), so the key is never echoed.
+/// Written into one string of about its size, each name and value form-encoded as `form_urlencoded`'s
+/// serializer encodes them (an answer computed per request paid for the serializer and a `format!` besides).
 fn next_link(base_url: &str, path: &str, query: &[(Cow<'_, str>, Cow<'_, str>)], next: &str) -> Option<HeaderValue> {
-    let cursor = datahost_plugin_api::paging::PARAM;
-    let mut pairs = url::form_urlencoded::Serializer::new(String::new());
-    for (k, v) in query.iter().filter(|(k, _)| k != cursor) {
-        pairs.append_pair(k, v);
+    const CURSOR: &str = datahost_plugin_api::paging::PARAM;
+    const REL: &str = ">; rel=\"next\"";
+    let pairs = query.iter().filter(|(k, _)| k != CURSOR).map(|(k, v)| (k.as_ref(), v.as_ref()));
+    let pairs = pairs.chain([(CURSOR, next)]);
+    let size: usize = query.iter().map(|(k, v)| k.len() + v.len() + 2).sum::<usize>() + CURSOR.len() + next.len();
+    let mut link = String::with_capacity(1 + base_url.len() + path.len() + 1 + size + REL.len());
+    link.push('<');
+    link.push_str(base_url);
+    link.push_str(path);
+    for (i, (name, value)) in pairs.enumerate() {
+        link.push(if i == 0 { '?' } else { '&' });
+        link.extend(url::form_urlencoded::byte_serialize(name.as_bytes()));
+        link.push('=');
+        link.extend(url::form_urlencoded::byte_serialize(value.as_bytes()));
     }
-    pairs.append_pair(cursor, next);
-    HeaderValue::try_from(format!("<{base_url}{path}?{}>; rel=\"next\"", pairs.finish())).ok()
+    link.push_str(REL);
+    HeaderValue::try_from(link).ok()
 }
 
 /// Counts the request against the caller's limit. `Ok(None)`: unlimited tier, or the limiter is down and
@@ -624,9 +656,10 @@ async fn call_plugin(state: &AppState, ctx: &RouteCtx, envelope_json: String, ri
                     return fault("invalid-json", "2xx body is not JSON").into();
                 }
                 let body = Bytes::from(body);
-                let mut out = HeaderMap::new();
+                // Made with the room its answer's entry needs (`Entry::new` keeps this map).
+                let mut out = HeaderMap::with_capacity(2 + headers.len() + ENTRY_HEADERS_ROOM);
                 out.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
-                out.insert("x-data-status", HeaderValue::from_static(data_status));
+                out.insert(X_DATA_STATUS, HeaderValue::from_static(data_status));
                 let mut cacheable = true;
                 for (name, value) in headers {
                     if name.as_str() == NO_CACHE_HEADER {
@@ -882,7 +915,7 @@ fn truncate_chars(text: &str, max: usize) -> &str {
 mod label_tests {
     use std::borrow::Cow;
 
-    use super::{is_json, parse_query};
+    use super::{is_json, next_link, parse_query};
 
     /// A query without `%` or `+` is split by hand, borrowed from the request target: the same pairs as
     /// form_urlencoded reads, on fixed cases and on drawn strings.
@@ -934,6 +967,83 @@ mod label_tests {
         assert!(!is_json(b"{\"name\":\"\xff\"}"));
         for bad in [&b""[..], b"{", b"{\"a\":1} x", b"[1,]", b"{\"a\":01}", b"\xef\xbb\xbf{}"] {
             assert!(!is_json(bad), "{:?}", String::from_utf8_lossy(bad));
+        }
+    }
+
+    /// The next page's `Link` written by hand is the text `form_urlencoded`'s serializer makes of the same pairs
+    /// (the request's without `cursor`, then the new cursor), for names and values that need no escape and for
+    /// every kind that does: spaces, reserved and non-ASCII characters, an empty value, a cursor given before.
+    #[test]
+    fn next_links_encode_as_form_urlencoded_does() {
+        fn reference(base: &str, path: &str, query: &[(Cow<'_, str>, Cow<'_, str>)], next: &str) -> String {
+            let mut pairs = url::form_urlencoded::Serializer::new(String::new());
+            for (k, v) in query.iter().filter(|(k, _)| k != "cursor") {
+                pairs.append_pair(k, v);
+            }
+            pairs.append_pair("cursor", next);
+            format!("<{base}{path}?{}>; rel=\"next\"", pairs.finish())
+        }
+        let values = [
+            "",
+            "revenue",
+            "supply chain",
+            "\"supply chain\" AND tariffs",
+            "a&b=c+d%20",
+            "Zoë ✓",
+            "~-._*",
+            "/?#[]@!$'(),;",
+        ];
+        let cursors = ["eyJvIjoyMH0", "a b+c/=", "ü"];
+        let mut checked = 0;
+        for (i, value) in values.iter().enumerate() {
+            for next in cursors {
+                let queries: [Vec<(&str, &str)>; 4] = [
+                    vec![],
+                    vec![("q", value)],
+                    vec![("q", value), ("limit", "20"), ("cursor", "old")],
+                    vec![("cursor", "old"), ("from", "2024-01-01"), (values[(i + 1) % values.len()], value)],
+                ];
+                for query in queries {
+                    let query: Vec<(Cow<'_, str>, Cow<'_, str>)> =
+                        query.iter().map(|(k, v)| (Cow::Borrowed(*k), Cow::Borrowed(*v))).collect();
+                    let made = next_link("http://127.0.0.1:8080", "/v1/edgar-search", &query, next).unwrap();
+                    assert_eq!(made, reference("http://127.0.0.1:8080", "/v1/edgar-search", &query, next), "{query:?}");
+                    checked += 1;
+                }
+            }
+        }
+        assert_eq!(checked, values.len() * cursors.len() * 4);
+    }
+
+    /// The envelope written from borrowed parts is the JSON of the SDK's `RequestEnvelope` of the same request,
+    /// and reads back as it: escapes, non-ASCII text, an empty query and request id, every tier.
+    #[test]
+    fn envelopes_written_from_borrowed_parts_are_the_sdks() {
+        use datahost_plugin_api::{RequestEnvelope, Tier};
+        let queries: [&[(&str, &str)]; 3] =
+            [&[], &[("ticker", "NVDA")], &[("q", "\"supply chain\" \\ é\u{1}"), ("limit", "20")]];
+        for tier in Tier::ALL {
+            for query in queries {
+                for rid in ["", "0b7c2f5e-8d1a-4c3b-9e6f-2a4d8c1b7e90"] {
+                    let pairs: Vec<(Cow<'_, str>, Cow<'_, str>)> =
+                        query.iter().map(|(k, v)| (Cow::Borrowed(*k), Cow::Borrowed(*v))).collect();
+                    let written = super::Envelope { route: "/v1/edgar-search", query: &pairs, tier, request_id: rid }
+                        .to_json()
+                        .unwrap();
+                    let sdk = RequestEnvelope {
+                        route: "/v1/edgar-search".into(),
+                        query: query.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+                        tier,
+                        request_id: rid.into(),
+                    };
+                    assert_eq!(written, serde_json::to_string(&sdk).unwrap());
+                    let read: RequestEnvelope = serde_json::from_str(&written).unwrap();
+                    assert_eq!(
+                        (read.route, read.query, read.tier, read.request_id),
+                        (sdk.route, sdk.query, sdk.tier, sdk.request_id)
+                    );
+                }
+            }
         }
     }
 

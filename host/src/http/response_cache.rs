@@ -44,6 +44,9 @@ const VARY_ENCODING: HeaderValue = HeaderValue::from_static("accept-encoding");
 /// The most headers added to a stored answer on its way out: coding, vary (twice), three rate-limit headers,
 /// request id, link.
 const ADDED_HEADERS: usize = 8;
+/// Room an entry's headers need besides the plugin's: `Cache-Control`, `ETag`, `Content-Length` and
+/// [`ADDED_HEADERS`]. A map of a plugin's answer made with this room becomes the entry's without growing.
+pub const ENTRY_HEADERS_ROOM: usize = 3 + ADDED_HEADERS;
 
 /// A cached answer: the identity body and what is needed to send it, or a variant of it.
 pub struct Entry {
@@ -53,10 +56,9 @@ pub struct Entry {
     /// the identity coding. Made with room for the headers the host adds on the way out, so an answer's map is
     /// a clone of this one (no header name hashed again) whose index is not rebuilt as they are added (`respond`).
     headers: HeaderMap,
-    /// The opaque tag of the identity body; the variants' tags add `-gzip` / `-br`.
-    tag: String,
-    tag_gzip: String,
-    tag_br: String,
+    /// The opaque tag of the identity body (hex text); the variants' tags add `-gzip` / `-br`, written only when
+    /// a variant is sent.
+    tag: [u8; TAG_LEN],
     /// Whether compressed variants are offered at all (body at least `compress_min_bytes`, and cacheable).
     compressible: bool,
     gzip: OnceLock<Option<Bytes>>,
@@ -65,6 +67,9 @@ pub struct Entry {
     /// The `Link` to the next page (when the answer names a next cursor) and the query it was made for: a
     /// repeat of that query reuses it instead of encoding the URL again (6,000 instructions on a search page).
     next_link: OnceLock<MadeLink>,
+    /// Whether a later request can find this entry (the cache keeps it, or its owner does): only then is its
+    /// `Link` worth keeping with the query it was made for.
+    reused: bool,
 }
 
 /// A `Link` header (or none: no next page) and the query it was made for.
@@ -78,35 +83,64 @@ const INLINE_COMPRESS_MAX: usize = 64 << 10;
 /// collision resistance against an attacker, who does not choose the bodies), and XXH3 costs a small fraction of
 /// the SHA-256 it replaced, which was 3-4% of the host's CPU on answers computed for each request.
 pub fn entity_tag(body: &[u8]) -> String {
-    format!("{:032x}", xxhash_rust::xxh3::xxh3_128(body))
+    tag_text(&tag_of(body)).to_string()
 }
+
+/// The length of an entity tag's hex text.
+const TAG_LEN: usize = 32;
+
+/// [`entity_tag`] as bytes of hex text, written without the formatter (an answer made per request pays for it).
+fn tag_of(body: &[u8]) -> [u8; TAG_LEN] {
+    let mut hex = [0u8; TAG_LEN];
+    let written = hex::encode_to_slice(xxhash_rust::xxh3::xxh3_128(body).to_be_bytes(), &mut hex);
+    debug_assert!(written.is_ok(), "16 bytes are 32 hex digits");
+    hex
+}
+
+fn tag_text(tag: &[u8; TAG_LEN]) -> &str {
+    // Hex digits only (`tag_of`), so always UTF-8.
+    std::str::from_utf8(tag).unwrap_or_default()
+}
+
+/// The `ETag` header of a tag and coding suffix (`""`, `-gzip`, `-br`): the tag quoted.
+fn etag_value(tag: &[u8; TAG_LEN], suffix: &str) -> Option<HeaderValue> {
+    let mut quoted = Vec::with_capacity(TAG_LEN + suffix.len() + 2);
+    quoted.push(b'"');
+    quoted.extend_from_slice(tag);
+    quoted.extend_from_slice(suffix.as_bytes());
+    quoted.push(b'"');
+    HeaderValue::from_maybe_shared(Bytes::from(quoted)).ok()
+}
+
+/// The header naming the next page's cursor, as the plugins send it (names arrive lower-cased).
+const NEXT_CURSOR: header::HeaderName = header::HeaderName::from_static("x-next-cursor");
 
 impl Entry {
     /// An entry for `body` (already validated and labelled) with the headers the plugin's answer carries.
     /// `compressible`: offer gzip and brotli variants.
     pub fn new(body: Bytes, plugin_headers: HeaderMap, compressible: bool) -> Self {
-        let tag = entity_tag(&body);
-        // The plugin's headers and the three below, with room for the ones added on the way out.
-        let mut headers = HeaderMap::with_capacity(plugin_headers.len() + 3 + ADDED_HEADERS);
-        headers.extend(plugin_headers);
+        let tag = tag_of(&body);
+        // The plugin's headers and the three below, with room for the ones added on the way out. The map is the
+        // plugin's own when it was made with that room (`ENTRY_HEADERS_ROOM`): no header name hashed again.
+        let mut headers = plugin_headers;
+        headers.reserve(ENTRY_HEADERS_ROOM);
         if !headers.contains_key(header::CACHE_CONTROL) {
             headers.insert(header::CACHE_CONTROL, DEFAULT_CACHE_CONTROL);
         }
-        if let Ok(etag) = HeaderValue::try_from(format!("\"{tag}\"")) {
+        if let Some(etag) = etag_value(&tag, "") {
             headers.insert(header::ETAG, etag);
         }
         headers.insert(header::CONTENT_LENGTH, HeaderValue::from(body.len()));
         Self {
             body,
             headers,
-            tag_gzip: format!("{tag}-gzip"),
-            tag_br: format!("{tag}-br"),
             tag,
             compressible,
             gzip: OnceLock::new(),
             br: OnceLock::new(),
             created: Instant::now(),
             next_link: OnceLock::new(),
+            reused: true,
         }
     }
 
@@ -117,7 +151,10 @@ impl Entry {
         query: &[(K, V)],
         build: impl FnOnce(&str) -> Option<HeaderValue>,
     ) -> Option<HeaderValue> {
-        let cursor = || self.headers.get(datahost_plugin_api::paging::NEXT_HEADER).and_then(|v| v.to_str().ok());
+        let cursor = || self.headers.get(NEXT_CURSOR).and_then(|v| v.to_str().ok());
+        if !self.reused {
+            return cursor().and_then(build);
+        }
         if let Some((made_for, link)) = self.next_link.get() {
             let same = made_for.len() == query.len()
                 && made_for.iter().zip(query).all(|((a, b), (k, v))| a == k.as_ref() && b == v.as_ref());
@@ -140,12 +177,20 @@ impl Entry {
         (self.body.len() + variants + 256) as u64
     }
 
-    fn tag(&self, coding: Coding) -> &str {
+    /// The suffix of a coding's tag.
+    fn tag_suffix(coding: Coding) -> &'static str {
         match coding {
-            Coding::Identity => &self.tag,
-            Coding::Gzip => &self.tag_gzip,
-            Coding::Br => &self.tag_br,
+            Coding::Identity => "",
+            Coding::Gzip => "-gzip",
+            Coding::Br => "-br",
         }
+    }
+
+    /// Whether `tag` (an opaque tag without quotes) names this entry in any coding.
+    fn names(&self, tag: &str) -> bool {
+        tag.strip_prefix(tag_text(&self.tag)).is_some_and(|suffix| {
+            [Coding::Identity, Coding::Gzip, Coding::Br].iter().any(|c| Self::tag_suffix(*c) == suffix)
+        })
     }
 
     /// The body in `coding`, compressing it on first demand; `None` when that coding is not offered.
@@ -190,7 +235,7 @@ impl Entry {
             }
         }
         let (coding, body) = chosen;
-        let not_modified = negotiate::none_match(request, &[self.tag.as_str(), &self.tag_gzip, &self.tag_br]);
+        let not_modified = negotiate::none_match(request, |tag| self.names(tag));
         let mut resp = if not_modified {
             // RFC 9110 section 15.4.5: a 304 carries the validators and caching headers of the 200 it stands for.
             let mut resp = Response::new(Body::empty());
@@ -213,7 +258,7 @@ impl Entry {
             resp
         };
         if coding != Coding::Identity {
-            if let Ok(etag) = HeaderValue::try_from(format!("\"{}\"", self.tag(coding))) {
+            if let Some(etag) = etag_value(&self.tag, Self::tag_suffix(coding)) {
                 resp.headers_mut().insert(header::ETAG, etag);
             }
         }
@@ -331,7 +376,9 @@ impl ResponseCache {
             _ => None,
         };
         let compressible = kept.is_some() && body.len() >= self.compress_min_bytes;
-        let entry = Arc::new(Entry::new(body, headers, compressible));
+        let mut entry = Entry::new(body, headers, compressible);
+        entry.reused = kept.is_some();
+        let entry = Arc::new(entry);
         if let Some((entries, key)) = kept {
             entries.insert(key, entry.clone());
         }
@@ -483,7 +530,7 @@ mod tests {
         let plain = entry.respond(&request(&[])).await;
         assert_eq!(plain.status(), StatusCode::OK);
         let etag = plain.headers()[header::ETAG].to_str().unwrap().to_string();
-        assert!(etag.starts_with('"') && etag.len() == 34, "{etag}");
+        assert_eq!(etag, format!("\"{}\"", entity_tag(&body)));
         assert_eq!(plain.headers()[header::CACHE_CONTROL], "private, no-cache");
         assert_eq!(plain.headers()[header::VARY], "accept-encoding");
         assert!(plain.headers().get(header::CONTENT_ENCODING).is_none());
@@ -492,25 +539,40 @@ mod tests {
         let gz = entry.respond(&request(&[("accept-encoding", "gzip")])).await;
         assert_eq!(gz.headers()[header::CONTENT_ENCODING], "gzip");
         let gz_tag = gz.headers()[header::ETAG].to_str().unwrap().to_string();
-        assert_ne!(gz_tag, etag, "each coding has its own strong tag");
+        assert_eq!(gz_tag, format!("\"{}-gzip\"", entity_tag(&body)), "each coding has its own strong tag");
         let mut decoded = Vec::new();
         flate2::read::GzDecoder::new(&body_of(gz).await[..]).read_to_end(&mut decoded).unwrap();
         assert_eq!(decoded, body);
 
         let br = entry.respond(&request(&[("accept-encoding", "gzip, deflate, br")])).await;
         assert_eq!(br.headers()[header::CONTENT_ENCODING], "br");
+        let br_tag = br.headers()[header::ETAG].to_str().unwrap().to_string();
+        assert_eq!(br_tag, format!("\"{}-br\"", entity_tag(&body)));
         let mut decoded = Vec::new();
         brotli::Decompressor::new(&body_of(br).await[..], 4096).read_to_end(&mut decoded).unwrap();
         assert_eq!(decoded, body);
 
-        for tag in [etag.as_str(), &gz_tag, "W/\"nope\", *", &format!("W/{etag}")] {
+        for tag in [etag.as_str(), &gz_tag, &br_tag, "W/\"nope\", *", &format!("W/{etag}"), &format!("\"x\", {br_tag}")]
+        {
             let resp = entry.respond(&request(&[("if-none-match", tag)])).await;
             assert_eq!(resp.status(), StatusCode::NOT_MODIFIED, "{tag}");
             assert_eq!(resp.headers()[header::ETAG], etag.as_str());
             assert!(body_of(resp).await.is_empty());
         }
-        let other = entry.respond(&request(&[("if-none-match", "\"0000\"")])).await;
-        assert_eq!(other.status(), StatusCode::OK);
+        // Only the tag and its two coding variants name the entry: not a tag it starts, nor one it ends.
+        let hex = entity_tag(&body);
+        let near = [
+            format!("\"{hex}-deflate\""),
+            format!("\"{hex}-gzip-br\""),
+            format!("\"{hex}x\""),
+            format!("\"{}\"", &hex[..31]),
+            format!("\"x{hex}\""),
+            "\"0000\"".to_string(),
+        ];
+        for tag in near {
+            let other = entry.respond(&request(&[("if-none-match", &tag)])).await;
+            assert_eq!(other.status(), StatusCode::OK, "{tag}");
+        }
     }
 
     #[tokio::test]
@@ -539,5 +601,33 @@ mod tests {
         assert_ne!(k("a"), a, "and moves the generation on");
         let off = ResponseCache::new(&CacheConfig { max_bytes: 0, ..config });
         assert!(!off.enabled());
+    }
+
+    /// An answer no later request can find (the cache is off, or it is not kept) makes its `Link` for its own
+    /// request and keeps no copy of that request's query; a kept one makes it once per query.
+    #[test]
+    fn only_kept_answers_keep_their_next_link() {
+        let config = CacheConfig { max_bytes: 1 << 20, max_entry_bytes: 4096, ttl_secs: 0, compress_min_bytes: 1024 };
+        let mut headers = HeaderMap::new();
+        headers.insert(datahost_plugin_api::paging::NEXT_HEADER, HeaderValue::from_static("c2"));
+        let q = pairs(&[("q", "revenue")]);
+        let made = std::sync::atomic::AtomicUsize::new(0);
+        let build = |cursor: &str| {
+            made.fetch_add(1, Ordering::SeqCst);
+            HeaderValue::try_from(format!("<next?cursor={cursor}>")).ok()
+        };
+        let links_made = |cache: &ResponseCache, key: Option<Key>| {
+            made.store(0, Ordering::SeqCst);
+            let entry = cache.admit(key, Bytes::from_static(b"{}"), headers.clone(), true);
+            for _ in 0..3 {
+                assert_eq!(entry.next_link(&q, build).unwrap(), "<next?cursor=c2>");
+            }
+            (made.load(Ordering::SeqCst), entry.next_link.get().is_some())
+        };
+        let on = ResponseCache::new(&config);
+        assert_eq!(links_made(&on, Some(on.key("p", "/v1/p", Tier::Pro, &q))), (1, true), "kept");
+        assert_eq!(links_made(&on, None), (3, false), "not kept");
+        let off = ResponseCache::new(&CacheConfig { max_bytes: 0, ..config });
+        assert_eq!(links_made(&off, Some(off.key("p", "/v1/p", Tier::Pro, &q))), (3, false), "cache off");
     }
 }
