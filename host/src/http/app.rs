@@ -346,7 +346,7 @@ async fn data_route(
     let key = cache.enabled().then(|| cache.key(ctx.plugin.slug(), &ctx.path, caller.tier, &query));
     if let Some(entry) = key.as_ref().and_then(|k| cache.get(k)) {
         ctx.cache_hits.increment(1);
-        let resp = answer(state, &ctx.path, &query, &entry, headers).await;
+        let resp = answer(state, &ctx.path, &query, entry, headers).await;
         return (finish(resp, decision), Some(tier_label));
     }
     if key.is_some() {
@@ -365,7 +365,7 @@ async fn data_route(
     let resp = match call_plugin(state, ctx, envelope_json, rid).await {
         Answer::Ok { body, headers: answer_headers, cacheable } => {
             let entry = cache.admit(key, body, answer_headers, cacheable);
-            answer(state, &ctx.path, &query, &entry, headers).await
+            answer(state, &ctx.path, &query, entry, headers).await
         }
         Answer::Other(resp) => resp,
     };
@@ -401,14 +401,14 @@ async fn answer(
     state: &AppState,
     path: &str,
     query: &[(Cow<'_, str>, Cow<'_, str>)],
-    entry: &Arc<Entry>,
+    entry: Arc<Entry>,
     headers: &HeaderMap,
 ) -> Response {
-    let mut resp = entry.respond(headers).await;
-    if resp.status() == StatusCode::OK {
-        if let Some(link) = entry.next_link(query, |cursor| next_link(state.config.base_url(), path, query, cursor)) {
-            resp.headers_mut().insert(header::LINK, link);
-        }
+    // Made before the answer: an entry no one else holds gives its headers up to it.
+    let link = entry.next_link(query, |cursor| next_link(state.config.base_url(), path, query, cursor));
+    let mut resp = entry.respond_owned(headers).await;
+    if let Some(link) = link.filter(|_| resp.status() == StatusCode::OK) {
+        resp.headers_mut().insert(header::LINK, link);
     }
     resp
 }

@@ -220,6 +220,21 @@ impl Entry {
         })
     }
 
+    /// [`Entry::respond`] by the entry's last holder: when no one else holds it (an answer that is not kept) and
+    /// it is a 200 in the identity coding, its header map and body move into the answer instead of being copied,
+    /// and the headers added on the way out fit in the room the map was made with (a clone has none: its first
+    /// insert grows it).
+    pub async fn respond_owned(mut self: Arc<Self>, request: &HeaderMap) -> Response {
+        if let Some(entry) = Arc::get_mut(&mut self) {
+            if !entry.compressible && !negotiate::none_match(request, |tag| entry.names(tag)) {
+                let mut resp = Response::new(Body::from(entry.body.clone()));
+                *resp.headers_mut() = std::mem::take(&mut entry.headers);
+                return resp;
+            }
+        }
+        self.respond(request).await
+    }
+
     /// The answer to a request with these headers: 304 when its `If-None-Match` names this entry (in any
     /// coding), else 200 in the best coding the request accepts. Rate-limit and credential headers are added by
     /// the caller, as for every answer.
@@ -572,6 +587,36 @@ mod tests {
         for tag in near {
             let other = entry.respond(&request(&[("if-none-match", &tag)])).await;
             assert_eq!(other.status(), StatusCode::OK, "{tag}");
+        }
+    }
+
+    /// An entry answered by its last holder gives the answer `respond` gives (200 or 304, in any coding), moving
+    /// its map only when no one else holds it; a shared entry keeps its map for the next request.
+    #[tokio::test]
+    async fn entries_answered_by_their_last_holder_answer_as_any_other() {
+        async fn parts(resp: Response) -> (StatusCode, HeaderMap, Vec<u8>) {
+            let (status, headers) = (resp.status(), resp.headers().clone());
+            (status, headers, body_of(resp).await)
+        }
+        let requests = [
+            request(&[]),
+            request(&[("accept-encoding", "gzip, br")]),
+            request(&[("if-none-match", &format!("\"{}\"", entity_tag(&big_body())))]),
+            request(&[("if-none-match", "\"other\""), ("accept-encoding", "br")]),
+        ];
+        let mut headers = HeaderMap::new();
+        headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        headers.insert("x-data-status", HeaderValue::from_static("demo"));
+        for compressible in [false, true] {
+            let entry = || Arc::new(Entry::new(big_body(), headers.clone(), compressible));
+            for request in &requests {
+                let expected = parts(entry().respond(request).await).await;
+                assert_eq!(parts(entry().respond_owned(request).await).await, expected, "alone");
+                let shared = entry();
+                let kept = shared.clone();
+                assert_eq!(parts(shared.respond_owned(request).await).await, expected, "shared");
+                assert_eq!(parts(kept.respond(request).await).await, expected, "the holder left answers the same");
+            }
         }
     }
 
