@@ -423,6 +423,7 @@ enum Answer {
 /// (kept for clients that read it) and the host, which alone knows `server.base_url`, builds the absolute URL
 /// from the route and this request's own parameters with `cursor` replaced. `query` no longer holds `api_key`
 /// (removed before any plugin runs), so the key is never echoed.
+///
 /// Written into one string of about its size, each name and value form-encoded as `form_urlencoded`'s
 /// serializer encodes them (an answer computed per request paid for the serializer and a `format!` besides).
 fn next_link(base_url: &str, path: &str, query: &[(Cow<'_, str>, Cow<'_, str>)], next: &str) -> Option<HeaderValue> {

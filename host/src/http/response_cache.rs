@@ -574,7 +574,8 @@ mod tests {
             assert_eq!(resp.headers()[header::ETAG], etag.as_str());
             assert!(body_of(resp).await.is_empty());
         }
-        // Only the tag and its two coding variants name the entry: not a tag it starts, nor one it ends.
+        // Only the tag and its two coding variants name the entry: not a longer tag that begins or ends with it, nor
+        // a shorter one it begins with.
         let hex = entity_tag(&body);
         let near = [
             format!("\"{hex}-deflate\""),
