@@ -78,18 +78,14 @@ type MadeLink = (Vec<(String, String)>, Option<HeaderValue>);
 /// Compressing takes longer than answering: above this size a variant is made off the async workers.
 const INLINE_COMPRESS_MAX: usize = 64 << 10;
 
-/// The strong entity tag of a body: its 128-bit XXH3 hash in hex. The same bytes give the same tag on every
-/// replica and every run; the tag only tells versions of an answer apart (nothing here is a secret or needs
-/// collision resistance against an attacker, who does not choose the bodies), and XXH3 costs a small fraction of
-/// the SHA-256 it replaced, which was 3-4% of the host's CPU on answers computed for each request.
-pub fn entity_tag(body: &[u8]) -> String {
-    tag_text(&tag_of(body)).to_string()
-}
-
 /// The length of an entity tag's hex text.
 const TAG_LEN: usize = 32;
 
-/// [`entity_tag`] as bytes of hex text, written without the formatter (an answer made per request pays for it).
+/// The strong entity tag of a body: its 128-bit XXH3 hash in hex, written without the formatter (an answer made
+/// per request pays for it). The same bytes give the same tag on every replica and every run; the tag only tells
+/// versions of an answer apart (nothing here is a secret or needs collision resistance against an attacker, who
+/// does not choose the bodies), and XXH3 costs a small fraction of the SHA-256 it replaced, which was 3-4% of the
+/// host's CPU on answers computed for each request.
 fn tag_of(body: &[u8]) -> [u8; TAG_LEN] {
     let mut hex = [0u8; TAG_LEN];
     let written = hex::encode_to_slice(xxhash_rust::xxh3::xxh3_128(body).to_be_bytes(), &mut hex);
@@ -454,6 +450,11 @@ fn key<K: AsRef<str>, V: AsRef<str>>(generation: u64, plugin: &str, route: &str,
 mod tests {
     use super::*;
     use std::io::Read as _;
+
+    /// A body's tag as text.
+    fn entity_tag(body: &[u8]) -> String {
+        tag_text(&tag_of(body)).to_string()
+    }
 
     /// The tag is XXH3-128 in hex: the reference value of the empty input (xxHash's test vectors), the same tag for
     /// the same bytes, another for one byte more.
