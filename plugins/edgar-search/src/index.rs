@@ -23,6 +23,7 @@ use tantivy::query::{BooleanQuery, ConstScoreQuery, Occur, Query, QueryParser, R
 use tantivy::schema::{
     Field, IndexRecordOption, OwnedValue, Schema, TextFieldIndexing, TextOptions, FAST, INDEXED, STORED, STRING,
 };
+use tantivy::tokenizer::TextAnalyzer;
 use tantivy::{doc, DocAddress, Index, IndexReader, ReloadPolicy, Score, Searcher, TantivyDocument, Term};
 
 use crate::data::Filing;
@@ -170,6 +171,8 @@ pub struct SearchIndex {
     searcher: Searcher,
     fields: Fields,
     parser: QueryParser,
+    /// The analyser of both text fields, for queries of plain words ([`SearchIndex::plain_words`]).
+    analyzer: TextAnalyzer,
     /// How the pruned ranking visits the segments ([`topk::Layout`]).
     layout: topk::Layout,
     read: ReadFilings,
@@ -383,11 +386,12 @@ impl SearchIndex {
         let mut parser = QueryParser::for_index(&index, vec![fields.entity, fields.text]);
         // Every word must match, as in EDGAR's own full-text search; `OR` is still available explicitly.
         parser.set_conjunction_by_default();
+        let analyzer = index.tokenizer_for_field(fields.text).map_err(engine)?;
         let layout = topk::Layout::of(&searcher, ORDER, FILED).map_err(engine)?;
         // About 2.5 KB per filing of the demo seed's length: the number only sizes the cache's tables.
         let read =
             ReadFilings::with_weighter((READ_FILINGS_BYTES / 2_500) as usize, READ_FILINGS_BYTES, ReadFilingWeight);
-        Ok(Self { _reader: reader, searcher, fields, parser, layout, read })
+        Ok(Self { _reader: reader, searcher, fields, parser, analyzer, layout, read })
     }
 
     /// How many filings the index holds.
@@ -477,6 +481,14 @@ impl SearchIndex {
     }
 
     pub fn parse(&self, text: &str) -> Result<Box<dyn Query>, SearchError> {
+        if let Some(query) = self.plain_words(text) {
+            return Ok(query);
+        }
+        self.parse_by_grammar(text)
+    }
+
+    /// [`Self::parse`] by tantivy's parser alone (and the tests' oracle of [`Self::plain_words`]).
+    pub(crate) fn parse_by_grammar(&self, text: &str) -> Result<Box<dyn Query>, SearchError> {
         let syntax = |e: tantivy::query::QueryParserError| SearchError::Syntax(e.to_string());
         // The parser reads the grammar first and fails with `SyntaxError` exactly when `query_text` would clean
         // the text: a query valid as typed (most) is parsed once, not checked against the grammar first.
@@ -485,6 +497,50 @@ impl SearchIndex {
                 self.parser.parse_query(&query_text(text)).map_err(syntax)
             }
             parsed => parsed.map_err(syntax),
+        }
+    }
+
+    /// Words the query grammar reads as operators (upper case only; `and` is a word).
+    pub(crate) const OPERATOR_WORDS: [&str; 5] = ["AND", "OR", "NOT", "IN", "TO"];
+
+    /// The query tantivy's parser makes of `text` when it is plain words (ASCII letters and digits, separated by
+    /// white space, none an operator's name), made without the parser: every word, analysed as the fields are,
+    /// must be in the entity or the text (`Must` of a `Should` pair; one word is the pair alone; a word typed
+    /// again is dropped). The parser's
+    /// grammar, its per-field analysis and its tree cost a one-word search about an eighth of its instructions.
+    /// `None` for anything else, which the parser reads (a word the analyser does not make exactly one term of,
+    /// such as one of 40 bytes or more, which it drops, included).
+    pub(crate) fn plain_words(&self, text: &str) -> Option<Box<dyn Query>> {
+        let plain =
+            |word: &str| word.bytes().all(|b| b.is_ascii_alphanumeric()) && !Self::OPERATOR_WORDS.contains(&word);
+        let mut analyzer = self.analyzer.clone();
+        let mut words: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+        let mut seen: Vec<&str> = Vec::new();
+        for word in text.split_ascii_whitespace() {
+            if !plain(word) {
+                return None;
+            }
+            // The grammar drops a word typed again (as typed: `Supply supply` keeps both).
+            if seen.contains(&word) {
+                continue;
+            }
+            seen.push(word);
+            let mut stream = analyzer.token_stream(word);
+            let analysed = stream.next()?.text.clone();
+            if stream.advance() {
+                return None;
+            }
+            let in_field = |field: Field| -> (Occur, Box<dyn Query>) {
+                let term = Term::from_field_text(field, &analysed);
+                (Occur::Should, Box::new(TermQuery::new(term, IndexRecordOption::WithFreqs)))
+            };
+            let either = BooleanQuery::new(vec![in_field(self.fields.entity), in_field(self.fields.text)]);
+            words.push((Occur::Must, Box::new(either)));
+        }
+        match words.len() {
+            0 => None,
+            1 => words.pop().map(|(_, either)| either),
+            _ => Some(Box::new(BooleanQuery::new(words))),
         }
     }
 
@@ -535,23 +591,21 @@ impl SearchIndex {
         };
 
         let engine = |e: tantivy::TantivyError| SearchError::Engine(e.to_string());
+        let stats = topk::Statistics::new(&self.searcher);
         // The exhaustive search counts the full query as it always did (the tests' oracle of the count too).
         let (cap, counted) = if exhaustive {
             let cap = usize::MAX - 1;
             (cap, topk::count_up_to(&self.searcher, &full, cap).map_err(engine)?)
         } else {
-            let counted = topk::count_matches(&self.searcher, &*user, &filters, &self.layout, TOTAL_CAP);
+            let counted = topk::count_matches(&stats, &*user, &filters, &self.layout, TOTAL_CAP);
             (TOTAL_CAP, counted.map_err(engine)?)
         };
         let limit = req.limit.max(1);
-        let top = topk::top_hits(&self.searcher, &*user, &filters, &full, &self.layout, limit, req.after, exhaustive)
+        let top = topk::top_hits(&stats, &*user, &filters, &full, &self.layout, limit, req.after, exhaustive)
             .map_err(engine)?;
 
-        let snippets = if req.snippets {
-            Some(Snippets::new(&self.searcher, &*user, self.fields.text).map_err(engine)?)
-        } else {
-            None
-        };
+        let snippets =
+            if req.snippets { Some(Snippets::new(&stats, &*user, self.fields.text).map_err(engine)?) } else { None };
         let mut hits = Vec::with_capacity(top.len());
         for topk::Ranked { score, place, addr } in top {
             let read = self.read(addr).map_err(engine)?;

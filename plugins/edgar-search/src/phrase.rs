@@ -461,7 +461,14 @@ mod tests {
             // last, and not at all).
             for cap in [0, 1, 999, matched.saturating_sub(1), matched, usize::MAX - 1] {
                 // Both count at least `cap + 1` when more match (`count_up_to` a buffer's worth past it).
-                let counted = crate::topk::count_matches(&searcher, &query, &no_filters, &layout, cap).unwrap();
+                let counted = crate::topk::count_matches(
+                    &crate::topk::Statistics::new(&searcher),
+                    &query,
+                    &no_filters,
+                    &layout,
+                    cap,
+                )
+                .unwrap();
                 let expected = crate::topk::count_up_to(&searcher, &query, cap).unwrap();
                 assert_eq!(counted.min(cap + 1), expected.min(cap + 1), "{words:?} up to {cap}");
             }

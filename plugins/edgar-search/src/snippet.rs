@@ -17,10 +17,10 @@
 use std::collections::{BTreeSet, HashMap};
 use std::ops::Range;
 
-use tantivy::query::Query;
+use tantivy::query::{Bm25StatisticsProvider, Query};
 use tantivy::schema::Field;
 use tantivy::tokenizer::{RawTokenizer, RemoveLongFilter, SimpleTokenizer, Stemmer, TextAnalyzer, TokenStream};
-use tantivy::{Score, Searcher};
+use tantivy::Score;
 
 /// The snippets of one query's hits.
 pub struct Snippets {
@@ -30,7 +30,7 @@ pub struct Snippets {
 }
 
 impl Snippets {
-    pub fn new(searcher: &Searcher, query: &dyn Query, field: Field) -> tantivy::Result<Self> {
+    pub fn new(stats: &dyn Bm25StatisticsProvider, query: &dyn Query, field: Field) -> tantivy::Result<Self> {
         let mut terms = BTreeSet::new();
         query.query_terms(&mut |term, _| {
             if term.field() == field {
@@ -40,7 +40,7 @@ impl Snippets {
         let mut weights = Vec::new();
         for term in terms {
             let Some(text) = term.value().as_str().map(str::to_string) else { continue };
-            let doc_freq = searcher.doc_freq(&term)?;
+            let doc_freq = stats.doc_freq(&term)?;
             if doc_freq > 0 {
                 weights.push((text, 1.0 / (1.0 + doc_freq as Score)));
             }

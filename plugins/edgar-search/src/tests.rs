@@ -459,3 +459,83 @@ fn hits_written_from_frames_are_the_hits_written_whole() {
         }
     }
 }
+
+/// A query of plain words is built without tantivy's parser (`SearchIndex::plain_words`): it must be the query the
+/// parser makes of the same text, term for term, and score every filing alike; anything else goes to the parser.
+#[test]
+fn plain_words_are_the_parsers_query() {
+    use tantivy::collector::{Count, TopDocs};
+    let seed = seed_snapshot();
+    let index = SearchIndex::build(seed.filings.clone()).unwrap();
+    let mut vocabulary: Vec<String> = seed
+        .filings
+        .iter()
+        .flat_map(|f| f.text.split(|c: char| !c.is_ascii_alphanumeric()).chain(f.entity.split(' ')))
+        .filter(|w| !w.is_empty() && w.bytes().all(|b| b.is_ascii_alphanumeric()))
+        .map(str::to_string)
+        .collect();
+    vocabulary.sort();
+    vocabulary.dedup();
+    assert!(vocabulary.len() > 300, "the seed's words: {}", vocabulary.len());
+    let mut queries: Vec<String> = vocabulary.clone();
+    queries.extend(vocabulary.windows(2).step_by(7).map(|w| w.join(" ")));
+    queries.extend(vocabulary.windows(3).step_by(11).map(|w| format!("  {}\t{} \n{} ", w[0], w[1], w[2])));
+    queries.extend(vocabulary.iter().step_by(5).map(|w| w.to_uppercase()));
+    queries.extend(
+        [
+            "supply supply chain",
+            "chain supply chain",
+            "supply supplies",
+            "Supply supply",
+            "Revenue",
+            "a1b2",
+            "10",
+            "2024",
+            "x",
+        ]
+        .map(String::from),
+    );
+    queries.push("a".repeat(39)); // the analyser's longest word (it drops words of 40 bytes or more)
+    let searcher = index.searcher();
+    let mut built = 0;
+    for q in &queries {
+        let Some(plain) = index.plain_words(q) else {
+            let operator = q.split_ascii_whitespace().any(|w| SearchIndex::OPERATOR_WORDS.contains(&w));
+            assert!(operator, "{q:?} is plain words");
+            continue;
+        };
+        built += 1;
+        let parsed = index.parse_by_grammar(q).unwrap_or_else(|e| panic!("{q:?}: {e:?}"));
+        assert_eq!(format!("{plain:?}"), format!("{parsed:?}"), "{q:?}");
+        let collector = (TopDocs::with_limit(1_000).order_by_score(), Count);
+        let (plain_top, plain_count) = searcher.search(&*plain, &collector).unwrap();
+        let (parsed_top, parsed_count) = searcher.search(&*parsed, &collector).unwrap();
+        assert_eq!(plain_count, parsed_count, "{q:?}");
+        let bits =
+            |top: Vec<(f32, tantivy::DocAddress)>| top.into_iter().map(|(s, a)| (s.to_bits(), a)).collect::<Vec<_>>();
+        assert_eq!(bits(plain_top), bits(parsed_top), "{q:?}");
+    }
+    assert!(built + 10 > queries.len(), "{built} of {} built", queries.len());
+    // Operators, punctuation, non-ASCII letters, a word the analyser drops and empty text: the parser's.
+    for q in [
+        "supply AND chain",
+        "supply OR chain",
+        "NOT chain",
+        "IN",
+        "supply-chain",
+        "\"supply chain\"",
+        "chain*",
+        "entity:alpha",
+        "naïve",
+        "revenue_growth",
+        "",
+        "   ",
+    ] {
+        assert!(index.plain_words(q).is_none(), "{q:?} is for the parser");
+    }
+    assert!(index.plain_words(&"a".repeat(40)).is_none());
+    assert_eq!(
+        format!("{:?}", index.parse("chain").unwrap()),
+        format!("{:?}", index.parse_by_grammar("chain").unwrap())
+    );
+}

@@ -22,6 +22,7 @@
 //! where they agree. A query that is one exact phrase (on either text field) is counted by the plugin's own
 //! check on its words' positions ([`crate::phrase`]) where the filters are bits or none.
 
+use std::cell::{Cell, RefCell};
 use std::collections::BinaryHeap;
 
 use tantivy::columnar::ColumnValues;
@@ -31,7 +32,7 @@ use tantivy::query::{
     intersect_scorers, AllScorer, Bm25StatisticsProvider, Bm25Weight, BooleanQuery, BoostQuery, EnableScoring, Occur,
     PhraseQuery, Query, Scorer, TermQuery, Weight,
 };
-use tantivy::schema::IndexRecordOption;
+use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::{
     DocAddress, DocId, DocSet, Score, Searcher, SeekDangerResult, SegmentReader, Term, COLLECT_BLOCK_BUFFER_LEN,
     TERMINATED,
@@ -252,11 +253,61 @@ impl TopK {
     }
 }
 
+/// One search's BM25 statistics: the searcher's, each asked of it once. tantivy asks for the documents' count,
+/// a field's tokens and a term's document frequency for every weight it makes, and a one-word search makes about
+/// eight (the count's, the bound's, the union's, the exact scorer's, the snippets'), each a walk of every
+/// segment and a look-up in the term dictionary; held for one search only, so nothing outlives the request.
+pub struct Statistics<'s> {
+    searcher: &'s Searcher,
+    docs: Cell<Option<u64>>,
+    tokens: RefCell<Vec<(Field, u64)>>,
+    doc_freqs: RefCell<Vec<(Term, u64)>>,
+}
+
+impl<'s> Statistics<'s> {
+    pub fn new(searcher: &'s Searcher) -> Self {
+        Self { searcher, docs: Cell::new(None), tokens: RefCell::default(), doc_freqs: RefCell::default() }
+    }
+
+    pub fn searcher(&self) -> &'s Searcher {
+        self.searcher
+    }
+}
+
+impl Bm25StatisticsProvider for Statistics<'_> {
+    fn total_num_tokens(&self, field: Field) -> tantivy::Result<u64> {
+        if let Some((_, tokens)) = self.tokens.borrow().iter().find(|(f, _)| *f == field) {
+            return Ok(*tokens);
+        }
+        let tokens = self.searcher.total_num_tokens(field)?;
+        self.tokens.borrow_mut().push((field, tokens));
+        Ok(tokens)
+    }
+
+    fn total_num_docs(&self) -> tantivy::Result<u64> {
+        if let Some(docs) = self.docs.get() {
+            return Ok(docs);
+        }
+        let docs = Bm25StatisticsProvider::total_num_docs(self.searcher)?;
+        self.docs.set(Some(docs));
+        Ok(docs)
+    }
+
+    fn doc_freq(&self, term: &Term) -> tantivy::Result<u64> {
+        if let Some((_, docs)) = self.doc_freqs.borrow().iter().find(|(t, _)| t == term) {
+            return Ok(*docs);
+        }
+        let docs = self.searcher.doc_freq(term)?;
+        self.doc_freqs.borrow_mut().push((term.clone(), docs));
+        Ok(docs)
+    }
+}
+
 /// BM25's idf, as tantivy computes it (`ln(1 + (N - n + 0.5) / (n + 0.5))`, `N` counting every document of
 /// every segment).
-fn idf(searcher: &Searcher, term: &Term) -> tantivy::Result<Score> {
-    let docs = Bm25StatisticsProvider::total_num_docs(searcher)? as Score;
-    let with_term = Bm25StatisticsProvider::doc_freq(searcher, term)? as Score;
+fn idf(stats: &dyn Bm25StatisticsProvider, term: &Term) -> tantivy::Result<Score> {
+    let docs = stats.total_num_docs()? as Score;
+    let with_term = stats.doc_freq(term)? as Score;
     Ok((1.0 + (docs - with_term + 0.5) / (with_term + 0.5)).ln())
 }
 
@@ -268,7 +319,11 @@ type Clause = Vec<(Term, Score)>;
 /// The clauses whose summed bounds bound the score of `query` on every filing it matches; false when the query
 /// holds a clause the bound does not cover. Every filing the query matches holds all the terms of at least one
 /// clause.
-fn bound_clauses(searcher: &Searcher, query: &dyn Query, clauses: &mut Vec<Clause>) -> tantivy::Result<bool> {
+fn bound_clauses(
+    stats: &dyn Bm25StatisticsProvider,
+    query: &dyn Query,
+    clauses: &mut Vec<Clause>,
+) -> tantivy::Result<bool> {
     if let Some(term) = query.downcast_ref::<TermQuery>() {
         clauses.push(vec![(term.term().clone(), 1.0)]);
         return Ok(true);
@@ -283,7 +338,7 @@ fn bound_clauses(searcher: &Searcher, query: &dyn Query, clauses: &mut Vec<Claus
         // is at most each term's: so each term, its score scaled by (summed idf / its idf), bounds it.
         let mut idfs = Vec::new();
         for term in phrase.phrase_terms() {
-            let idf = idf(searcher, &term)?;
+            let idf = idf(stats, &term)?;
             if !(idf > 0.0 && idf.is_finite()) {
                 return Ok(false);
             }
@@ -300,7 +355,7 @@ fn bound_clauses(searcher: &Searcher, query: &dyn Query, clauses: &mut Vec<Claus
             if *occur == Occur::MustNot {
                 continue;
             }
-            if !bound_clauses(searcher, clause.as_ref(), clauses)? {
+            if !bound_clauses(stats, clause.as_ref(), clauses)? {
                 return Ok(false);
             }
             scored = true;
@@ -649,7 +704,7 @@ fn first_doc(n: DocId, holds: impl Fn(DocId) -> bool) -> DocId {
 /// exhaustively when the user's query has no term bound; `exhaustive` forces that (the oracle of the tests).
 #[allow(clippy::too_many_arguments)]
 pub fn top_hits(
-    searcher: &Searcher,
+    stats: &Statistics,
     user: &dyn Query,
     filters: &Filters,
     full: &dyn Query,
@@ -665,10 +720,10 @@ pub fn top_hits(
     };
     let mut top = TopK::new(limit, after, pruning);
     let mut clauses = Vec::new();
-    if !exhaustive && bound_clauses(searcher, user, &mut clauses)? {
-        pruned(searcher, user, filters, clauses, layout, &mut top)?;
+    if !exhaustive && bound_clauses(stats, user, &mut clauses)? {
+        pruned(stats, user, filters, clauses, layout, &mut top)?;
     } else {
-        every_match(searcher, full, layout, &mut top)?;
+        every_match(stats, full, layout, &mut top)?;
     }
     Ok(top.into_sorted())
 }
@@ -677,7 +732,7 @@ pub fn top_hits(
 /// terms (a phrase) or there is a filter, [`clause_pruned`]; otherwise block-max WAND (tantivy's) over the
 /// union of one term per clause (its rarest). Each candidate is checked and scored exactly.
 fn pruned(
-    searcher: &Searcher,
+    stats: &Statistics,
     user: &dyn Query,
     filters: &Filters,
     clauses: Vec<Clause>,
@@ -695,13 +750,14 @@ fn pruned(
             })
             .collect(),
     );
-    let scoring = EnableScoring::enabled_from_searcher(searcher);
+    let searcher = stats.searcher();
+    let scoring = EnableScoring::enabled_from_statistics_provider(stats, searcher);
     let union = union.weight(scoring)?;
     let mut clause_weights = Vec::with_capacity(clauses.len());
     for clause in clauses {
         let mut weights = Vec::with_capacity(clause.len());
         for (term, scale) in clause {
-            let weight = Bm25Weight::for_terms(searcher, std::slice::from_ref(&term))?.boost_by(inflated(scale));
+            let weight = Bm25Weight::for_terms(stats, std::slice::from_ref(&term))?.boost_by(inflated(scale));
             weights.push((term, weight));
         }
         clause_weights.push(weights);
@@ -967,8 +1023,9 @@ impl Matcher {
 }
 
 /// Scores every match of `full` (tantivy still prunes when the query alone allows it).
-fn every_match(searcher: &Searcher, full: &dyn Query, layout: &Layout, top: &mut TopK) -> tantivy::Result<()> {
-    let full = full.weight(EnableScoring::enabled_from_searcher(searcher))?;
+fn every_match(stats: &Statistics, full: &dyn Query, layout: &Layout, top: &mut TopK) -> tantivy::Result<()> {
+    let searcher = stats.searcher();
+    let full = full.weight(EnableScoring::enabled_from_statistics_provider(stats, searcher))?;
     for &ord in &layout.segments {
         let segment = searcher.segment_reader(ord as u32);
         let places = layout.places(ord);
@@ -1019,18 +1076,19 @@ pub fn count_up_to(searcher: &Searcher, query: &dyn Query, cap: usize) -> tantiv
 /// the plugin's own [`PhraseCheck`] (driven by its rarest word, the filters looking first), where its words'
 /// densities make that pay ([`Phrase::worth_it`]).
 pub fn count_matches(
-    searcher: &Searcher,
+    stats: &Statistics,
     user: &dyn Query,
     filters: &Filters,
     layout: &Layout,
     cap: usize,
 ) -> tantivy::Result<usize> {
+    let searcher = stats.searcher();
     let unscored = || EnableScoring::disabled_from_searcher(searcher);
     let user_weight = user.weight(unscored())?;
     let filters = FilterWeights::new(searcher, filters)?;
     let mut clauses = Vec::new();
     // The clauses matter only with a phrase among them (each term's dictionary lookup costs microseconds).
-    let bounded = bound_clauses(searcher, user, &mut clauses)? && clauses.iter().any(|c| c.len() > 1);
+    let bounded = bound_clauses(stats, user, &mut clauses)? && clauses.iter().any(|c| c.len() > 1);
     let phrases = Phrase::union_of(searcher, user);
     let mut count = 0usize;
     for (ord, segment) in searcher.segment_readers().iter().enumerate() {
@@ -1386,6 +1444,38 @@ pub(crate) mod tests {
     /// leaves S-1, about 4% of the filings, and DEF 14A, 7%, to postings, and gives 10-K, 10-Q and 8-K bits),
     /// over several segments, the bits built once and reused by every later query: the same rankings and
     /// totals as scoring every match.
+    /// A search's statistics are the searcher's, asked once: over several segments, every term of the seed's
+    /// texts on both text fields (and terms no filing holds), asked twice in turn with the fields' tokens and the
+    /// documents' count between.
+    #[test]
+    fn a_searchs_statistics_are_the_searchers() {
+        use tantivy::query::Bm25StatisticsProvider;
+        let filings = generate(3_000, 5, &GenOptions::large());
+        let words: std::collections::BTreeSet<String> =
+            filings.iter().flat_map(|f| f.text.split_whitespace().map(str::to_lowercase)).take(400).collect();
+        let opts = BuildOptions { writer_heap_bytes: 30_000_000, threads: 2, merge: false };
+        let index = SearchIndex::build_with(filings, opts).unwrap();
+        assert!(index.segment_count() > 1, "{} segment(s)", index.segment_count());
+        let searcher = index.searcher();
+        let stats = super::Statistics::new(searcher);
+        let schema = searcher.schema();
+        let fields = [schema.get_field("entity").unwrap(), schema.get_field("text").unwrap()];
+        let mut held = 0;
+        for _ in 0..2 {
+            for word in words.iter().map(String::as_str).chain(["zzzzqx", "a"]) {
+                for field in fields {
+                    let term = tantivy::Term::from_field_text(field, word);
+                    let docs = stats.doc_freq(&term).unwrap();
+                    assert_eq!(docs, searcher.doc_freq(&term).unwrap(), "{word} in {field:?}");
+                    held += usize::from(docs > 0);
+                    assert_eq!(stats.total_num_tokens(field).unwrap(), searcher.total_num_tokens(field).unwrap());
+                }
+                assert_eq!(stats.total_num_docs().unwrap(), searcher.num_docs());
+            }
+        }
+        assert!(held > 100, "{held} terms found (twice each)");
+    }
+
     #[test]
     fn form_bits_and_postings_equal_scoring_every_match_over_segments() {
         let filings = generate(TOTAL_CAP + 2_000, 17, &GenOptions::large());
