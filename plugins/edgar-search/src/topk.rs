@@ -27,7 +27,7 @@ use std::collections::BinaryHeap;
 
 use tantivy::columnar::ColumnValues;
 use tantivy::fieldnorm::FieldNormReader;
-use tantivy::postings::{BlockSegmentPostings, SegmentPostings};
+use tantivy::postings::{BlockSegmentPostings, SegmentPostings, TermInfo};
 use tantivy::query::{
     intersect_scorers, AllScorer, Bm25StatisticsProvider, Bm25Weight, BooleanQuery, BoostQuery, EnableScoring, Occur,
     PhraseQuery, Query, Scorer, TermQuery, Weight,
@@ -740,28 +740,35 @@ fn pruned(
     top: &mut TopK,
 ) -> tantivy::Result<()> {
     let inflated = |scale: Score| scale * (1.0 + BOUND_INFLATION);
-    let union = BooleanQuery::new(
-        clauses
-            .iter()
-            .filter_map(|clause| clause.iter().min_by(|a, b| a.1.total_cmp(&b.1)))
-            .map(|(term, scale)| {
-                let term = Box::new(TermQuery::new(term.clone(), IndexRecordOption::WithFreqs));
-                (Occur::Should, Box::new(BoostQuery::new(term, inflated(*scale))) as Box<dyn Query>)
-            })
-            .collect(),
-    );
     let searcher = stats.searcher();
     let scoring = EnableScoring::enabled_from_statistics_provider(stats, searcher);
-    let union = union.weight(scoring)?;
-    let mut clause_weights = Vec::with_capacity(clauses.len());
-    for clause in clauses {
-        let mut weights = Vec::with_capacity(clause.len());
-        for (term, scale) in clause {
-            let weight = Bm25Weight::for_terms(stats, std::slice::from_ref(&term))?.boost_by(inflated(scale));
-            weights.push((term, weight));
-        }
-        clause_weights.push(weights);
-    }
+    // The union's weight and a clause's cursor weights are made when a segment first needs them: a segment walks
+    // either one clause's cursors or the union, and a one-word search with a filter mostly walks only one of them
+    // (the word in the text alone: its clause; in the text and the entity: the union).
+    let union_of_rarest = || {
+        let union = BooleanQuery::new(
+            clauses
+                .iter()
+                .filter_map(|clause| clause.iter().min_by(|a, b| a.1.total_cmp(&b.1)))
+                .map(|(term, scale)| {
+                    let term = Box::new(TermQuery::new(term.clone(), IndexRecordOption::WithFreqs));
+                    (Occur::Should, Box::new(BoostQuery::new(term, inflated(*scale))) as Box<dyn Query>)
+                })
+                .collect(),
+        );
+        union.weight(scoring)
+    };
+    let cursor_weights = |clause: &Clause| -> tantivy::Result<Vec<(Term, Bm25Weight)>> {
+        let weigh = |(term, scale): &(Term, Score)| {
+            let weight = Bm25Weight::for_terms(stats, std::slice::from_ref(term))?.boost_by(inflated(*scale));
+            Ok((term.clone(), weight))
+        };
+        clause.iter().map(weigh).collect()
+    };
+    let mut union: Option<Box<dyn Weight>> = None;
+    let mut clause_weights: Vec<Option<Vec<(Term, Bm25Weight)>>> = vec![None; clauses.len()];
+    let phrase = clauses.iter().any(|c| c.len() > 1);
+    let own_union = is_own_union(user, &clauses);
     let user = user.weight(scoring)?;
     let filters = FilterWeights::new(searcher, filters)?;
     for &ord in &layout.segments {
@@ -771,12 +778,13 @@ fn pruned(
             continue;
         }
         let restricted = filter.is_some() || docs.len() < segment.max_doc() as usize;
+        // The clauses whose terms all occur here, with the terms' places in the dictionary.
         let mut live = Vec::new();
         // Without a phrase or a filter the union runs whatever is live (and a term's lookup costs microseconds).
-        if restricted || clause_weights.iter().any(|c| c.len() > 1) {
-            for weights in &clause_weights {
-                if let Some(cursors) = BoundCursor::open_all(segment, weights)? {
-                    live.push(cursors);
+        if restricted || phrase {
+            for (number, clause) in clauses.iter().enumerate() {
+                if let Some(infos) = BoundCursor::look_up(segment, clause)? {
+                    live.push((number, infos));
                 }
             }
             // Every match holds all the terms of some clause: none here, no match here.
@@ -785,9 +793,24 @@ fn pruned(
             }
         }
         let places = layout.places(ord);
-        let mut user = Matcher::new(user.scorer(segment, 1.0)?);
         let alive = segment.alive_bitset();
         let start = top.threshold();
+        let one_clause = matches!(live.as_slice(), [(number, _)] if clauses[*number].len() > 1 || restricted);
+        if own_union && !one_clause {
+            // Block-max WAND over the user's query itself: its candidates match and come with their exact scores.
+            // The union's bounds would be these scores raised by the inflation, so the thresholds are lowered by it.
+            let lowered = |threshold: Score| threshold / (1.0 + BOUND_INFLATION);
+            let mut candidate = |doc: DocId, score: Score| -> Score {
+                if passes_filters(&docs, filter.as_deref_mut(), doc) && alive.is_none_or(|a| a.is_alive(doc)) {
+                    let place = places.as_ref().map_or(0, |p| p.get_val(doc));
+                    top.offer(score, place, DocAddress::new(ord as u32, doc));
+                }
+                lowered(top.threshold())
+            };
+            user.for_each_pruning(lowered(start), segment, &mut candidate)?;
+            continue;
+        }
+        let mut user = Matcher::new(user.scorer(segment, 1.0)?);
         // A candidate that passes the filter: checked against the user's query, scored and offered.
         let mut offer = |doc: DocId, passes_filter: bool| -> Score {
             if passes_filter && alive.is_none_or(|a| a.is_alive(doc)) && user.matches(doc) {
@@ -796,27 +819,63 @@ fn pruned(
             }
             top.threshold()
         };
-        match live.as_mut_slice() {
-            [terms] if terms.len() > 1 || restricted => {
-                clause_pruned(terms, docs, filter.as_deref_mut(), start, &mut |doc| offer(doc, true))
+        match live.as_slice() {
+            [(number, infos)] if clauses[*number].len() > 1 || restricted => {
+                let weights = match &mut clause_weights[*number] {
+                    Some(weights) => weights,
+                    empty => empty.insert(cursor_weights(&clauses[*number])?),
+                };
+                let mut terms = BoundCursor::open_all(segment, weights, infos)?;
+                clause_pruned(&mut terms, docs, filter.as_deref_mut(), start, &mut |doc| offer(doc, true))
             }
             _ => {
+                let union = match &union {
+                    Some(union) => union,
+                    None => union.insert(union_of_rarest()?),
+                };
                 let mut candidate = |doc: DocId, _bound: Score| -> Score {
-                    // Scorers only move forward, and candidates come in document order.
-                    let passes = docs.contains(&doc)
-                        && filter.as_deref_mut().is_none_or(|filter| {
-                            if filter.doc() < doc {
-                                filter.seek(doc);
-                            }
-                            filter.doc() == doc
-                        });
-                    offer(doc, passes)
+                    offer(doc, passes_filters(&docs, filter.as_deref_mut(), doc))
                 };
                 union.for_each_pruning(start, segment, &mut candidate)?;
             }
         }
     }
     Ok(())
+}
+
+/// Whether `doc` lies in a segment's run of documents and, where there is one, on its filter docset (moved
+/// forward to it: scorers only move forward, and candidates come in document order).
+fn passes_filters(docs: &std::ops::Range<DocId>, filter: Option<&mut dyn Scorer>, doc: DocId) -> bool {
+    docs.contains(&doc)
+        && filter.is_none_or(|filter| {
+            if filter.doc() < doc {
+                filter.seek(doc);
+            }
+            filter.doc() == doc
+        })
+}
+
+/// Whether `query` is its own bound's union: one term, or a disjunction of two (a word in the entity or in the
+/// text), each a clause of the bound with scale 1. Block-max WAND over the query itself then visits the
+/// candidates the union's would (the union's bounds are the query's scores raised by [`BOUND_INFLATION`]) and
+/// gives their exact scores, so no second scorer checks and scores them. At most two terms: a sum of two scores
+/// does not depend on the order they are added in (tantivy's WAND and its union scorer add in different orders).
+fn is_own_union(query: &dyn Query, clauses: &[Clause]) -> bool {
+    let terms_of_scale_one = clauses.iter().all(|clause| matches!(clause.as_slice(), [(_, scale)] if *scale == 1.0));
+    if !terms_of_scale_one || clauses.is_empty() || clauses.len() > 2 {
+        return false;
+    }
+    if query.downcast_ref::<TermQuery>().is_some() {
+        return clauses.len() == 1;
+    }
+    query.downcast_ref::<BooleanQuery>().is_some_and(|boolean| {
+        boolean.get_minimum_number_should_match() <= 1
+            && boolean.clauses().len() == clauses.len()
+            && boolean
+                .clauses()
+                .iter()
+                .all(|(occur, q)| *occur == Occur::Should && q.downcast_ref::<TermQuery>().is_some())
+    })
 }
 
 /// The postings of one term of a bound clause, read block by block, scored with a weight that makes its score
@@ -833,15 +892,30 @@ struct BoundCursor {
 }
 
 impl BoundCursor {
-    /// The cursors of a clause's terms in `segment`, on their first documents; `None` when one of the terms
-    /// does not occur there (no filing there matches the clause).
-    fn open_all(segment: &SegmentReader, weights: &[(Term, Bm25Weight)]) -> tantivy::Result<Option<Vec<Self>>> {
+    /// Where a clause's terms lie in `segment`'s dictionary; `None` when one of the terms does not occur there (no
+    /// filing there matches the clause).
+    fn look_up(segment: &SegmentReader, clause: &Clause) -> tantivy::Result<Option<Vec<TermInfo>>> {
+        let mut infos = Vec::with_capacity(clause.len());
+        for (term, _) in clause {
+            match segment.inverted_index(term.field())?.get_term_info(term)? {
+                Some(info) => infos.push(info),
+                None => return Ok(None),
+            }
+        }
+        Ok(Some(infos))
+    }
+
+    /// The cursors of a clause's terms in `segment` (`weights` and `infos` in the clause's order, the infos
+    /// [`Self::look_up`]'s), on their first documents.
+    fn open_all(
+        segment: &SegmentReader,
+        weights: &[(Term, Bm25Weight)],
+        infos: &[TermInfo],
+    ) -> tantivy::Result<Vec<Self>> {
         let mut cursors = Vec::with_capacity(weights.len());
-        for (term, weight) in weights {
+        for ((term, weight), info) in weights.iter().zip(infos) {
             let index = segment.inverted_index(term.field())?;
-            let Some(mut postings) = index.read_block_postings(term, IndexRecordOption::WithFreqs)? else {
-                return Ok(None);
-            };
+            let mut postings = index.read_block_postings_from_terminfo(info, IndexRecordOption::WithFreqs)?;
             let at = postings.seek(0);
             let fieldnorms = segment.get_fieldnorms_reader(term.field())?;
             let has_freqs = segment
@@ -852,7 +926,7 @@ impl BoundCursor {
                 .is_some_and(|option| option.has_freq());
             cursors.push(Self { postings, at, weight: weight.clone(), fieldnorms, has_freqs });
         }
-        Ok(Some(cursors))
+        Ok(cursors)
     }
 
     /// The current document; `TERMINATED` once the postings are exhausted (right after [`Self::seek`]).
@@ -1548,7 +1622,7 @@ pub(crate) mod tests {
             let mut clauses = Vec::new();
             assert!(super::bound_clauses(searcher, &*user, &mut clauses).unwrap(), "{query}");
             let mut weights = Vec::new();
-            for clause in clauses {
+            for clause in clauses.iter().cloned() {
                 let mut terms = Vec::new();
                 for (term, scale) in clause {
                     let weight = tantivy::query::Bm25Weight::for_terms(searcher, std::slice::from_ref(&term))
@@ -1561,8 +1635,12 @@ pub(crate) mod tests {
             let user = user.weight(EnableScoring::enabled_from_searcher(searcher)).unwrap();
             let mut checked = 0;
             for segment in searcher.segment_readers() {
-                let mut cursors: Vec<_> =
-                    weights.iter().filter_map(|w| super::BoundCursor::open_all(segment, w).unwrap()).collect();
+                let mut cursors: Vec<_> = (weights.iter().zip(&clauses))
+                    .filter_map(|(w, clause)| {
+                        let infos = super::BoundCursor::look_up(segment, clause).unwrap()?;
+                        Some(super::BoundCursor::open_all(segment, w, &infos).unwrap())
+                    })
+                    .collect();
                 let mut scorer = user.scorer(segment, 1.0).unwrap();
                 while scorer.doc() != TERMINATED {
                     let doc = scorer.doc();
