@@ -843,6 +843,75 @@ fn pruned(
     Ok(())
 }
 
+/// [`count_matches`] for a query that is its own bound's union ([`is_own_union`]: a word in the entity or the
+/// text), where the filters are a run of documents in every segment and no segment has deleted documents
+/// (`None` otherwise: the scorers count those): one term occurring in a whole segment counts its document
+/// frequency from the dictionary, else the terms' postings are walked through the run (documents only: no
+/// frequencies, norms or scores), counting each document once.
+fn count_own_union(
+    searcher: &Searcher,
+    clauses: &[Clause],
+    filters: &FilterWeights,
+    layout: &Layout,
+    cap: usize,
+) -> tantivy::Result<Option<usize>> {
+    let mut count = 0usize;
+    for (ord, segment) in searcher.segment_readers().iter().enumerate() {
+        let SegmentFilter { docs: run, docset } = filters.segment(layout, ord, segment)?;
+        if docset.is_some() || segment.alive_bitset().is_some() {
+            return Ok(None);
+        }
+        if run.is_empty() {
+            continue;
+        }
+        let mut present = Vec::with_capacity(clauses.len());
+        for (term, _) in clauses.iter().flatten() {
+            let index = segment.inverted_index(term.field())?;
+            if let Some(info) = index.get_term_info(term)? {
+                present.push((index, info));
+            }
+        }
+        count += match present.as_slice() {
+            [] => 0,
+            [(_, info)] if run.start == 0 && run.end >= segment.max_doc() => (info.doc_freq as usize).min(cap - count + 1),
+            _ => {
+                let mut postings = Vec::with_capacity(present.len());
+                for (index, info) in &present {
+                    postings.push(index.read_postings_from_terminfo(info, IndexRecordOption::Basic)?);
+                }
+                count_in_run(&mut postings, run, cap - count)
+            }
+        };
+        if count > cap {
+            break;
+        }
+    }
+    Ok(Some(count))
+}
+
+/// How many documents of `run` hold at least one of `postings` (each counted once), counting at most
+/// `budget + 1`.
+fn count_in_run(postings: &mut [SegmentPostings], run: std::ops::Range<DocId>, budget: usize) -> usize {
+    for list in postings.iter_mut() {
+        if list.doc() < run.start {
+            list.seek(run.start);
+        }
+    }
+    let mut count = 0;
+    while count <= budget {
+        // `TERMINATED` lies past every run.
+        let doc = postings.iter().map(|list| list.doc()).min().unwrap_or(TERMINATED);
+        if doc >= run.end {
+            break;
+        }
+        count += 1;
+        for list in postings.iter_mut().filter(|list| list.doc() == doc) {
+            list.advance();
+        }
+    }
+    count
+}
+
 /// Whether `doc` lies in a segment's run of documents and, where there is one, on its filter docset (moved
 /// forward to it: scorers only move forward, and candidates come in document order).
 fn passes_filters(docs: &std::ops::Range<DocId>, filter: Option<&mut dyn Scorer>, doc: DocId) -> bool {
@@ -1157,12 +1226,18 @@ pub fn count_matches(
     cap: usize,
 ) -> tantivy::Result<usize> {
     let searcher = stats.searcher();
-    let unscored = || EnableScoring::disabled_from_searcher(searcher);
-    let user_weight = user.weight(unscored())?;
     let filters = FilterWeights::new(searcher, filters)?;
     let mut clauses = Vec::new();
+    let covered = bound_clauses(stats, user, &mut clauses)?;
+    if covered && is_own_union(user, &clauses) {
+        if let Some(count) = count_own_union(searcher, &clauses, &filters, layout, cap)? {
+            return Ok(count);
+        }
+    }
     // The clauses matter only with a phrase among them (each term's dictionary lookup costs microseconds).
-    let bounded = bound_clauses(stats, user, &mut clauses)? && clauses.iter().any(|c| c.len() > 1);
+    let bounded = covered && clauses.iter().any(|c| c.len() > 1);
+    let unscored = || EnableScoring::disabled_from_searcher(searcher);
+    let user_weight = user.weight(unscored())?;
     let phrases = Phrase::union_of(searcher, user);
     let mut count = 0usize;
     for (ord, segment) in searcher.segment_readers().iter().enumerate() {
@@ -1454,6 +1529,15 @@ pub(crate) mod tests {
         "\"no such phrase\"",
         "cybersecurity",
         "impairment",
+        // Words (a query that is its own union: counted from the dictionary or the postings, ranked by WAND over
+        // the query itself), in the text only, in the entity and the text, in the entity field alone, and words
+        // in more filings than the count's cap.
+        "revenue",
+        "orchard",
+        "entity:orchard",
+        "the",
+        "company",
+        "inc",
     ];
 
     /// Form and date filters: none, forms, dates (bounded on either side or both), and both.
