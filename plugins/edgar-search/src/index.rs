@@ -19,7 +19,9 @@ use std::ops::{Bound, Range};
 
 use crate::snippet::{AnalyzedText, Snippets};
 use chrono::NaiveDate;
-use tantivy::query::{BooleanQuery, ConstScoreQuery, Occur, Query, QueryParser, RangeQuery, TermQuery};
+use tantivy::query::{
+    BooleanQuery, ConstScoreQuery, EnableScoring, Occur, Query, QueryParser, RangeQuery, TermQuery, Weight,
+};
 use tantivy::schema::{
     Field, IndexRecordOption, OwnedValue, Schema, TextFieldIndexing, TextOptions, FAST, INDEXED, STORED, STRING,
 };
@@ -41,6 +43,10 @@ pub const SNIPPET_CHARS: usize = 160;
 /// Most bytes the filings read for hits may hold in memory ([`ReadFilings`]): every filing of the demo seed (300
 /// filings, about 1 MB read and analysed) and tens of thousands of an ingested index's.
 pub const READ_FILINGS_BYTES: u64 = 64 << 20;
+
+/// Most query texts whose prepared form ([`Prepared`]) is kept: a few kilobytes each (a term's weight holds
+/// BM25's 256-entry table), so about 12 MB at most.
+const PREPARED_QUERIES: usize = 4_096;
 
 /// How the index is built. The defaults suit the seed; load tests raise the heap.
 #[derive(Debug, Clone, Copy)]
@@ -176,6 +182,16 @@ pub struct SearchIndex {
     /// How the pruned ranking visits the segments ([`topk::Layout`]).
     layout: topk::Layout,
     read: ReadFilings,
+    prepared: quick_cache::sync::Cache<String, std::sync::Arc<Prepared>>,
+}
+
+/// A query text as a search runs it: the query parsed and its scoring weight made (the BM25 statistics of its
+/// terms looked up and their tables computed). Kept per text ([`PREPARED_QUERIES`]): the index never changes
+/// under a [`SearchIndex`] (a new data generation is a new one), so a text seen before, with any limit, dates,
+/// forms or cursor, skips its parse and its weights.
+pub(crate) struct Prepared {
+    pub query: Box<dyn Query>,
+    pub weight: Box<dyn Weight>,
 }
 
 /// What a caller may ask.
@@ -391,7 +407,8 @@ impl SearchIndex {
         // About 2.5 KB per filing of the demo seed's length: the number only sizes the cache's tables.
         let read =
             ReadFilings::with_weighter((READ_FILINGS_BYTES / 2_500) as usize, READ_FILINGS_BYTES, ReadFilingWeight);
-        Ok(Self { _reader: reader, searcher, fields, parser, analyzer, layout, read })
+        let prepared = quick_cache::sync::Cache::new(PREPARED_QUERIES);
+        Ok(Self { _reader: reader, searcher, fields, parser, analyzer, layout, read, prepared })
     }
 
     /// How many filings the index holds.
@@ -480,6 +497,17 @@ impl SearchIndex {
         (self.read.len(), self.read.weight())
     }
 
+    /// The prepared form of `text`, kept or made now.
+    pub(crate) fn prepare(&self, text: &str) -> Result<std::sync::Arc<Prepared>, SearchError> {
+        self.prepared.get_or_insert_with(text, || {
+            let query = self.parse(text)?;
+            let stats = topk::Statistics::new(&self.searcher);
+            let scoring = EnableScoring::enabled_from_statistics_provider(&stats, &self.searcher);
+            let weight = query.weight(scoring).map_err(|e| SearchError::Engine(e.to_string()))?;
+            Ok(std::sync::Arc::new(Prepared { query, weight }))
+        })
+    }
+
     pub fn parse(&self, text: &str) -> Result<Box<dyn Query>, SearchError> {
         if let Some(query) = self.plain_words(text) {
             return Ok(query);
@@ -555,7 +583,8 @@ impl SearchIndex {
     }
 
     fn search_with(&self, req: &SearchRequest, exhaustive: bool) -> Result<SearchResult, SearchError> {
-        let user = self.parse(&req.query)?;
+        let prepared = self.prepare(&req.query)?;
+        let user: &dyn Query = &*prepared.query;
         // The filters, as the pruned ranking and the count take them, and as clauses of the full query with a
         // constant zero score (so they never change the relevance order) for the exhaustive count and ranking.
         let forms: Vec<Term> = req.forms.iter().map(|f| Term::from_field_text(self.fields.form, f)).collect();
@@ -597,15 +626,24 @@ impl SearchIndex {
             let cap = usize::MAX - 1;
             (cap, topk::count_up_to(&self.searcher, &full, cap).map_err(engine)?)
         } else {
-            let counted = topk::count_matches(&stats, &*user, &filters, &self.layout, TOTAL_CAP);
+            let counted = topk::count_matches(&stats, user, &filters, &self.layout, TOTAL_CAP);
             (TOTAL_CAP, counted.map_err(engine)?)
         };
         let limit = req.limit.max(1);
-        let top = topk::top_hits(&stats, &*user, &filters, &full, &self.layout, limit, req.after, exhaustive)
-            .map_err(engine)?;
+        let top = topk::top_hits(
+            &stats,
+            (user, &*prepared.weight),
+            &filters,
+            &full,
+            &self.layout,
+            limit,
+            req.after,
+            exhaustive,
+        )
+        .map_err(engine)?;
 
         let snippets =
-            if req.snippets { Some(Snippets::new(&stats, &*user, self.fields.text).map_err(engine)?) } else { None };
+            if req.snippets { Some(Snippets::new(&stats, user, self.fields.text).map_err(engine)?) } else { None };
         let mut hits = Vec::with_capacity(top.len());
         for topk::Ranked { score, place, addr } in top {
             let read = self.read(addr).map_err(engine)?;

@@ -539,3 +539,39 @@ fn plain_words_are_the_parsers_query() {
         format!("{:?}", index.parse_by_grammar("chain").unwrap())
     );
 }
+
+/// A query text's prepared form (parsed, weighted) is kept and reused by later searches of the same text, with
+/// any other parameters, and answers as a new one; a text that does not parse is not kept.
+#[test]
+fn prepared_queries_are_kept_and_answer_alike() {
+    let index = SearchIndex::build(seed_snapshot().filings).unwrap();
+    let answer = |index: &SearchIndex, req: &SearchRequest| {
+        let result = index.search(req).unwrap();
+        let hits: Vec<_> =
+            result.hits.iter().map(|h| (h.score.to_bits(), h.key, h.snippet().map(str::to_string))).collect();
+        (result.total, result.total_exact, hits)
+    };
+    let mut answered = 0;
+    for q in
+        ["revenue", "supply chain", "\"supply chain\"", "Revenue", "goodwill OR impairment -charge", "entity:orchard"]
+    {
+        for (limit, from) in [(1, None), (7, Some("2024-01-01")), (100, None)] {
+            let req = SearchRequest {
+                query: q.to_string(),
+                limit,
+                from: from.map(|d| chrono::NaiveDate::parse_from_str(d, "%Y-%m-%d").unwrap()),
+                snippets: true,
+                ..Default::default()
+            };
+            // A new index prepares the text for this request; `index` has it kept from the first request.
+            let fresh = SearchIndex::build(seed_snapshot().filings).unwrap();
+            assert_eq!(answer(&index, &req), answer(&fresh, &req), "{q} limit {limit} from {from:?}");
+            answered += usize::from(!answer(&index, &req).2.is_empty());
+        }
+        let kept = index.prepare(q).unwrap();
+        assert!(std::sync::Arc::ptr_eq(&kept, &index.prepare(q).unwrap()), "{q} is kept");
+    }
+    assert!(answered > 10, "{answered} requests with hits");
+    assert!(index.prepare("\"unclosed").is_err());
+    assert!(index.prepare("\"unclosed").is_err(), "a failed text stays a failure");
+}

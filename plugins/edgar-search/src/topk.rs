@@ -699,13 +699,13 @@ fn first_doc(n: DocId, holds: impl Fn(DocId) -> bool) -> DocId {
     low
 }
 
-/// The top `limit` hits of `user` among the filings `filters` leave (ranked by score, then place; those at or
-/// before `after` left out). `full` is the same request as one query (user query and filters), scored
+/// The top `limit` hits of `user` (the query, and its scoring weight) among the filings `filters` leave (ranked
+/// by score, then place; those at or before `after` left out). `full` is the same request as one query (user query and filters), scored
 /// exhaustively when the user's query has no term bound; `exhaustive` forces that (the oracle of the tests).
 #[allow(clippy::too_many_arguments)]
 pub fn top_hits(
     stats: &Statistics,
-    user: &dyn Query,
+    user: (&dyn Query, &dyn Weight),
     filters: &Filters,
     full: &dyn Query,
     layout: &Layout,
@@ -720,7 +720,7 @@ pub fn top_hits(
     };
     let mut top = TopK::new(limit, after, pruning);
     let mut clauses = Vec::new();
-    if !exhaustive && bound_clauses(stats, user, &mut clauses)? {
+    if !exhaustive && bound_clauses(stats, user.0, &mut clauses)? {
         pruned(stats, user, filters, clauses, layout, &mut top)?;
     } else {
         every_match(stats, full, layout, &mut top)?;
@@ -733,7 +733,7 @@ pub fn top_hits(
 /// union of one term per clause (its rarest). Each candidate is checked and scored exactly.
 fn pruned(
     stats: &Statistics,
-    user: &dyn Query,
+    (user, user_weight): (&dyn Query, &dyn Weight),
     filters: &Filters,
     clauses: Vec<Clause>,
     layout: &Layout,
@@ -769,7 +769,7 @@ fn pruned(
     let mut clause_weights: Vec<Option<Vec<(Term, Bm25Weight)>>> = vec![None; clauses.len()];
     let phrase = clauses.iter().any(|c| c.len() > 1);
     let own_union = is_own_union(user, &clauses);
-    let user = user.weight(scoring)?;
+    let user = user_weight;
     let filters = FilterWeights::new(searcher, filters)?;
     for &ord in &layout.segments {
         let segment = searcher.segment_reader(ord as u32);
@@ -873,7 +873,9 @@ fn count_own_union(
         }
         count += match present.as_slice() {
             [] => 0,
-            [(_, info)] if run.start == 0 && run.end >= segment.max_doc() => (info.doc_freq as usize).min(cap - count + 1),
+            [(_, info)] if run.start == 0 && run.end >= segment.max_doc() => {
+                (info.doc_freq as usize).min(cap - count + 1)
+            }
             _ => {
                 let mut postings = Vec::with_capacity(present.len());
                 for (index, info) in &present {
