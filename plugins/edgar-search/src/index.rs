@@ -44,9 +44,15 @@ pub const SNIPPET_CHARS: usize = 160;
 /// filings, about 1 MB read and analysed) and tens of thousands of an ingested index's.
 pub const READ_FILINGS_BYTES: u64 = 64 << 20;
 
-/// Most query texts whose prepared form ([`Prepared`]) is kept: a few kilobytes each (a term's weight holds
-/// BM25's 256-entry table), so about 12 MB at most.
-const PREPARED_QUERIES: usize = 4_096;
+/// Most bytes the prepared query texts ([`Prepared`]) may hold in memory: a one-word query weighs about 3.5 KB
+/// (each of its two terms' weights holds BM25's 256-entry table), a 500-character query of a hundred words about
+/// 150 KB, so thousands of everyday queries and at least a hundred of the longest.
+pub(crate) const PREPARED_BYTES: u64 = 16 << 20;
+
+/// What a prepared query's weight is taken to hold per term (BM25's table of 256 floats, the term and its
+/// explanation), and besides its terms.
+const PREPARED_TERM_BYTES: u64 = 1_536;
+const PREPARED_BASE_BYTES: u64 = 512;
 
 /// How the index is built. The defaults suit the seed; load tests raise the heap.
 #[derive(Debug, Clone, Copy)]
@@ -182,16 +188,27 @@ pub struct SearchIndex {
     /// How the pruned ranking visits the segments ([`topk::Layout`]).
     layout: topk::Layout,
     read: ReadFilings,
-    prepared: quick_cache::sync::Cache<String, std::sync::Arc<Prepared>>,
+    prepared: quick_cache::sync::Cache<String, std::sync::Arc<Prepared>, PreparedWeight>,
 }
 
 /// A query text as a search runs it: the query parsed and its scoring weight made (the BM25 statistics of its
-/// terms looked up and their tables computed). Kept per text ([`PREPARED_QUERIES`]): the index never changes
-/// under a [`SearchIndex`] (a new data generation is a new one), so a text seen before, with any limit, dates,
-/// forms or cursor, skips its parse and its weights.
+/// terms looked up and their tables computed). Kept per text, weighed by its terms ([`PREPARED_BYTES`]): the
+/// index never changes under a [`SearchIndex`] (a new data generation is a new one), so a text seen before, with
+/// any limit, dates, forms or cursor, skips its parse and its weights.
 pub(crate) struct Prepared {
     pub query: Box<dyn Query>,
     pub weight: Box<dyn Weight>,
+    /// What it is taken to hold in memory, its text included.
+    bytes: u64,
+}
+
+#[derive(Clone)]
+struct PreparedWeight;
+
+impl quick_cache::Weighter<String, std::sync::Arc<Prepared>> for PreparedWeight {
+    fn weight(&self, _: &String, prepared: &std::sync::Arc<Prepared>) -> u64 {
+        prepared.bytes
+    }
 }
 
 /// What a caller may ask.
@@ -407,7 +424,8 @@ impl SearchIndex {
         // About 2.5 KB per filing of the demo seed's length: the number only sizes the cache's tables.
         let read =
             ReadFilings::with_weighter((READ_FILINGS_BYTES / 2_500) as usize, READ_FILINGS_BYTES, ReadFilingWeight);
-        let prepared = quick_cache::sync::Cache::new(PREPARED_QUERIES);
+        let prepared =
+            quick_cache::sync::Cache::with_weighter((PREPARED_BYTES / 3_500) as usize, PREPARED_BYTES, PreparedWeight);
         Ok(Self { _reader: reader, searcher, fields, parser, analyzer, layout, read, prepared })
     }
 
@@ -491,6 +509,12 @@ impl SearchIndex {
         })
     }
 
+    /// Query texts held prepared, and the bytes they are taken to weigh (tests).
+    #[cfg(test)]
+    pub(crate) fn prepared_held(&self) -> (usize, u64) {
+        (self.prepared.len(), self.prepared.weight())
+    }
+
     /// Filings held by the cache of read filings, and the bytes they weigh (tests).
     #[cfg(test)]
     pub(crate) fn read_filings_held(&self) -> (usize, u64) {
@@ -504,7 +528,10 @@ impl SearchIndex {
             let stats = topk::Statistics::new(&self.searcher);
             let scoring = EnableScoring::enabled_from_statistics_provider(&stats, &self.searcher);
             let weight = query.weight(scoring).map_err(|e| SearchError::Engine(e.to_string()))?;
-            Ok(std::sync::Arc::new(Prepared { query, weight }))
+            let mut terms = 0;
+            query.query_terms(&mut |_, _| terms += 1);
+            let bytes = text.len() as u64 + PREPARED_BASE_BYTES + terms * PREPARED_TERM_BYTES;
+            Ok(std::sync::Arc::new(Prepared { query, weight, bytes }))
         })
     }
 
@@ -534,8 +561,8 @@ impl SearchIndex {
     /// The query tantivy's parser makes of `text` when it is plain words (ASCII letters and digits, separated by
     /// white space, none an operator's name), made without the parser: every word, analysed as the fields are,
     /// must be in the entity or the text (`Must` of a `Should` pair; one word is the pair alone; a word typed
-    /// again is dropped). The parser's
-    /// grammar, its per-field analysis and its tree cost a one-word search about an eighth of its instructions.
+    /// again is dropped). The parser's grammar, its per-field analysis and its tree cost a one-word search about
+    /// an eighth of its instructions.
     /// `None` for anything else, which the parser reads (a word the analyser does not make exactly one term of,
     /// such as one of 40 bytes or more, which it drops, included).
     pub(crate) fn plain_words(&self, text: &str) -> Option<Box<dyn Query>> {

@@ -574,4 +574,14 @@ fn prepared_queries_are_kept_and_answer_alike() {
     assert!(answered > 10, "{answered} requests with hits");
     assert!(index.prepare("\"unclosed").is_err());
     assert!(index.prepare("\"unclosed").is_err(), "a failed text stays a failure");
+    // The kept texts are weighed by their terms: 300 distinct queries of a hundred words (about 300 KB each: two
+    // terms a word) hold at most the bound, so only some of them stay.
+    let words: Vec<String> = (0..100).map(|i| format!("w{i}")).collect();
+    for n in 0..300 {
+        let q = format!("{} x{n}", words.join(" "));
+        index.prepare(&q).unwrap();
+    }
+    let (held, bytes) = index.prepared_held();
+    assert!(bytes <= crate::index::PREPARED_BYTES, "{bytes} bytes held");
+    assert!(held < 200, "{held} texts held");
 }

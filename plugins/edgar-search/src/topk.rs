@@ -700,8 +700,9 @@ fn first_doc(n: DocId, holds: impl Fn(DocId) -> bool) -> DocId {
 }
 
 /// The top `limit` hits of `user` (the query, and its scoring weight) among the filings `filters` leave (ranked
-/// by score, then place; those at or before `after` left out). `full` is the same request as one query (user query and filters), scored
-/// exhaustively when the user's query has no term bound; `exhaustive` forces that (the oracle of the tests).
+/// by score, then place; those at or before `after` left out). `full` is the same request as one query (user
+/// query and filters), scored exhaustively when the user's query has no term bound; `exhaustive` forces that (the
+/// oracle of the tests).
 #[allow(clippy::too_many_arguments)]
 pub fn top_hits(
     stats: &Statistics,
@@ -730,7 +731,8 @@ pub fn top_hits(
 
 /// The pruned ranking, segment by segment: when one clause of the bound can match there and it has several
 /// terms (a phrase) or there is a filter, [`clause_pruned`]; otherwise block-max WAND (tantivy's) over the
-/// union of one term per clause (its rarest). Each candidate is checked and scored exactly.
+/// union of one term per clause (its rarest), each candidate checked and scored exactly, or over the user's query
+/// itself when it is its own union ([`is_own_union`]: one word).
 fn pruned(
     stats: &Statistics,
     (user, user_weight): (&dyn Query, &dyn Weight),
