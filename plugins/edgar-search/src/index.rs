@@ -46,7 +46,7 @@ pub const READ_FILINGS_BYTES: u64 = 64 << 20;
 
 /// Most bytes the prepared query texts ([`Prepared`]) may hold in memory: a one-word query weighs about 3.5 KB
 /// (each of its two terms' weights holds BM25's 256-entry table), a 500-character query of a hundred words about
-/// 150 KB, so thousands of everyday queries and at least a hundred of the longest.
+/// 300 KB, so thousands of everyday queries and some fifty of the longest.
 pub(crate) const PREPARED_BYTES: u64 = 16 << 20;
 
 /// What a prepared query's weight is taken to hold per term (BM25's table of 256 floats, the term and its
