@@ -1602,13 +1602,9 @@ pub(crate) mod tests {
         assert_rankings_equal_scoring_every_match(&index);
     }
 
-    /// Forms as postings (a share of 0: no form gets bits), as bits, and both in one filter (a share of 12
-    /// leaves S-1, about 4% of the filings, and DEF 14A, 7%, to postings, and gives 10-K, 10-Q and 8-K bits),
-    /// over several segments, the bits built once and reused by every later query: the same rankings and
-    /// totals as scoring every match.
-    /// A search's statistics are the searcher's, asked once: over several segments, every term of the seed's
-    /// texts on both text fields (and terms no filing holds), asked twice in turn with the fields' tokens and the
-    /// documents' count between.
+    /// A search's statistics are the searcher's, asked once: over several segments, 400 words of generated
+    /// filings' texts (lower-cased, not stemmed: some are terms, some are not), `a`, and a word no filing holds, on
+    /// both text fields, asked twice in turn with the fields' tokens and the documents' count between.
     #[test]
     fn a_searchs_statistics_are_the_searchers() {
         use tantivy::query::Bm25StatisticsProvider;
@@ -1638,6 +1634,10 @@ pub(crate) mod tests {
         assert!(held > 100, "{held} terms found (twice each)");
     }
 
+    /// Forms as postings (a share of 0: no form gets bits), as bits, and both in one filter (a share of 12
+    /// leaves S-1, about 4% of the filings, and DEF 14A, 7%, to postings, and gives 10-K, 10-Q and 8-K bits),
+    /// over several segments, the bits built once and reused by every later query: the same rankings and
+    /// totals as scoring every match.
     #[test]
     fn form_bits_and_postings_equal_scoring_every_match_over_segments() {
         let filings = generate(TOTAL_CAP + 2_000, 17, &GenOptions::large());
