@@ -89,10 +89,6 @@ impl Plugin for EdgarSearch {
                 index.index_bytes()
             ),
         );
-        // The build freed most of what it allocated (the writer's buffers); mimalloc would keep those pages until
-        // this thread allocates again, which the thread that ran `init` may never do: about 12 MB of idle RSS.
-        // SAFETY: `mi_collect` takes no pointers; it frees and returns to the system what no one holds.
-        unsafe { libmimalloc_sys::mi_collect(true) };
         Ok(Self { index, generation })
     }
 
