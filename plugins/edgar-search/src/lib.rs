@@ -106,9 +106,3 @@ impl Plugin for EdgarSearch {
 }
 
 export_plugin!(EdgarSearch);
-
-/// mimalloc for what the plugin allocates (the host has its own; every buffer crossing the ABI carries its
-/// deallocator, so each side frees what it made). A search opens and drops tantivy's weights, scorers and
-/// postings: with the system allocator, malloc and free were about a fifth of a cold search's instructions.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
