@@ -60,11 +60,25 @@ pub struct Response {
     pub headers: Vec<(String, String)>,
 }
 
+/// The least and most room [`Response::json`] starts a body with.
+const MIN_BODY_ROOM: usize = 128;
+const MAX_BODY_ROOM: usize = 1 << 20;
+
+thread_local! {
+    /// Room for the next body [`Response::json`] writes on this thread, from the sizes of the last ones. A body
+    /// grown from a small start by doubling is moved about log2(size / 128) times (seven for a 10 KB answer),
+    /// which a profile of edgar-search's cold answers showed at about 8% of the plugin's instructions.
+    static BODY_ROOM: std::cell::Cell<usize> = const { std::cell::Cell::new(MIN_BODY_ROOM) };
+}
+
 impl Response {
     /// 200 with `value` serialised as JSON.
     pub fn json<T: Serialize + ?Sized>(value: &T) -> Result<Response, ApiError> {
-        let body =
-            serde_json::to_vec(value).map_err(|e| ApiError::internal(format!("serialising the response: {e}")))?;
+        let mut body = Vec::with_capacity(BODY_ROOM.get());
+        serde_json::to_writer(&mut body, value)
+            .map_err(|e| ApiError::internal(format!("serialising the response: {e}")))?;
+        // The next body's room: this one's size, or what is left of a larger one's (an eighth less per body).
+        BODY_ROOM.set(body.len().max(BODY_ROOM.get() - BODY_ROOM.get() / 8).clamp(MIN_BODY_ROOM, MAX_BODY_ROOM));
         crate::export::note_written_json(&body);
         Ok(Response { status: 200, body, headers: Vec::new() })
     }

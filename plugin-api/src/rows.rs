@@ -188,58 +188,154 @@ impl<T> JsonFrame<T> {
 
     /// The value with `open` written in its one slot, as a body field that serialises as that JSON; an error
     /// when the frame holds more slots.
-    pub fn fill<V: Serialize + ?Sized>(&self, open: &V) -> Result<JsonText<T>, serde_json::Error> {
+    pub fn fill<V: SlotValue + ?Sized>(&self, open: &V) -> Result<JsonText<T>, serde_json::Error> {
+        self.check_slots(1)?;
         // Room for a few rows of the open value: most fills then allocate once.
-        self.filled(1, 1024, |_, text| serde_json::to_writer(text, open))
+        let mut text = Vec::with_capacity(self.text.len() + 1024);
+        self.write_filled(&mut text, |_, text| open.write_json(text))?;
+        Ok(JsonText::written(text))
     }
 
     /// The value with `first` and `second` written in its two slots, in the order the value writes them, as a
     /// body field that serialises as that JSON; an error when the frame holds another number of slots.
-    pub fn fill_two<A: Serialize + ?Sized, B: Serialize + ?Sized>(
+    pub fn fill_two<A: SlotValue + ?Sized, B: SlotValue + ?Sized>(
         &self,
         first: &A,
         second: &B,
     ) -> Result<JsonText<T>, serde_json::Error> {
-        self.filled(2, 256, |slot, text| match slot {
-            0 => serde_json::to_writer(text, first),
-            _ => serde_json::to_writer(text, second),
-        })
+        self.check_slots(2)?;
+        let mut text = Vec::with_capacity(self.text.len() + first.room() + second.room());
+        self.write_filled(&mut text, |slot, text| match slot {
+            0 => first.write_json(text),
+            _ => second.write_json(text),
+        })?;
+        Ok(JsonText::written(text))
     }
 
-    /// The frame's text with slot `i`'s value written by `write(i, ..)` at each cut, given `room` bytes beyond the
-    /// frame's own for the values.
-    fn filled(
-        &self,
-        slots: usize,
-        room: usize,
-        mut write: impl FnMut(usize, &mut Vec<u8>) -> Result<(), serde_json::Error>,
-    ) -> Result<JsonText<T>, serde_json::Error> {
-        if self.cuts.len() != slots {
-            return Err(serde_json::Error::custom(format!(
-                "a JsonFrame of {} slots filled with {slots} values",
-                self.cuts.len()
-            )));
+    /// Frames each filled with its two values (as [`JsonFrame::fill_two`] fills one), as a body field that
+    /// serialises as the JSON array of them, documented as an array of `T`: one text for the whole list (a page of
+    /// search hits, each written once per filing) instead of one per value, each copied again into the answer. An
+    /// error when a frame holds another number of slots.
+    pub fn fill_two_array<'f, A: SlotValue, B: SlotValue>(
+        filled: impl IntoIterator<Item = (&'f Self, A, B)>,
+    ) -> Result<JsonText<Vec<T>>, serde_json::Error>
+    where
+        T: 'f,
+    {
+        let mut filled = filled.into_iter().peekable();
+        // Room for as many values as the first frame with a snippet-sized value: most lists then allocate once.
+        let each =
+            filled.peek().map_or(0, |(frame, first, second)| frame.text.len() + 1 + first.room() + second.room());
+        let mut text = Vec::with_capacity(2 + filled.size_hint().0 * (each + 64));
+        text.push(b'[');
+        for (i, (frame, first, second)) in filled.enumerate() {
+            frame.check_slots(2)?;
+            if i > 0 {
+                text.push(b',');
+            }
+            text.reserve(frame.text.len() + 1 + first.room() + second.room());
+            frame.write_filled(&mut text, |slot, text| match slot {
+                0 => first.write_json(text),
+                _ => second.write_json(text),
+            })?;
         }
-        let mut text = Vec::with_capacity(self.text.len() + room);
+        text.push(b']');
+        Ok(JsonText::written(text))
+    }
+
+    fn check_slots(&self, values: usize) -> Result<(), serde_json::Error> {
+        if self.cuts.len() == values {
+            return Ok(());
+        }
+        Err(serde_json::Error::custom(format!("a JsonFrame of {} slots filled with {values} values", self.cuts.len())))
+    }
+
+    /// Appends the frame's text to `text` with slot `i`'s value written by `write(i, ..)` at each cut.
+    fn write_filled(
+        &self,
+        text: &mut Vec<u8>,
+        mut write: impl FnMut(usize, &mut Vec<u8>) -> Result<(), serde_json::Error>,
+    ) -> Result<(), serde_json::Error> {
         let mut from = 0;
         for (slot, &cut) in self.cuts.iter().enumerate() {
             text.extend_from_slice(&self.text.as_bytes()[from..cut]);
-            write(slot, &mut text)?;
+            write(slot, text)?;
             from = cut;
         }
         text.extend_from_slice(&self.text.as_bytes()[from..]);
-        // SAFETY: `text` is cut at the places of ASCII bytes (the marks, removed), so each part is UTF-8 on its
-        // own, and serde_json writes UTF-8 only (its own `to_string` relies on that the same way). Checking it
-        // again would read every byte of every filled value once more (a profile showed it at 2% of a cold answer).
-        let text = unsafe { String::from_utf8_unchecked(text) };
-        Ok(JsonText { text, row: PhantomData })
+        Ok(())
     }
+}
+
+/// The room a slot value is given when it cannot say ([`SlotValue::room`]).
+const DEFAULT_ROOM: usize = 32;
+
+/// What a [`JsonFrame`]'s slot is filled with: any value serde serialises (written by serde_json), or a
+/// [`JsonStr`].
+pub trait SlotValue {
+    /// Appends the value's JSON to `out`.
+    fn write_json(&self, out: &mut Vec<u8>) -> Result<(), serde_json::Error>;
+
+    /// About the bytes [`SlotValue::write_json`] appends, reserved before it writes.
+    fn room(&self) -> usize {
+        DEFAULT_ROOM
+    }
+}
+
+impl<V: Serialize + ?Sized> SlotValue for V {
+    fn write_json(&self, out: &mut Vec<u8>) -> Result<(), serde_json::Error> {
+        serde_json::to_writer(out, self)
+    }
+}
+
+/// A string filling a [`JsonFrame`]'s slot, written as serde_json writes it, with less work for long text: a
+/// text holding no byte that JSON escapes (`"`, `\`, a control character) is found to hold none by a scan the
+/// compiler vectorises and copied between quotes as it is; any other text is written by serde_json. Why:
+/// serde_json looks every byte of a string up in its escape table one at a time, and a search hit's snippet
+/// (about 160 characters, 20 or more hits an answer) escaped that way was a fifth of edgar-search's cold answer.
+#[derive(Debug, Clone, Copy)]
+pub struct JsonStr<'a>(pub &'a str);
+
+impl SlotValue for JsonStr<'_> {
+    fn write_json(&self, out: &mut Vec<u8>) -> Result<(), serde_json::Error> {
+        if holds_escaped_byte(self.0.as_bytes()) {
+            return serde_json::to_writer(out, self.0);
+        }
+        out.reserve(self.0.len() + 2);
+        out.push(b'"');
+        out.extend_from_slice(self.0.as_bytes());
+        out.push(b'"');
+        Ok(())
+    }
+
+    fn room(&self) -> usize {
+        self.0.len() + 2
+    }
+}
+
+/// Whether `bytes` hold a byte serde_json writes escaped in a string: `"`, `\` or one below 0x20 (it leaves
+/// 0x7F and every byte of a non-ASCII character as they are). In blocks without an early exit inside one, so
+/// the compiler compares many bytes at a time.
+fn holds_escaped_byte(bytes: &[u8]) -> bool {
+    bytes.chunks(64).any(|block| block.iter().fold(false, |any, &b| any | (b < 0x20) | (b == b'"') | (b == b'\\')))
 }
 
 /// A [`JsonFrame`] filled for one answer: serialises as its JSON, documented as `T`.
 pub struct JsonText<T> {
     text: String,
     row: PhantomData<fn() -> T>,
+}
+
+impl<T> JsonText<T> {
+    /// A filled frame's text (or a list of them).
+    fn written(text: Vec<u8>) -> Self {
+        // SAFETY: `text` is made of a frame's parts, cut at the places of ASCII bytes (the marks, removed), so
+        // each part is UTF-8 on its own, of brackets and commas, and of values serde_json wrote (it writes UTF-8
+        // only; its own `to_string` relies on that the same way) or a `JsonStr`'s text, a `str`. Checking it again
+        // would read every byte of every filled value once more (a profile showed it at 2% of a cold answer).
+        let text = unsafe { String::from_utf8_unchecked(text) };
+        JsonText { text, row: PhantomData }
+    }
 }
 
 impl<T> Serialize for JsonText<T> {
@@ -431,6 +527,7 @@ mod tests {
     fn arrays_and_rows_are_documented_as_their_rows() {
         assert_eq!(JsonArray::<'_, String>::schema(), Vec::<String>::schema());
         assert_eq!(JsonRow::<'_, String>::schema(), String::schema());
+        assert_eq!(JsonText::<Vec<String>>::schema(), Vec::<String>::schema(), "a list of filled frames");
     }
 
     #[derive(Serialize)]
@@ -479,6 +576,9 @@ mod tests {
         let frame = JsonFrame::<()>::new(&Slot::<()>::new()).unwrap();
         assert_eq!(serde_json::to_string(&frame.fill(&[1, 2]).unwrap()).unwrap(), "[1,2]", "the whole value open");
         assert!(frame.fill_two(&1, &2).is_err(), "one slot, two values");
+        assert!(JsonFrame::fill_two_array([(&two, 1, 2), (&frame, 1, 2)]).is_err(), "one slot, two values");
+        let none = JsonFrame::<()>::fill_two_array(Vec::<(_, i32, i32)>::new()).unwrap();
+        assert_eq!(serde_json::to_string(&none).unwrap(), "[]");
     }
 
     #[test]
@@ -498,7 +598,8 @@ mod tests {
                 let frame =
                     JsonFrame::<()>::new(&Hit { form, entity, score: Slot::<()>::new(), snippet: Slot::<()>::new() })
                         .unwrap();
-                for (score, snippet) in [(0.0, ""), (1.2345, "supply chain"), (-3.5e-7, "\u{0}\\"), (12345.0, entity)] {
+                let values = [(0.0, ""), (1.2345, "supply chain"), (-3.5e-7, "\u{0}\\"), (12345.0, entity)];
+                for (score, snippet) in values {
                     let whole = serde_json::to_string(&Hit { form, entity, score, snippet }).unwrap();
                     let filled = frame.fill_two(&score, snippet).unwrap();
                     assert_eq!(
@@ -506,8 +607,68 @@ mod tests {
                         whole,
                         "{form:?} {entity:?} {score} {snippet:?}"
                     );
+                    let filled = frame.fill_two(&score, &JsonStr(snippet)).unwrap();
+                    assert_eq!(serde_json::to_string(&filled).unwrap(), whole, "as a JsonStr: {snippet:?}");
                 }
             }
+        }
+    }
+
+    #[test]
+    fn frames_filled_into_an_array_are_the_values_written_whole() {
+        #[derive(Serialize)]
+        struct Hit<'a, S, T> {
+            entity: &'a str,
+            score: S,
+            snippet: T,
+        }
+        let entities = ["", "Ann Lee", "nul \u{0} here", "\"score\":1", "caf\u{e9} \u{1F600}\n"];
+        let frames: Vec<_> = entities
+            .iter()
+            .map(|entity| JsonFrame::<()>::new(&Hit { entity, score: Slot::<()>::new(), snippet: Slot::<()>::new() }))
+            .collect::<Result<_, _>>()
+            .unwrap();
+        let values = [(0.0, "a \"quoted\" word"), (1.2345, "supply chain"), (-3.5e-7, "\u{0}\\"), (7.0, "")];
+        // Every run of frames in turn, each with the values in rotation, against the hits written whole.
+        for n in 0..=frames.len() {
+            let hits: Vec<_> =
+                (0..n).map(|i| Hit { entity: entities[i], score: values[i % 4].0, snippet: values[i % 4].1 }).collect();
+            let array =
+                JsonFrame::fill_two_array((0..n).map(|i| (&frames[i], values[i % 4].0, JsonStr(values[i % 4].1))));
+            assert_eq!(serde_json::to_string(&array.unwrap()).unwrap(), serde_json::to_string(&hits).unwrap());
+        }
+    }
+
+    #[test]
+    fn a_json_str_is_written_as_serde_json_writes_the_string() {
+        fn written(text: &str) -> String {
+            let mut out = Vec::new();
+            JsonStr(text).write_json(&mut out).unwrap();
+            String::from_utf8(out).unwrap()
+        }
+        // Every ASCII character and some that are not, alone and inside plain text.
+        let chars = (0u8..=0x7F).map(char::from).chain(['\u{80}', '\u{e9}', '\u{2028}', '\u{FFFD}', '\u{1F600}']);
+        for c in chars {
+            for text in [c.to_string(), format!("supply {c} chain"), format!("{}{c}", "x".repeat(63))] {
+                assert_eq!(written(&text), serde_json::to_string(&text).unwrap(), "{text:?}");
+            }
+        }
+        // One byte to escape at every place of a text longer than a few of the scan's blocks, and none.
+        let plain: String = "Revenue rose 5 percent; caf\u{e9} \u{1F600} ~ ".chars().cycle().take(300).collect();
+        assert_eq!(written(&plain), format!("\"{plain}\""));
+        for at in 0..plain.len() {
+            for escaped in ["\"", "\\", "\n", "\u{0}", "\u{1f}"] {
+                if plain.is_char_boundary(at) {
+                    let text = format!("{}{escaped}{}", &plain[..at], &plain[at..]);
+                    assert_eq!(written(&text), serde_json::to_string(&text).unwrap(), "{at} {escaped:?}");
+                }
+            }
+        }
+        // In a frame's slot, as `fill_two` takes it.
+        let frame = JsonFrame::<()>::new(&(Slot::<()>::new(), Slot::<()>::new())).unwrap();
+        for text in ["", "a \"quoted\" word", "plain text"] {
+            let filled = frame.fill_two(&1.5, &JsonStr(text)).unwrap();
+            assert_eq!(serde_json::to_string(&filled).unwrap(), serde_json::to_string(&(1.5, text)).unwrap());
         }
     }
 }

@@ -6,7 +6,7 @@ use chrono::NaiveDate;
 use datahost_plugin_api::openapi::schema;
 use datahost_plugin_api::paging::{self, PageRequest};
 use datahost_plugin_api::params::{DateRange, ParamText};
-use datahost_plugin_api::rows::{JsonFrame, JsonText, Slot};
+use datahost_plugin_api::rows::{JsonFrame, JsonStr, JsonText, Slot};
 use datahost_plugin_api::{ApiError, ApiSchema, ParamKind, Params, RequestEnvelope, Response, RouteSpec, Tier};
 use serde::Serialize;
 
@@ -163,7 +163,7 @@ pub struct Body<'a> {
     total_is_lower_bound: bool,
     /// Number of hits returned (at most `limit`).
     count: usize,
-    hits: Vec<JsonText<HitOut<'static>>>,
+    hits: JsonText<Vec<HitOut<'static>>>,
     #[schema(with = paging::next_schema)]
     next: Option<&'a str>,
 }
@@ -207,18 +207,16 @@ pub fn handle(index: &SearchIndex, generation: &str, request: &RequestEnvelope) 
     };
     let result = index.search(&req).map_err(search_error)?;
     let served = page.page(result.hits, |h| h.key);
-    let hits = served
-        .items
-        .iter()
-        .map(|h| h.read.hit.fill_two(&served_score(h.score), h.snippet().unwrap_or_default()))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| ApiError::internal(format!("writing a hit: {e}")))?;
+    let hits = JsonFrame::fill_two_array(
+        served.items.iter().map(|h| (&h.read.hit, served_score(h.score), JsonStr(h.snippet().unwrap_or_default()))),
+    )
+    .map_err(|e| ApiError::internal(format!("writing a hit: {e}")))?;
     let next = served.next.as_deref();
     let body = Body {
         query: &text,
         total: result.total,
         total_is_lower_bound: !result.total_exact,
-        count: hits.len(),
+        count: served.items.len(),
         hits,
         next,
     };
