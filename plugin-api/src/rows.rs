@@ -223,7 +223,7 @@ impl<T> JsonFrame<T> {
         T: 'f,
     {
         let mut filled = filled.into_iter().peekable();
-        // Room for as many values as the first frame with a snippet-sized value: most lists then allocate once.
+        // Room for as many values as the first takes, and some: most lists then allocate once.
         let each =
             filled.peek().map_or(0, |(frame, first, second)| frame.text.len() + 1 + first.room() + second.room());
         let mut text = Vec::with_capacity(2 + filled.size_hint().0 * (each + 64));

@@ -7,9 +7,9 @@
 //! look-up: where the fragments are cut is a matter of the words' places alone. So a filing's text is analysed
 //! once ([`AnalyzedText`]: its fragments, and for each distinct key a word is looked up by, the words having it
 //! and their fragments) and kept with the filing (`index::ReadFiling`, in the index's cache of read filings); a
-//! query then finds its terms among the text's keys through a table of their hashes and adds their weights to the fragments
-//! holding them (a query with one term in the text takes the fragment holding most of that term's words, kept
-//! per key). Fragments are cut, scored and chosen exactly as tantivy does (`search_fragments`,
+//! query then finds its terms among the text's keys through a table of their hashes and adds their weights to the
+//! fragments holding them (a query with one term in the text takes the fragment holding most of that term's words,
+//! kept per key). Fragments are cut, scored and chosen exactly as tantivy does (`search_fragments`,
 //! `select_best_fragment_combination`), weights added in the words' order as there (a float sum depends on the
 //! order): `tests::snippets_equal_tantivy_s` compares both on the seed filings, and
 //! `tests::snippets_equal_tantivy_s_on_real_filings_and_odd_words` on real filings and unusual words.
@@ -25,7 +25,7 @@ use tantivy::Score;
 /// The snippets of one query's hits.
 pub struct Snippets {
     /// The query's terms on the field that occur in the index, each weighted 1 / (1 + document frequency), as
-    /// `SnippetGenerator::create` weighs them: always above 0.
+    /// `SnippetGenerator::create` weighs them: always above 0; with the term's [`key_hash`].
     weights: Vec<(String, Score, u64)>,
 }
 
@@ -96,8 +96,8 @@ pub struct AnalyzedText {
     /// Byte ranges in the text, in its order (a fragment holding no word is kept too, so numbers stay
     /// positions).
     fragments: Vec<Range<usize>>,
-    /// The distinct keys, sorted and written back to back (one allocation: a binary search reads two arrays
-    /// rather than a string per key, which a profile showed as cache misses): key `k` is
+    /// The distinct keys, sorted and written back to back (one allocation: a look-up reads two arrays rather
+    /// than a string per key, which a profile showed as cache misses): key `k` is
     /// `keys[key_ends[k - 1]..key_ends[k]]` (from 0 for the first), and `k` is its number.
     keys: String,
     key_ends: Vec<usize>,
