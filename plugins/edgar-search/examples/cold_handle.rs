@@ -6,7 +6,9 @@
 //!
 //! `cargo run -p datahost-edgar-search --example cold_handle --release -- PATHS [rounds, 5]`
 //! PATHS: request paths, one per line, as `tests/bench/bench.py cold-queries memory ...` prints them for
-//! edgar-search (`/v1/edgar-search?q=...&limit=...&from=...`, no percent escapes). Each path is answered once
+//! edgar-search (`/v1/edgar-search?q=...&limit=...&from=...`, no percent escapes). That list is in order of
+//! `limit` (every word with 1, then with 2, ... up to 43): measure a shuffled sample of it, not its head, which
+//! asks for few hits and hides what each hit costs (BENCHMARKS.md, stop 50). Each path is answered once
 //! before timing (the server's state after its first rotation: every filing a hit names read and analysed), then
 //! `rounds` times.
 
