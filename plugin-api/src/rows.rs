@@ -205,10 +205,7 @@ impl<T> JsonFrame<T> {
     ) -> Result<JsonText<T>, serde_json::Error> {
         self.check_slots(2)?;
         let mut text = Vec::with_capacity(self.text.len() + first.room() + second.room());
-        self.write_filled(&mut text, |slot, text| match slot {
-            0 => first.write_json(text),
-            _ => second.write_json(text),
-        })?;
+        self.write_two(&mut text, first, second)?;
         Ok(JsonText::written(text))
     }
 
@@ -234,10 +231,7 @@ impl<T> JsonFrame<T> {
                 text.push(b',');
             }
             text.reserve(frame.text.len() + 1 + first.room() + second.room());
-            frame.write_filled(&mut text, |slot, text| match slot {
-                0 => first.write_json(text),
-                _ => second.write_json(text),
-            })?;
+            frame.write_two(&mut text, &first, &second)?;
         }
         text.push(b']');
         Ok(JsonText::written(text))
@@ -248,6 +242,19 @@ impl<T> JsonFrame<T> {
             return Ok(());
         }
         Err(serde_json::Error::custom(format!("a JsonFrame of {} slots filled with {values} values", self.cuts.len())))
+    }
+
+    /// Appends the frame's text to `text` with `first` and `second` in its two slots (checked by the caller).
+    fn write_two<A: SlotValue + ?Sized, B: SlotValue + ?Sized>(
+        &self,
+        text: &mut Vec<u8>,
+        first: &A,
+        second: &B,
+    ) -> Result<(), serde_json::Error> {
+        self.write_filled(text, |slot, text| match slot {
+            0 => first.write_json(text),
+            _ => second.write_json(text),
+        })
     }
 
     /// Appends the frame's text to `text` with slot `i`'s value written by `write(i, ..)` at each cut.

@@ -190,12 +190,17 @@ impl AnalyzedText {
         // At least one slot is empty (the table is at most two thirds full), so the walk ends.
         loop {
             let number = (self.slots[slot] as usize).checked_sub(1)?;
-            let start = if number == 0 { 0 } else { self.key_ends[number - 1] };
-            if &self.keys.as_bytes()[start..self.key_ends[number]] == key.as_bytes() {
+            if self.key(number) == key {
                 return Some(number);
             }
             slot = (slot + 1) & mask;
         }
+    }
+
+    /// Key `number`'s text.
+    fn key(&self, number: usize) -> &str {
+        let start = if number == 0 { 0 } else { self.key_ends[number - 1] };
+        &self.keys[start..self.key_ends[number]]
     }
 
     fn occurrences_of(&self, key: usize) -> &[Occurrence] {
@@ -289,11 +294,8 @@ mod tests {
     #[test]
     fn every_key_and_no_other_word_is_found_by_its_hash() {
         let analyzed: Vec<AnalyzedText> = seed_texts().iter().map(|t| AnalyzedText::new(t, SNIPPET_CHARS)).collect();
-        let keys_of = |a: &AnalyzedText| -> Vec<String> {
-            (0..a.key_ends.len())
-                .map(|k| a.keys[if k == 0 { 0 } else { a.key_ends[k - 1] }..a.key_ends[k]].to_string())
-                .collect()
-        };
+        let keys_of =
+            |a: &AnalyzedText| -> Vec<String> { (0..a.key_ends.len()).map(|k| a.key(k).to_string()).collect() };
         let mut misses = 0;
         for (n, text) in analyzed.iter().enumerate() {
             let own = keys_of(text);
