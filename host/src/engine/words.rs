@@ -9,10 +9,11 @@
 //! word, scope, date DESC, id, facet, doc)`, probes `(dataset, word, doc)` for every other word, and stops after
 //! one page; the count reads at most `count_cap` rows of that word, and on PostgreSQL reads the other words not
 //! far more common than it as sets in those rows' dates instead of probing them. So a word on every document of a
-//! county costs what a rare one does. A first page of several words is the start of the matches the count finds,
-//! so it is read from the count's own walk, not by walking the same documents a second time. The count table only
-//! picks the driving word and which words a count reads as sets: every count and page a search answers is read
-//! from the word rows, so a count table that drifted (an older host ingesting) costs speed, never a wrong answer.
+//! county costs what a rare one does. A first page of several words is the start of the matches the count finds:
+//! when the driver is on few documents it is read from the count's own walk, not by walking the same documents a
+//! second time. The count table only picks the driving word, which words a count reads as sets and whether the
+//! first page comes from the count's walk: every count and page a search answers is read from the word rows, so a
+//! count table that drifted (an older host ingesting) costs speed, never a wrong answer.
 
 use datahost_plugin_api::words::{DocumentRecords, WordHits, WordIndex, WordPage, WordSearch};
 
@@ -455,7 +456,8 @@ pub fn total_sql(d: Dialect, q: &WordSearch, driver: usize, as_sets: &[bool], pa
 /// once more for it would read the same documents twice. Rows: one header `('n', matches, driven, documents
 /// walked, last date walked, last id walked)` (driven in the first part only, as in [`total_sql`]), and one
 /// `('d', doc, date, id, records, '')` per match of the page's share, records '' unless `with_records` (or the
-/// document has no row).
+/// document has no row). The records are read for the share only, after it is cut: joined before the cut, a
+/// lender's walk read a document row for each of its 500 matches (BENCHMARKS.md).
 pub fn walk_sql(
     d: Dialect,
     q: &WordSearch,
@@ -489,8 +491,8 @@ pub fn walk_sql(
              WHERE true{holds}) \
              SELECT 'n', CAST((SELECT count(*) FROM m) AS TEXT), CAST({driven} AS TEXT), \
              CAST((SELECT count(*) FROM p) AS TEXT), {last_date}, {last_id} \
-             UNION ALL SELECT * FROM (SELECT 'd', m.doc, m.date, m.id, {records}, '' FROM m{documents} \
-             ORDER BY m.date DESC, m.id LIMIT {page}) x",
+             UNION ALL SELECT 'd', m.doc, m.date, m.id, {records}, '' FROM \
+             (SELECT m.doc, m.date, m.id FROM m ORDER BY m.date DESC, m.id LIMIT {page}) m{documents}",
             docs = part.docs,
             driven = part.driven,
             last_date = last("date"),
@@ -612,7 +614,8 @@ pub type Rows = Vec<Vec<String>>;
 /// the count table (more than one word); then the driver's matches and documents are counted while one page
 /// is read, with each document's records when `with_records` (none at all if a document of the page has no
 /// document row: the plugin then reads them with records queries). A first page of more than one word is read
-/// by the count's own walk ([`first_page`]); a later page, or one word's, walks on its own beside the count.
+/// by the count's own walk ([`first_page`]) when the driver is on few documents ([`WALK_ONCE_RATIO`]); any other
+/// page walks on its own beside the count.
 pub fn search(
     d: Dialect,
     q: &WordSearch,
@@ -637,7 +640,7 @@ pub fn search(
     };
     // The word on the fewest documents (ties: the first) drives.
     let driver = on.iter().enumerate().min_by_key(|(i, n)| (**n, *i)).map_or(0, |(i, _)| i);
-    if q.words.len() > 1 && q.after.is_none() {
+    if q.words.len() > 1 && q.after.is_none() && on[driver] <= cap.saturating_mul(WALK_ONCE_RATIO) {
         return first_page(d, q, driver, &on, with_records, run);
     }
     let mut statements = vec![page_sql(d, q, driver, with_records)];
@@ -669,6 +672,14 @@ pub fn search(
     });
     Ok(word_page(page, with_records, total, driven > cap))
 }
+
+/// A first page of more than one word is read by the count's own walk ([`first_page`]) when the driver is on at
+/// most this many times `count_cap` documents (by the count table): the count then walks most of the driver's
+/// documents, which a page of few matches (a house number and a street) would walk again. A driver on many more
+/// (a lender's name) tells nothing of how soon a page fills, and a page that fills soon is better read beside the
+/// count, its records with it, than after it. On 10M rows (BENCHMARKS.md): street addresses 10.5-11.0 -> 7.5-8.2
+/// ms at p50 this way; read so for every driver, lenders went from 9 to 11-13 ms.
+const WALK_ONCE_RATIO: usize = 2;
 
 /// The first page of a search of more than one word, read with its count by the count's parts ([`walk_sql`]).
 /// When the driver is on more than `count_cap` documents and those held fewer matches than the page, the page
@@ -898,6 +909,9 @@ mod tests {
             (vec!["A"], 100, 100),
             (vec!["A", "B"], 5, 3),
             (vec!["C", "B"], 3, 2),
+            // C drives (on 8 or 9 documents), on no more than twice the cap: the first page is read by the
+            // count's walk, whose 5 documents hold fewer matches than the page, which then goes on.
+            (vec!["C", "B"], 5, 3),
             (vec!["ID7"], 2, 9),
         ] {
             for facets in [vec!["deed"], vec!["deed", "lien"]] {
