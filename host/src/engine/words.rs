@@ -678,7 +678,7 @@ pub fn search(
 /// documents, which a page of few matches (a house number and a street) would walk again. A driver on many more
 /// (a lender's name) tells nothing of how soon a page fills, and a page that fills soon is better read beside the
 /// count, its records with it, than after it. On 10M rows (BENCHMARKS.md): street addresses 10.5-11.0 -> 7.5-8.2
-/// ms at p50 this way; read so for every driver, lenders went from 9 to 11-13 ms.
+/// ms at p50 this way; read so for every driver, lenders went from 8.6-9.6 to 10.4-12.9 ms.
 const WALK_ONCE_RATIO: usize = 2;
 
 /// The first page of a search of more than one word, read with its count by the count's parts ([`walk_sql`]).
@@ -1095,8 +1095,8 @@ mod tests {
 
     /// On PostgreSQL a search's count (in parts) and page run at once, on connections of their own, when the
     /// pool has them free; on a pool of one they run one after the other on it (a search never waits for another
-    /// connection while it holds one). A first page of two words is read by the count's parts themselves, also at
-    /// once. All answer as the reference.
+    /// connection while it holds one). A first page of two words whose driver is on few documents is read by the
+    /// count's parts themselves, also at once. All answer as the reference.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn postgresql_runs_the_count_and_the_page_at_once_when_a_connection_is_free() {
         let db = crate::engine::TestPg::create("dh_words_at_once").await;
