@@ -40,8 +40,8 @@ PY
 # One worker: with two, hypothesis describes lambdas by parsing source with `ast.parse` from two threads at once,
 # and CPython 3.11.7 then fails now and then with "SystemError: AST constructor recursion depth mismatch" (a
 # runtime error of the tool, not an answer of the API).
-run_schemathesis() {
-  "$venv/bin/schemathesis" run "http://127.0.0.1:$port/openapi.json" \
+run_schemathesis() { # [schemathesis options before `run`, such as --config-file F]
+  "$venv/bin/schemathesis" "$@" run "http://127.0.0.1:$port/openapi.json" \
     --header "X-API-Key: $key" \
     --checks not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance,response_schema_conformance \
     --max-examples "${SCHEMATHESIS_MAX_EXAMPLES:-30}" \
@@ -99,5 +99,14 @@ done
 sleep 3  # one more reload interval, so every ingested dataset is in
 curl -fsS "http://127.0.0.1:$port/health" | python3 -c 'import json,sys
 h=json.load(sys.stdin); print("serving ingested:", ", ".join(sorted(d for d,s in h["data"].items() if s["data"]=="ingested")))'
+# The 13F operation's OpenAPI example filer is a demo one, not among the corpus' filers, and a generated cik or name
+# finds none either: without a real filer every request of it here was a 400 or 404 (schemathesis then warned of
+# missing test data), so no holdings read from a real filing were checked against the schema. LTS One Management
+# LP's cik, from the corpus' 13F.0001894188-23-000007.txt; the demo run above still generates cik and q.
+cat > "$work/ingested.toml" <<'TOML'
+[[operations]]
+include-name = "GET /v1/institutional-holdings"
+parameters = { cik = "0001894188" }
+TOML
 echo "== schemathesis on ingested records =="
-run_schemathesis
+run_schemathesis --config-file "$work/ingested.toml"
