@@ -666,11 +666,13 @@ pub fn search(
     if driven == 0 {
         return Ok(WordPage::default());
     }
-    let page = page.into_iter().map(|row| {
-        let mut cells = row.into_iter();
-        (cells.next().unwrap_or_default(), cells.next().unwrap_or_default())
-    });
-    Ok(word_page(page, with_records, total, driven > cap))
+    Ok(word_page(page.into_iter().map(page_row), with_records, total, driven > cap))
+}
+
+/// A row of [`page_sql`] as `(doc, records)`, records '' when not read.
+fn page_row(row: Vec<String>) -> (String, String) {
+    let mut cells = row.into_iter();
+    (cells.next().unwrap_or_default(), cells.next().unwrap_or_default())
 }
 
 /// A first page of more than one word is read by the count's own walk ([`first_page`]) when the driver is on at
@@ -734,10 +736,7 @@ fn first_page(
     if page.len() <= limit && driven > cap {
         if let Some(after) = last {
             let rest = WordSearch { after: Some(after), limit: limit - page.len(), ..q.clone() };
-            for row in one(run(&[page_sql(d, &rest, driver, with_records)])?) {
-                let mut cells = row.into_iter();
-                page.push((cells.next().unwrap_or_default(), cells.next().unwrap_or_default()));
-            }
+            page.extend(one(run(&[page_sql(d, &rest, driver, with_records)])?).into_iter().map(page_row));
             page.truncate(limit + 1);
         }
     }
