@@ -33,7 +33,7 @@ pub const DEFAULT_COUNT_CAP: usize = 1_000;
 /// How a dataset's documents are found by words. The word records and the document record of one document
 /// share its group (`IngestRecord::group`), which is the document record's key and the value of `doc_field`
 /// (word records) and `key_field` (document records).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct WordIndex {
     /// The collection of word records (`terms`): one record per word and document.
@@ -82,7 +82,7 @@ impl WordIndex {
 }
 
 /// One search: the documents of `dataset` in `scope` whose facet is one of `facets` and that hold every word.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct WordSearch {
     /// Dataset whose records are searched: the plugin's own or one it reads.

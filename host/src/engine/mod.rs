@@ -58,6 +58,8 @@ pub struct Engine {
     indexes: RwLock<HashMap<String, Vec<RecordIndex>>>,
     /// The word index each table-backed dataset's owner declared (`records.words`).
     word_indexes: RwLock<HashMap<String, WordIndex>>,
+    /// The totals of word searches counted before, for their later pages (`words::KeptTotals`).
+    kept_totals: words::KeptTotals,
     /// `engine.data_dir`: where plugins get a directory of their own for derived files (a search index)
     /// that can be rebuilt from the records. Local to this host in either engine; `None` for an engine that
     /// keeps nothing.
@@ -86,6 +88,7 @@ impl Engine {
             companies: RwLock::new(Arc::new(CompanyIndex::default())),
             indexes: RwLock::new(HashMap::new()),
             word_indexes: RwLock::new(HashMap::new()),
+            kept_totals: words::KeptTotals::default(),
             datasets: RwLock::new(HashMap::new()),
             seeds: RwLock::new(HashMap::new()),
             address,
@@ -347,8 +350,8 @@ impl Engine {
             return Err(EngineError::Undeclared { call, dataset: q.dataset.clone(), problem });
         }
         match (&self.pg, &self.sqlite) {
-            (Some(pg), _) => pg.search_words(q, with_records),
-            (None, Some(store)) => store.search_words(q, with_records),
+            (Some(pg), _) => pg.search_words(q, with_records, &self.kept_totals),
+            (None, Some(store)) => store.search_words(q, with_records, &self.kept_totals),
             (None, None) => Ok(WordPage::default()),
         }
     }
@@ -452,6 +455,7 @@ impl TestPg {
     pub async fn create(prefix: &str) -> Self {
         let name = format!("{prefix}_{}", std::process::id());
         let admin = Self::connect("postgres").await;
+        Self::drop_left_behind(&admin, prefix).await;
         admin.batch_execute(&format!("DROP DATABASE IF EXISTS {name}")).await.unwrap();
         admin.batch_execute(&format!("CREATE DATABASE {name}")).await.unwrap();
         let dir = tempfile::tempdir().unwrap();
@@ -461,6 +465,20 @@ impl TestPg {
         engine.pg().unwrap().migrate().await.unwrap();
         let client = Self::connect(&name).await;
         Self { engine, client, admin, name, _config_dir: dir }
+    }
+
+    /// Drops the databases of this prefix that runs no longer alive left behind: a test that fails panics
+    /// before its [`TestPg::drop_database`], so each failed run left one (`prefix_<process id>`).
+    async fn drop_left_behind(admin: &tokio_postgres::Client, prefix: &str) {
+        let like = format!("{}\\_%", prefix.replace('_', "\\_"));
+        let rows = admin.query("SELECT datname FROM pg_database WHERE datname LIKE $1", &[&like]).await.unwrap();
+        for name in rows.iter().map(|r| r.get::<_, String>(0)) {
+            let pid =
+                name.strip_prefix(prefix).and_then(|rest| rest.strip_prefix('_')).and_then(|p| p.parse::<u32>().ok());
+            if pid.is_some_and(|pid| !std::path::Path::new(&format!("/proc/{pid}")).exists()) {
+                admin.batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)")).await.unwrap();
+            }
+        }
     }
 
     async fn connect(db: &str) -> tokio_postgres::Client {

@@ -13,7 +13,7 @@ use rusqlite::{params, Connection, OptionalExtension};
 
 use crate::engine::error::{sqlite as err, EngineError};
 use crate::engine::records::{self, Bound, Counts, Dialect, RecordsTx, StoredRecord};
-use crate::engine::words;
+use crate::engine::words::{self, KeptTotals};
 use datahost_plugin_api::query::{RecordIndex, RecordsQuery};
 use datahost_plugin_api::words::{WordIndex, WordPage, WordSearch};
 
@@ -193,9 +193,9 @@ impl SqliteStore {
     }
 
     /// Answers a word search (validated by the caller).
-    pub fn search_words(&self, q: &WordSearch, with_records: bool) -> Result<WordPage, EngineError> {
+    pub fn search_words(&self, q: &WordSearch, with_records: bool, kept: &KeptTotals) -> Result<WordPage, EngineError> {
         let conn = self.lock();
-        words::search(Dialect::Sqlite, q, with_records, |statements| {
+        words::search(Dialect::Sqlite, q, with_records, kept, |statements| {
             statements.iter().map(|s| sqlite_rows(&conn, s)).collect()
         })
     }

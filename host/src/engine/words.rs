@@ -5,15 +5,16 @@
 //! touched (in the file's transaction), their build from all records when missing, and the search.
 //! `postgres/records.rs` and `sqlite.rs` run these statements.
 //!
-//! A search reads the rarest word's rows (the fewest documents in the count table) in order from `(dataset,
-//! word, scope, date DESC, id, facet, doc)`, probes `(dataset, word, doc)` for every other word, and stops after
-//! one page; the count reads at most `count_cap` rows of that word, and on PostgreSQL reads the other words not
-//! far more common than it as sets in those rows' dates instead of probing them. So a word on every document of a
-//! county costs what a rare one does. A first page of several words is the start of the matches the count finds:
-//! when the driver is on few documents it is read from the count's own walk, not by walking the same documents a
-//! second time. The count table only picks the driving word, which words a count reads as sets and whether the
-//! first page comes from the count's walk: every count and page a search answers is read from the word rows, so a
-//! count table that drifted (an older host ingesting) costs speed, never a wrong answer.
+//! A search reads the rarest word's rows (the fewest documents in the count table) in order from `(dataset, word,
+//! scope, date DESC, id, facet, doc)`, probes `(dataset, word, doc)` for every other word, and stops after one page;
+//! the count reads at most `count_cap` rows of that word, and on PostgreSQL reads the other words not far more common
+//! than it as sets in those rows' dates instead of probing them. So a word on every document of a county costs what a
+//! rare one does. A first page of several words is the start of the matches the count finds: when the driver is on few
+//! documents it is read from the count's own walk, not by walking the same documents a second time. A search's total is
+//! kept for its later pages until the dataset's records change ([`KeptTotals`]): a later page walks only its page. The
+//! count table only picks the driving word, which words a count reads as sets and whether the first page comes from the
+//! count's walk: every count and page a search answers is read from the word rows, so a count table that drifted (an
+//! older host ingesting) costs speed, never a wrong answer.
 
 use datahost_plugin_api::words::{DocumentRecords, WordHits, WordIndex, WordPage, WordSearch};
 
@@ -81,6 +82,13 @@ fn documents_table(d: Dialect) -> &'static str {
     match d {
         Dialect::Postgres => "datahost.record_documents",
         Dialect::Sqlite => "record_documents",
+    }
+}
+
+fn dataset_state_table(d: Dialect) -> &'static str {
+    match d {
+        Dialect::Postgres => "datahost.dataset_state",
+        Dialect::Sqlite => "dataset_state",
     }
 }
 
@@ -330,7 +338,9 @@ fn base_params(q: &WordSearch) -> Vec<String> {
 }
 
 /// How many documents each word is on in the search's scope and facets, from the count table: one row
-/// `(position, n)` per word.
+/// `(position, n)` per word, and one `('v', version)` with the dataset's records version, which moves in the
+/// transaction of every file that changes its records (and so its word rows): the key of a kept total
+/// ([`KeptTotals`]).
 pub fn rarest_sql(d: Dialect, q: &WordSearch) -> Statement {
     let mut params = base_params(q);
     let facets: Vec<String> = (0..q.facets.len()).map(|i| slot(d, 3 + i)).collect();
@@ -351,7 +361,12 @@ pub fn rarest_sql(d: Dialect, q: &WordSearch) -> Statement {
             )
         })
         .collect();
-    Statement { sql: parts.join(" UNION ALL "), params }
+    let version = format!(
+        "SELECT 'v', CAST(coalesce((SELECT s.version FROM {} s WHERE s.dataset = {}), 0) AS TEXT)",
+        dataset_state_table(d),
+        slot(d, 1)
+    );
+    Statement { sql: format!("{} UNION ALL {version}", parts.join(" UNION ALL ")), params }
 }
 
 /// The documents the driver word is on in the search's scope and facets, counted from its rows up to `cap + 1`.
@@ -620,28 +635,42 @@ pub fn search(
     d: Dialect,
     q: &WordSearch,
     with_records: bool,
+    kept: &KeptTotals,
     mut run: impl FnMut(&[Statement]) -> Result<Vec<Rows>, EngineError>,
 ) -> Result<WordPage, EngineError> {
     let (_, cap) = q.bounds();
-    // Each word's documents in the count table (more than one word).
-    let on: Vec<usize> = match q.words.len() {
+    // Each word's documents in the count table and the records version (more than one word).
+    let (mut on, mut version) = (Vec::new(), 0);
+    match q.words.len() {
         0 => return Ok(WordPage::default()),
-        1 => Vec::new(),
+        1 => {}
         n => {
-            let mut on = vec![0; n];
+            on = vec![0; n];
             for r in one(run(&[rarest_sql(d, q)])?) {
+                if r.first().is_some_and(|c| c == "v") {
+                    version = table_count_cell(r.get(1))?;
+                    continue;
+                }
                 let (i, count) = (count_cell(r.first())?, table_count_cell(r.get(1))?);
                 if let Some(slot) = on.get_mut(i) {
                     *slot = count;
                 }
             }
-            on
         }
-    };
+    }
     // The word on the fewest documents (ties: the first) drives.
     let driver = on.iter().enumerate().min_by_key(|(i, n)| (**n, *i)).map_or(0, |(i, _)| i);
     if q.words.len() > 1 && q.after.is_none() && on[driver] <= cap.saturating_mul(WALK_ONCE_RATIO) {
-        return first_page(d, q, driver, &on, with_records, run);
+        let (page, total) = first_page(d, q, driver, &on, with_records, run)?;
+        kept.keep(q, version, total);
+        return Ok(page);
+    }
+    if let Some(total) = (q.words.len() > 1).then(|| kept.get(q, version)).flatten() {
+        if total.none {
+            return Ok(WordPage::default());
+        }
+        let page = one(run(&[page_sql(d, q, driver, with_records)])?);
+        return Ok(word_page(page.into_iter().map(page_row), with_records, total.total, total.lower_bound));
     }
     let mut statements = vec![page_sql(d, q, driver, with_records)];
     if q.words.len() == 1 {
@@ -663,10 +692,57 @@ pub fn search(
     } else {
         counted.iter().map(|rows| cell(rows, 0)).sum::<Result<usize, EngineError>>()?
     };
+    if q.words.len() > 1 {
+        kept.keep(q, version, Total { total, lower_bound: driven > cap, none: driven == 0 });
+    }
     if driven == 0 {
         return Ok(WordPage::default());
     }
     Ok(word_page(page.into_iter().map(page_row), with_records, total, driven > cap))
+}
+
+/// What a count of more than one word found: kept by [`KeptTotals`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Total {
+    total: usize,
+    /// The driver is on more than `count_cap` documents: `total` is a lower bound.
+    lower_bound: bool,
+    /// The driver is on no document: every page is empty.
+    none: bool,
+}
+
+/// The totals of searches of more than one word counted before, by search (its words in order, dataset, index,
+/// scope, facets and cap: not its page) and the dataset's records version read with the count table
+/// ([`rarest_sql`]). The count walks the driver's first `count_cap` documents and probes the other words on
+/// each, the same work and the same answer for every page of a search; with the total kept, a later page (or
+/// the same search with another page size) walks only its page. A version moves in the transaction of every
+/// file that changes the dataset's records, so a total is never kept across a change of the word rows it
+/// counted. In memory, per host, bounded ([`KeptTotals::CAPACITY`]).
+pub struct KeptTotals(quick_cache::sync::Cache<(WordSearch, usize), Total>);
+
+impl Default for KeptTotals {
+    fn default() -> Self {
+        Self(quick_cache::sync::Cache::new(Self::CAPACITY))
+    }
+}
+
+impl KeptTotals {
+    /// Searches whose totals are kept at most (a key is a few hundred bytes: about a megabyte in all).
+    pub const CAPACITY: usize = 4096;
+
+    /// The search a total is kept for: `q` without its page.
+    fn key(q: &WordSearch, version: usize) -> (WordSearch, usize) {
+        let (_, cap) = q.bounds();
+        (WordSearch { after: None, limit: 0, count_cap: cap, ..q.clone() }, version)
+    }
+
+    fn get(&self, q: &WordSearch, version: usize) -> Option<Total> {
+        self.0.get(&Self::key(q, version))
+    }
+
+    fn keep(&self, q: &WordSearch, version: usize, total: Total) {
+        self.0.insert(Self::key(q, version), total);
+    }
 }
 
 /// A row of [`page_sql`] as `(doc, records)`, records '' when not read.
@@ -693,7 +769,7 @@ fn first_page(
     on: &[usize],
     with_records: bool,
     mut run: impl FnMut(&[Statement]) -> Result<Vec<Rows>, EngineError>,
-) -> Result<WordPage, EngineError> {
+) -> Result<(WordPage, Total), EngineError> {
     let (limit, cap) = q.bounds();
     let (parts, as_sets) = (count_parts(d), read_as_sets(d, driver, on));
     let statements: Vec<Statement> =
@@ -726,8 +802,9 @@ fn first_page(
             }
         }
     }
+    let counted = Total { total, lower_bound: driven > cap, none: driven == 0 };
     if driven == 0 {
-        return Ok(WordPage::default());
+        return Ok((WordPage::default(), counted));
     }
     // Serving order: newest date first, then id, both compared as bytes (the engines' byte-order collation).
     found.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
@@ -740,7 +817,7 @@ fn first_page(
             page.truncate(limit + 1);
         }
     }
-    Ok(word_page(page.into_iter(), with_records, total, driven > cap))
+    Ok((word_page(page.into_iter(), with_records, total, driven > cap), counted))
 }
 
 /// A page of `(doc, records)` in order: the records only when `with_records` and every document of the page has
@@ -949,9 +1026,21 @@ mod tests {
         );
         assert!(engine.search_words(&[], &search("A")).is_err(), "only datasets the plugin reads");
 
+        // A first page's total is kept for the search's later pages while the records are unchanged (the pages
+        // above are such pages), and counted again once a file changes them: after the third file d03, a deed of
+        // s1, no longer holds B.
+        let first = WordSearch { words: vec!["A".into(), "B".into()], limit: 2, count_cap: 100, ..search("A") };
+        let later = WordSearch { after: Some(("2020-01-07".into(), String::new())), limit: 100, ..first.clone() };
+        let totals = |q: &WordSearch| {
+            let got = engine.search_words(&readable, q).unwrap();
+            (got.total, got.docs.iter().any(|d| d == "d03"))
+        };
+        assert_eq!([totals(&first), totals(&later)], [(10, false), (10, true)]);
+
         // The count table follows every refresh (d03 loses B and gains Z, d04 gains Y) ...
         let counted = sqlite_table(store, COUNTS);
         store.apply_file("d", "3", "sha3", &third_file(), engine.word_index("d").as_ref()).unwrap();
+        assert_eq!(totals(&later), (9, false), "a total kept across a change of the records");
         let recounted = sqlite_table(store, COUNTS);
         assert_eq!(recounted, sqlite_table(store, RECOUNT));
         assert_counts_followed(&counted, &recounted);
@@ -1095,7 +1184,8 @@ mod tests {
     /// On PostgreSQL a search's count (in parts) and page run at once, on connections of their own, when the
     /// pool has them free; on a pool of one they run one after the other on it (a search never waits for another
     /// connection while it holds one). A first page of two words whose driver is on few documents is read by the
-    /// count's parts themselves, also at once. All answer as the reference.
+    /// count's parts themselves, also at once; a later page of a search counted before reads its page alone. All
+    /// answer as the reference.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn postgresql_runs_the_count_and_the_page_at_once_when_a_connection_is_free() {
         let db = crate::engine::TestPg::create("dh_words_at_once").await;
@@ -1116,9 +1206,14 @@ mod tests {
             let one_word = if pool_size == 1 { (1, 0, 0) } else { (1, 1, 0) };
             let later_page = if pool_size == 1 { (1, 0, 0) } else { (parts, 1, 0) };
             let first_page = if pool_size == 1 { (0, 0, 1) } else { (0, 0, parts) };
-            for (w, first, ran) in
-                [(vec!["A"], true, one_word), (vec!["A", "B"], false, later_page), (vec!["A", "B"], true, first_page)]
-            {
+            // A later page of a search counted before: its page alone, the total kept.
+            let kept = (0, 1, 0);
+            for (w, first, ran) in [
+                (vec!["A"], true, one_word),
+                (vec!["A", "B"], false, later_page),
+                (vec!["A", "B"], true, first_page),
+                (vec!["A", "B"], false, kept),
+            ] {
                 let mut q = WordSearch { words: w.iter().map(|s| s.to_string()).collect(), ..search("A") };
                 if !first {
                     let in_s1 = docs.iter().filter(|d| d["scope"] == "s1");

@@ -7,7 +7,7 @@ use datahost_plugin_api::IngestBatch;
 use crate::engine::error::{postgres as err, EngineError};
 use crate::engine::postgres::pool::PgEngine;
 use crate::engine::records::{self, Bound, Counts, Dialect, RecordsTx, StoredRecord};
-use crate::engine::words;
+use crate::engine::words::{self, KeptTotals};
 use datahost_plugin_api::query::{RecordIndex, RecordsQuery};
 use datahost_plugin_api::words::{WordIndex, WordPage, WordSearch};
 use tokio_postgres::types::{ToSql, Type};
@@ -143,10 +143,10 @@ impl PgEngine {
     /// connection, as far as the pool has connections free now; the rest one after the other on the first.
     /// Never waiting for another connection while holding one: on a full pool, searches holding one each would
     /// wait for each other.
-    pub fn search_words(&self, q: &WordSearch, with_records: bool) -> Result<WordPage, EngineError> {
+    pub fn search_words(&self, q: &WordSearch, with_records: bool, kept: &KeptTotals) -> Result<WordPage, EngineError> {
         use crate::engine::postgres::pool::block_on;
         let client = block_on(self.client())?;
-        words::search(Dialect::Postgres, q, with_records, |statements| {
+        words::search(Dialect::Postgres, q, with_records, kept, |statements| {
             block_on(async {
                 let mut spares = Vec::new();
                 while spares.len() + 1 < statements.len() {
