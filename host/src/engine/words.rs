@@ -672,7 +672,7 @@ pub fn search(
             on = vec![0; n];
             for r in one(run(&[rarest_sql(d, q)])?) {
                 if r.first().is_some_and(|c| c == "v") {
-                    version = table_count_cell(r.get(1))?;
+                    version = count_cell(r.get(1))?;
                     continue;
                 }
                 let (i, count) = (count_cell(r.first())?, table_count_cell(r.get(1))?);
@@ -719,7 +719,7 @@ pub fn search(
         counted.iter().map(|rows| cell(rows, 0)).sum::<Result<usize, EngineError>>()?
     };
     if q.words.len() > 1 {
-        kept.keep(q, version, Total { total, lower_bound: driven > cap, none: driven == 0 });
+        kept.keep(q, version, Total::counted(total, driven, cap));
     }
     if driven == 0 {
         return Ok(WordPage::default());
@@ -735,6 +735,13 @@ struct Total {
     lower_bound: bool,
     /// The driver is on no document: every page is empty.
     none: bool,
+}
+
+impl Total {
+    /// `total` matches among the driver's documents counted up to `cap + 1` (`driven`).
+    fn counted(total: usize, driven: usize, cap: usize) -> Self {
+        Self { total, lower_bound: driven > cap, none: driven == 0 }
+    }
 }
 
 /// The totals of searches of more than one word counted before, by search (its words in order, dataset, index,
@@ -828,7 +835,7 @@ fn first_page(
             }
         }
     }
-    let counted = Total { total, lower_bound: driven > cap, none: driven == 0 };
+    let counted = Total::counted(total, driven, cap);
     if driven == 0 {
         return Ok((WordPage::default(), counted));
     }
