@@ -30,9 +30,9 @@ struct KeyFile {
 
 /// Whether `key` has the `svc_live_<32 hex>` form.
 pub fn is_well_formed(key: &str) -> bool {
-    // Every digit is checked, by a table and without a branch per digit: a key's digits are random, so a branch
-    // on each (`is_ascii_hexdigit`, then the next) was mispredicted about every other digit once callers
-    // presented many different keys (a visible share of a cached answer's cost with 4,000 keys in rotation).
+    // Every digit is checked, by a table and without a branch per digit: a key's digits are random, so branches
+    // on each (`is_ascii_hexdigit`) cost little for one key and 1.3% of a cached answer's host samples with
+    // 4,000 keys in rotation (0.06% like this; BENCHMARKS.md, stop 54).
     const HEX: [bool; 256] = {
         let mut table = [false; 256];
         let mut b = 0;
