@@ -18,7 +18,7 @@ command -v wrk > /dev/null || { echo "install wrk: apt-get install -y wrk" >&2; 
 bench_work
 echo "$query" > "$work/paths"
 # The key file written directly (hashes only, as `datahost keys issue` stores them): 8,001 keys issued one by one
-# would take minutes. Every side gets a copy.
+# would take minutes. Both sides get a copy.
 python3 - "$work" <<'PY'
 import hashlib, json, secrets, sys
 work = sys.argv[1]
@@ -29,9 +29,8 @@ for rotation, tier, n in (("owner", "owner", 1), ("owner4k", "owner", 4000), ("p
         lists[rotation].append(key)
         records.append({"id": "key_" + secrets.token_hex(6), "hash": hashlib.sha256(key.encode()).hexdigest(),
                         "tier": tier, "label": "ab_keys", "createdAt": "2026-01-01T00:00:00Z", "revokedAt": None})
-for side in ("before", "after"):
-    with open(f"{work}/keys-{side}.json", "w") as f:
-        json.dump({"version": 1, "keys": records}, f)
+with open(f"{work}/keys.json", "w") as f:
+    json.dump({"version": 1, "keys": records}, f)
 for rotation, keys in lists.items():
     with open(f"{work}/{rotation}.txt", "w") as f:
         f.write("\n".join(keys) + "\n")
@@ -39,7 +38,7 @@ PY
 port=$(free_port)
 for side in before after; do
   mkdir -p "$work/$side"
-  mv "$work/keys-$side.json" "$work/$side/keys.json"
+  cp "$work/keys.json" "$work/$side/keys.json"
   bench_config "$work/$side.toml" "$port" "$work/$side"
 done
 declare -A bins=([before]="$before" [after]="$after")
@@ -69,7 +68,7 @@ runs = {}
 for line in open(sys.argv[1]):
     _, side, rotation, cpu, summary = line.split(" ", 4)
     s = json.loads(summary)
-    if s["non2xx"] or s["connect"] or s["read"] or s["timeout"]:
+    if any(s[k] for k in ("connect", "read", "write", "timeout", "non2xx")):
         sys.exit(f"{side} {rotation}: errors in a run (a 429 means more pro keys are needed): {summary}")
     rate = s["requests"] / s["duration_us"] * 1e6
     runs.setdefault((rotation, side), []).append((rate, int(cpu) / ticks / s["requests"] * 1e6))
