@@ -31,6 +31,10 @@ fn free_tier_counts_down_then_429() {
     // Other keys are unaffected; the owner tier is unlimited and carries no rate-limit headers.
     let other = server.issue_key("free");
     assert_eq!(server.get_with(ROUTE, &[("X-API-Key", &other)]).0, 200);
+    // The new key was found by reloading the key view; the spent key's window did not start again with it.
+    let spent = server.request(ROUTE, &[("X-API-Key", &key)]);
+    assert_eq!(spent.status().as_u16(), 429);
+    assert_eq!(spent.headers()["x-ratelimit-remaining"], "0");
     let owner = server.request(ROUTE, &[("X-API-Key", &server.owner_key)]);
     assert_eq!(owner.status().as_u16(), 200);
     assert!(owner.headers().get("x-ratelimit-limit").is_none());

@@ -9,6 +9,7 @@ use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
 use crate::access::keys::{is_well_formed, KeyLookup};
+use crate::access::ratelimit::RateSlot;
 
 pub const MARKETPLACE_HEADER: &str = "x-marketplace-proxy-secret";
 pub const MARKETPLACE_USER_HEADER: &str = "x-rapidapi-user";
@@ -19,6 +20,9 @@ pub struct Caller {
     /// Rate-limit identity: the key id (never the key), or `marketplace:<user>`.
     pub id: Arc<str>,
     pub tier: Tier,
+    /// The key's count in the in-process limiter (none for a marketplace caller, counted by `id`, and for a tier
+    /// without a limit).
+    pub slot: Option<Arc<RateSlot>>,
 }
 
 /// Why a request is not authenticated; each maps to a 401 message.
@@ -150,7 +154,7 @@ pub fn presented<'a>(
         // A key beside the secret is not ignored: an explicitly invalid one is refused like anywhere else.
         let key = one_key(headers, query_key)?;
         return Ok(Presented::Marketplace(
-            Caller { id: Arc::from(format!("marketplace:{user}")), tier: Tier::Rapidapi },
+            Caller { id: Arc::from(format!("marketplace:{user}")), tier: Tier::Rapidapi, slot: None },
             key,
         ));
     }
@@ -160,7 +164,7 @@ pub fn presented<'a>(
 /// Turns a key lookup into a caller.
 pub fn resolved(lookup: KeyLookup) -> Result<Caller, AuthError> {
     match lookup {
-        KeyLookup::Valid { id, tier } => Ok(Caller { id, tier }),
+        KeyLookup::Valid { id, tier, slot } => Ok(Caller { id, tier, slot }),
         KeyLookup::Revoked => Err(AuthError::Revoked),
         KeyLookup::Unknown => Err(AuthError::Unknown),
     }

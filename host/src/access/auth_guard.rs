@@ -80,7 +80,7 @@ impl FailedAuth {
             return None;
         }
         let id: Arc<str> = Arc::from(format!("authfail:{ip}"));
-        let decision = match limiter.check(&id, self.per_minute).await {
+        let decision = match limiter.check(&id, None, self.per_minute).await {
             Ok(d) => d,
             Err(e) => {
                 tracing::warn!(error = %e, "rate limiter unavailable; failed authentication not counted");

@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
+use crate::access::ratelimit::{tier_limit, RateSlot};
 use crate::access::AccessError;
 use crate::config::Config;
 use crate::engine::postgres::keys::{KeyRecord, PgKeys};
@@ -69,9 +70,15 @@ pub fn generate(tier: Tier, label: &str) -> (String, KeyRecord) {
 }
 
 /// What a presented key resolves to.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub enum KeyLookup {
-    Valid { id: Arc<str>, tier: Tier },
+    /// `slot`: the key's count in the in-process limiter, kept with its entry; none for a tier without a limit
+    /// (not handed out where nothing counts in it: each hand-out is a write to the slot's shared reference count).
+    Valid {
+        id: Arc<str>,
+        tier: Tier,
+        slot: Option<Arc<RateSlot>>,
+    },
     Revoked,
     Unknown,
 }
@@ -82,6 +89,20 @@ struct Entry {
     id: Arc<str>,
     tier: Tier,
     revoked: bool,
+    /// Carried from the entry it replaces, so a reload does not start the key's window again.
+    slot: Arc<RateSlot>,
+}
+
+impl Entry {
+    fn new(hash: [u8; 32], record: &KeyRecord) -> Self {
+        Entry {
+            hash,
+            id: Arc::from(record.id.as_str()),
+            tier: record.tier,
+            revoked: record.revoked_at.is_some(),
+            slot: Arc::default(),
+        }
+    }
 }
 
 /// A stored key's hash, or `None` (said in the log: the key then authenticates nothing) when it is not 64 hex
@@ -115,13 +136,15 @@ impl KeyCache {
         let mut map = ByHash::with_capacity_and_hasher(records.len(), Default::default());
         for r in records {
             let Some(hash) = record_hash(r) else { continue };
-            map.insert(
-                hash,
-                Entry { hash, id: Arc::from(r.id.as_str()), tier: r.tier, revoked: r.revoked_at.is_some() },
-            );
+            map.insert(hash, Entry::new(hash, r));
         }
         let _writing = self.writing.lock().unwrap_or_else(|e| e.into_inner());
         let before = self.entries.load();
+        for entry in map.values_mut() {
+            if let Some(kept) = before.get(&entry.hash) {
+                entry.slot = kept.slot.clone();
+            }
+        }
         let newly_revoked = map
             .values()
             .filter(|e| e.revoked && before.get(&e.hash).is_some_and(|before| !before.revoked))
@@ -142,7 +165,8 @@ impl KeyCache {
                 if e.revoked {
                     KeyLookup::Revoked
                 } else {
-                    KeyLookup::Valid { id: e.id.clone(), tier: e.tier }
+                    let slot = tier_limit(e.tier).map(|_| e.slot.clone());
+                    KeyLookup::Valid { id: e.id.clone(), tier: e.tier, slot }
                 }
             }
             _ => KeyLookup::Unknown,
@@ -154,15 +178,11 @@ impl KeyCache {
         let _writing = self.writing.lock().unwrap_or_else(|e| e.into_inner());
         let mut map = ByHash::clone(&self.entries.load());
         if let Some(hash) = record_hash(record) {
-            map.insert(
-                hash,
-                Entry {
-                    hash,
-                    id: Arc::from(record.id.as_str()),
-                    tier: record.tier,
-                    revoked: record.revoked_at.is_some(),
-                },
-            );
+            let mut entry = Entry::new(hash, record);
+            if let Some(kept) = map.get(&hash) {
+                entry.slot = kept.slot.clone();
+            }
+            map.insert(hash, entry);
         }
         self.entries.store(Arc::new(map));
     }
@@ -348,7 +368,7 @@ impl KeyRing {
     /// every replica; misses are remembered for a second so a flood of unknown keys cannot load the store.
     pub async fn resolve(&self, key: &str) -> KeyLookup {
         let found = self.cache.lookup(key);
-        if found != KeyLookup::Unknown {
+        if !matches!(found, KeyLookup::Unknown) {
             return found;
         }
         let hash = hash_key(key);
@@ -376,7 +396,7 @@ impl KeyRing {
             tracing::warn!(error = %e, "cannot look the API key up in the key store");
         }
         let found = self.cache.lookup(key);
-        if found == KeyLookup::Unknown {
+        if matches!(found, KeyLookup::Unknown) {
             self.misses.lock().unwrap_or_else(|e| e.into_inner()).insert(hash, std::time::Instant::now());
         }
         found
@@ -422,6 +442,14 @@ mod tests {
     }
 
     use super::*;
+
+    /// A valid look-up's key id and tier.
+    fn valid(lookup: &KeyLookup) -> Option<(&str, Tier)> {
+        match lookup {
+            KeyLookup::Valid { id, tier, .. } => Some((id, *tier)),
+            _ => None,
+        }
+    }
 
     #[test]
     fn generated_keys_are_well_formed_and_stored_as_hashes() {
@@ -471,8 +499,31 @@ mod tests {
         let added: Vec<(String, KeyRecord)> = writers.into_iter().flat_map(|w| w.join().unwrap()).collect();
         assert_eq!(cache.len(), 1 + 400);
         for (key, record) in &added {
-            assert_eq!(cache.lookup(key), KeyLookup::Valid { id: Arc::from(record.id.as_str()), tier: Tier::Pro });
+            assert_eq!(valid(&cache.lookup(key)), Some((record.id.as_str(), Tier::Pro)));
         }
+    }
+
+    #[test]
+    fn a_reload_keeps_each_keys_count() {
+        // A key's window lives with its entry: a reload (or the key found again in the store) must not start it
+        // again, or a key could pass its limit by waiting for the next reload.
+        let (k1, r1) = generate(Tier::Pro, "");
+        let (k2, r2) = generate(Tier::Pro, "");
+        let cache = KeyCache::default();
+        cache.replace(std::slice::from_ref(&r1));
+        let slot_of = |key: &str| match cache.lookup(key) {
+            KeyLookup::Valid { slot: Some(slot), .. } => slot,
+            other => panic!("{other:?}"),
+        };
+        let window = 7 * crate::access::ratelimit::WINDOW_MS;
+        for _ in 0..5 {
+            slot_of(&k1).count(window);
+        }
+        cache.replace(&[r1.clone(), r2.clone()]);
+        assert_eq!(slot_of(&k1).count(window), 6);
+        cache.upsert(&r1);
+        assert_eq!(slot_of(&k1).count(window), 7);
+        assert_eq!(slot_of(&k2).count(window), 1, "each key has its own");
     }
 
     #[test]
@@ -482,9 +533,9 @@ mod tests {
         r2.revoked_at = Some("2026-01-01T00:00:00Z".into());
         let cache = KeyCache::default();
         cache.replace(&[r1.clone(), r2]);
-        assert_eq!(cache.lookup(&k1), KeyLookup::Valid { id: Arc::from(r1.id.as_str()), tier: Tier::Free });
-        assert_eq!(cache.lookup(&k2), KeyLookup::Revoked);
-        assert_eq!(cache.lookup("svc_live_00000000000000000000000000000000"), KeyLookup::Unknown);
+        assert_eq!(valid(&cache.lookup(&k1)), Some((r1.id.as_str(), Tier::Free)));
+        assert!(matches!(cache.lookup(&k2), KeyLookup::Revoked));
+        assert!(matches!(cache.lookup("svc_live_00000000000000000000000000000000"), KeyLookup::Unknown));
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use super::ratelimit::{Decision, LocalLimiter};
+use super::ratelimit::{Decision, LocalLimiter, RateSlot};
 use super::redis::RedisLimiter;
 use super::AccessError;
 
@@ -14,10 +14,14 @@ pub enum Limiter {
 }
 
 impl Limiter {
-    /// Counts one request. An error means the shared store could not be asked in time.
-    pub async fn check(&self, id: &Arc<str>, limit: u64) -> Result<Decision, AccessError> {
+    /// Counts one request. An error means the shared store could not be asked in time. `slot`, the key's own
+    /// count kept with its entry, is what the in-process limiter counts in when there is one; Redis counts by `id`.
+    pub async fn check(&self, id: &Arc<str>, slot: Option<&RateSlot>, limit: u64) -> Result<Decision, AccessError> {
         match self {
-            Limiter::Local(l) => Ok(l.check(id, limit)),
+            Limiter::Local(l) => Ok(match slot {
+                Some(slot) => l.check_slot(slot, limit),
+                None => l.check(id, limit),
+            }),
             Limiter::Redis(r) => r.check(id, limit).await,
         }
     }

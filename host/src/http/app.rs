@@ -450,7 +450,7 @@ fn next_link(base_url: &str, path: &str, query: &[(Cow<'_, str>, Cow<'_, str>)],
 /// fails open. `Err`: the limiter is down and fails closed.
 async fn limit(state: &AppState, caller: &Caller) -> Result<Option<Decision>, Response> {
     let Some(per_minute) = tier_limit(caller.tier) else { return Ok(None) };
-    match state.limiter.check(&caller.id, per_minute).await {
+    match state.limiter.check(&caller.id, caller.slot.as_deref(), per_minute).await {
         Ok(d) => {
             let outcome = if d.allowed { "allowed" } else { "limited" };
             crate::http::metrics::ratelimit_decision(caller.tier, outcome);
