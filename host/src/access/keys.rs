@@ -94,13 +94,14 @@ struct Entry {
 }
 
 impl Entry {
-    fn new(hash: [u8; 32], record: &KeyRecord) -> Self {
+    /// The entry for `record`, keeping the count of `replaced` (the key's entry in the view it replaces), if any.
+    fn new(hash: [u8; 32], record: &KeyRecord, replaced: Option<&Entry>) -> Self {
         Entry {
             hash,
             id: Arc::from(record.id.as_str()),
             tier: record.tier,
             revoked: record.revoked_at.is_some(),
-            slot: Arc::default(),
+            slot: replaced.map(|e| e.slot.clone()).unwrap_or_default(),
         }
     }
 }
@@ -133,17 +134,12 @@ impl KeyCache {
     /// Replaces the whole view with `records`; returns the ids of keys that were valid and are revoked now, so
     /// the reload can say when a revocation took effect on this replica.
     pub fn replace(&self, records: &[KeyRecord]) -> Vec<Arc<str>> {
+        let _writing = self.writing.lock().unwrap_or_else(|e| e.into_inner());
+        let before = self.entries.load();
         let mut map = ByHash::with_capacity_and_hasher(records.len(), Default::default());
         for r in records {
             let Some(hash) = record_hash(r) else { continue };
-            map.insert(hash, Entry::new(hash, r));
-        }
-        let _writing = self.writing.lock().unwrap_or_else(|e| e.into_inner());
-        let before = self.entries.load();
-        for entry in map.values_mut() {
-            if let Some(kept) = before.get(&entry.hash) {
-                entry.slot = kept.slot.clone();
-            }
+            map.insert(hash, Entry::new(hash, r, before.get(&hash)));
         }
         let newly_revoked = map
             .values()
@@ -178,10 +174,7 @@ impl KeyCache {
         let _writing = self.writing.lock().unwrap_or_else(|e| e.into_inner());
         let mut map = ByHash::clone(&self.entries.load());
         if let Some(hash) = record_hash(record) {
-            let mut entry = Entry::new(hash, record);
-            if let Some(kept) = map.get(&hash) {
-                entry.slot = kept.slot.clone();
-            }
+            let entry = Entry::new(hash, record, map.get(&hash));
             map.insert(hash, entry);
         }
         self.entries.store(Arc::new(map));
