@@ -72,7 +72,9 @@ static STOP_SIGNALLED: AtomicBool = AtomicBool::new(false);
 
 /// Registers an action on SIGTERM and SIGINT, beside tokio's, that sets [`STOP_SIGNALLED`]. tokio delivers a
 /// signal to its task through the I/O driver, which a worker busy in a synchronous plugin call may hold back;
-/// the flag is set at once, so a response produced meanwhile still says `Connection: close`.
+/// the flag is set at once, so a response produced meanwhile still says `Connection: close`. This action
+/// replaces the signals' default one (the process would no longer end on them), so tokio's must be registered
+/// before it (`lifecycle::server::stop_signals`): a signal that arrived in between would only set the flag.
 pub fn watch_stop_signals() {
     for signal in [libc::SIGTERM, libc::SIGINT] {
         // SAFETY: the action only stores to an atomic, which is async-signal-safe.

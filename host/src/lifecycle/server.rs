@@ -203,6 +203,10 @@ pub async fn serve(config: Config) -> Result<(), StartupError> {
     };
     let api_addr = bound("server.listen", &api_listener, state.config.server.listen)?;
     let metrics_addr = bound("metrics.listen", &metrics_listener, state.config.metrics.listen)?;
+    // The stop signals are registered before the server says it is listening: a SIGTERM sent the moment it
+    // does (a supervisor, a test harness) is then kept until the accept loop looks, never lost in between.
+    let stop = stop_signals();
+    crate::http::conn::watch_stop_signals();
     tracing::info!(api = %api_addr, metrics = %metrics_addr, plugins = state.registry.plugins.len(),
         failures = state.registry.failures.len(), engine = state.engine.address(), startup_ms = %phases.summary(),
         "datahost listening");
@@ -218,7 +222,6 @@ pub async fn serve(config: Config) -> Result<(), StartupError> {
         }
     });
 
-    crate::http::conn::watch_stop_signals();
     tracing::info!(
         max_connections = limits.max_connections,
         per_client = limits.max_connections_per_client,
@@ -226,7 +229,7 @@ pub async fn serve(config: Config) -> Result<(), StartupError> {
         "connection limits"
     );
     let shutdown = async {
-        shutdown_signal().await;
+        stop.await;
         tracing::info!(
             grace_secs = grace.as_secs(),
             "shutting down: closing idle connections, finishing in-flight requests"
@@ -245,23 +248,47 @@ pub async fn serve(config: Config) -> Result<(), StartupError> {
     Ok(())
 }
 
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
+/// SIGTERM or SIGINT, registered with tokio by this call (not when the future is first polled): one that
+/// arrives after the call and before the future is awaited still completes it. Until this call a stop signal
+/// has its default action; after [`watch_stop_signals`](crate::http::conn::watch_stop_signals) it has none, so
+/// a signal not registered here by then would be swallowed and the server would never stop.
+fn stop_signals() -> impl std::future::Future<Output = ()> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let registered = |kind: SignalKind| {
+        signal(kind).map_err(|e| tracing::warn!(error = %e, signal = kind.as_raw_value(), "cannot watch a stop signal"))
     };
-    #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
+    let (term, interrupt) = (registered(SignalKind::terminate()), registered(SignalKind::interrupt()));
+    let received = |stream: Result<tokio::signal::unix::Signal, ()>| async move {
+        match stream {
+            Ok(mut stream) => {
+                stream.recv().await;
             }
-            Err(_) => std::future::pending::<()>().await,
+            Err(()) => std::future::pending::<()>().await,
         }
     };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        _ = ctrl_c => {},
-        _ = term => {},
+    async move {
+        tokio::select! {
+            _ = received(term) => {},
+            _ = received(interrupt) => {},
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The stop signals are registered by the call: a SIGTERM raised between the call and the first poll of its
+    /// future completes that future. In `serve`'s order (the direct watch after the call), as here: registered
+    /// only at the first poll, as they once were, the SIGTERM reached the direct watch alone and the future never
+    /// completed (the server ran on).
+    #[tokio::test]
+    async fn a_stop_signal_before_the_first_poll_is_kept() {
+        let stop = stop_signals();
+        crate::http::conn::watch_stop_signals();
+        // SAFETY: raise only sends a signal to this thread; the action tokio registered handles it.
+        assert_eq!(unsafe { libc::raise(libc::SIGTERM) }, 0);
+        let stopped = tokio::time::timeout(Duration::from_secs(10), stop).await;
+        assert!(stopped.is_ok(), "the SIGTERM raised before the first poll stops the server");
     }
 }
