@@ -585,6 +585,8 @@ fn serve_runs_the_schedule_in_the_background_and_reports_metrics() {
     until("lastSyncAt for senate-trades", || {
         server.get_with("/health", &[]).1["data"]["senate-trades"]["lastSyncAt"].is_string()
     });
+    // The child has written its state and its records; the server counts its report once it has exited.
+    server.wait_for_output("scheduled sync finished");
     let metrics = server.metrics_text();
     assert!(metrics.contains("datahost_sync_files_total{source=\"senate\"} 1"), "{metrics}");
     assert!(metrics.contains("datahost_sync_dataset_last_success_timestamp_seconds{dataset=\"senate-trades\"}"));

@@ -3,7 +3,7 @@
 //! a CA the test makes. A plain connection fails with a message saying what to configure; a TLS one serves.
 
 use datahost_tests::private::{PrivateCluster, PrivateRedis, TestCerts};
-use datahost_tests::{assert_envelope, free_port, run_cli_raw, Server, ServerOptions};
+use datahost_tests::{assert_envelope, free_port, run_cli_raw, wait_for_window_with, Server, ServerOptions};
 
 fn engine_toml(url: &str, extra: &str) -> String {
     format!("[engine]\nurl = \"{url}\"\nconnect_timeout_secs = 2\nreload_interval_secs = 1\n{extra}\n")
@@ -88,11 +88,13 @@ fn redis_over_tls_limits_and_a_plain_url_fails_with_a_clear_message() {
     let server = Server::start_with(ServerOptions {
         extra_toml: format!(
             "[ratelimit]\nredis_url = \"rediss://localhost:{port}\"\nredis_prefix = \"{prefix}\"\n\
-             redis_tls_ca_file = {ca:?}\nfail_mode = \"closed\"\n"
+             redis_tls_ca_file = {ca:?}\nfail_mode = \"closed\"\nredis_timeout_ms = 5000\n"
         ),
         ..Default::default()
     });
     let key = server.issue_key("free");
+    // Both requests in one minute's window: a new window between them would count from the limit again.
+    wait_for_window_with(10);
     let first = server.request("/v1/congress-trades?limit=1", &[("X-API-Key", &key)]);
     assert_eq!(first.status().as_u16(), 200);
     let remaining: u64 = first.headers()["x-ratelimit-remaining"].to_str().unwrap().parse().unwrap();
