@@ -209,6 +209,24 @@ impl<T> JsonFrame<T> {
         Ok(JsonText::written(text))
     }
 
+    /// Frames each filled with its one value (as [`JsonFrame::fill`] fills one), as a body field that serialises
+    /// as the JSON array of them, documented as an array of `T`: one text for the whole list (a page of filings,
+    /// each with its trades) instead of one per value, each copied again into the answer. An error when a frame
+    /// holds another number of slots.
+    pub fn fill_array<'f, A: SlotValue>(
+        filled: impl IntoIterator<Item = (&'f Self, A)>,
+    ) -> Result<JsonText<Vec<T>>, serde_json::Error>
+    where
+        T: 'f,
+    {
+        Self::array_of(
+            filled,
+            1,
+            |value| value.room(),
+            |frame, value, text| frame.write_filled(text, |_, text| value.write_json(text)),
+        )
+    }
+
     /// Frames each filled with its two values (as [`JsonFrame::fill_two`] fills one), as a body field that
     /// serialises as the JSON array of them, documented as an array of `T`: one text for the whole list (a page of
     /// search hits, each written once per filing) instead of one per value, each copied again into the answer. An
@@ -219,19 +237,37 @@ impl<T> JsonFrame<T> {
     where
         T: 'f,
     {
+        Self::array_of(
+            filled.into_iter().map(|(frame, first, second)| (frame, (first, second))),
+            2,
+            |(first, second)| first.room() + second.room(),
+            |frame, (first, second), text| frame.write_two(text, first, second),
+        )
+    }
+
+    /// The JSON array of frames each filled with its `slots` values (`V`: what fills one frame, `room` about
+    /// its bytes, `write` appends the filled frame): one text, with room for as many values as the first takes.
+    fn array_of<'f, V>(
+        filled: impl IntoIterator<Item = (&'f Self, V)>,
+        slots: usize,
+        room: impl Fn(&V) -> usize,
+        write: impl Fn(&Self, &V, &mut Vec<u8>) -> Result<(), serde_json::Error>,
+    ) -> Result<JsonText<Vec<T>>, serde_json::Error>
+    where
+        T: 'f,
+    {
         let mut filled = filled.into_iter().peekable();
         // Room for as many values as the first takes, and some: most lists then allocate once.
-        let each =
-            filled.peek().map_or(0, |(frame, first, second)| frame.text.len() + 1 + first.room() + second.room());
+        let each = filled.peek().map_or(0, |(frame, values)| frame.text.len() + 1 + room(values));
         let mut text = Vec::with_capacity(2 + filled.size_hint().0 * (each + 64));
         text.push(b'[');
-        for (i, (frame, first, second)) in filled.enumerate() {
-            frame.check_slots(2)?;
+        for (i, (frame, values)) in filled.enumerate() {
+            frame.check_slots(slots)?;
             if i > 0 {
                 text.push(b',');
             }
-            text.reserve(frame.text.len() + 1 + first.room() + second.room());
-            frame.write_two(&mut text, &first, &second)?;
+            text.reserve(frame.text.len() + 1 + room(&values));
+            write(frame, &values, &mut text)?;
         }
         text.push(b']');
         Ok(JsonText::written(text))
@@ -644,6 +680,29 @@ mod tests {
                 JsonFrame::fill_two_array((0..n).map(|i| (&frames[i], values[i % 4].0, JsonStr(values[i % 4].1))));
             assert_eq!(serde_json::to_string(&array.unwrap()).unwrap(), serde_json::to_string(&hits).unwrap());
         }
+    }
+
+    #[test]
+    fn frames_of_one_slot_filled_into_an_array_are_the_values_written_whole() {
+        #[derive(Serialize)]
+        struct Filing<'a, S> {
+            doc: &'a str,
+            trades: S,
+        }
+        let docs = ["1", "nul \u{0} here", "\"trades\":[]", "caf\u{e9} \u{1F600}\n"];
+        let frames: Vec<_> = docs
+            .iter()
+            .map(|doc| JsonFrame::<()>::new(&Filing { doc, trades: Slot::<()>::new() }))
+            .collect::<Result<_, _>>()
+            .unwrap();
+        let trades: [&[&str]; 3] = [&[], &["AAPL"], &["MSFT", "a \"quoted\" one"]];
+        for n in 0..=frames.len() {
+            let filings: Vec<_> = (0..n).map(|i| Filing { doc: docs[i], trades: trades[i % 3] }).collect();
+            let array = JsonFrame::fill_array((0..n).map(|i| (&frames[i], trades[i % 3])));
+            assert_eq!(serde_json::to_string(&array.unwrap()).unwrap(), serde_json::to_string(&filings).unwrap());
+        }
+        let two = JsonFrame::<()>::new(&Filing { doc: "x", trades: (Slot::<()>::new(), Slot::<()>::new()) }).unwrap();
+        assert!(JsonFrame::fill_array([(&frames[0], 1), (&two, 1)]).is_err(), "two slots, one value");
     }
 
     #[test]

@@ -414,28 +414,57 @@ impl<M, Fi, T> Written<M, Fi, T> {
     where
         F::Trade: Clone,
     {
+        let (frame, trades) = self.frame_of(served, &now)?;
+        frame.fill(&trades).map_err(written_error)
+    }
+
+    /// A page's filings as [`Written::filing`] writes each, as the JSON array of them in one text: one
+    /// allocation for the page, where a text per filing was one per filing and a copy of each into the answer
+    /// (a profile of cold congress-trades answers: BENCHMARKS.md).
+    pub fn filings<'a, F: Disclosure, N: Serialize>(
+        &self,
+        served: &'a [Served<'a, F>],
+        now: impl Fn(&'a F::Trade) -> N,
+    ) -> Result<JsonText<Vec<Fi>>, ApiError>
+    where
+        F::Trade: Clone,
+    {
+        let filled = served.iter().map(|s| self.frame_of(s, &now)).collect::<Result<Vec<_>, _>>()?;
+        JsonFrame::fill_array(filled.iter().map(|(frame, trades)| (*frame, trades))).map_err(written_error)
+    }
+
+    /// `served`'s frame, and what fills its slot: its held trades' rows, or `now(trade)` for each.
+    fn frame_of<'a, F: Disclosure, N: Serialize>(
+        &self,
+        served: &'a Served<'a, F>,
+        now: &impl Fn(&'a F::Trade) -> N,
+    ) -> Result<(&JsonFrame<Fi>, TradesOf<'_, T, N>), ApiError>
+    where
+        F::Trade: Clone,
+    {
         let written = match self.filings.get(served.position) {
             Some(written) if written.address == served.filing as *const F as usize => written,
             _ => return Err(ApiError::internal("a filing of another index than the one written at init")),
         };
-        match self.rows_of(served, written.first_row) {
-            Some(rows) => written.frame.fill(&rows),
-            None => written.frame.fill(&served.trades.iter().map(|t| now(t.as_ref())).collect::<Vec<N>>()),
-        }
-        .map_err(|e| ApiError::internal(format!("writing a filing of the answer: {e}")))
+        let trades = match self.rows_of(served, written.first_row) {
+            Some(rows) => TradesOf::Held(rows),
+            None => TradesOf::Now(served.trades.iter().map(|t| now(t.as_ref())).collect()),
+        };
+        Ok((&written.frame, trades))
     }
 
-    /// The rows of `served`'s trades, when all are the held filing's (whose first trade is row `first`), in order.
+    /// The rows of `served`'s trades, when all are the held filing's (whose first trade is row `first`), in
+    /// order: a run of rows when they follow each other (every trade of a filing, or a ticker's one), read without
+    /// collecting them, else the rows picked.
     fn rows_of<F: Disclosure>(&self, served: &Served<'_, F>, first: usize) -> Option<JsonArray<'_, T>>
     where
         F::Trade: Clone,
     {
         let held = served.filing.trades();
-        let mut next = 0;
-        let rows = served
-            .trades
-            .iter()
-            .map(|trade| match trade {
+        // Row of each trade in turn, each found after the one before.
+        let rows = || {
+            let mut next = 0;
+            served.trades.iter().map(move |trade| match trade {
                 Cow::Borrowed(trade) => {
                     let at = next + held.get(next..)?.iter().position(|h| std::ptr::eq(h, *trade))?;
                     next = at + 1;
@@ -443,9 +472,39 @@ impl<M, Fi, T> Written<M, Fi, T> {
                 }
                 Cow::Owned(_) => None,
             })
-            .collect::<Option<Vec<usize>>>()?;
-        self.rows.pick(rows)
+        };
+        let mut run = first..first;
+        for (i, row) in rows().enumerate() {
+            let row = row?;
+            if i == 0 {
+                run = row..row;
+            }
+            if row != run.end {
+                return self.rows.pick(rows().collect::<Option<Vec<usize>>>()?);
+            }
+            run.end += 1;
+        }
+        Some(self.rows.slice(run))
     }
+}
+
+/// What fills a filing's trades slot: rows written at `init`, or trades written now.
+enum TradesOf<'r, T, N> {
+    Held(JsonArray<'r, T>),
+    Now(Vec<N>),
+}
+
+impl<T, N: Serialize> Serialize for TradesOf<'_, T, N> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            TradesOf::Held(rows) => rows.serialize(serializer),
+            TradesOf::Now(trades) => trades.serialize(serializer),
+        }
+    }
+}
+
+fn written_error(e: serde_json::Error) -> ApiError {
+    ApiError::internal(format!("writing a filing of the answer: {e}"))
 }
 
 /// Stored trade rows (JSON) of `collection` whose `ticker_field` is any spelling of `ticker` (normalised), for
@@ -657,6 +716,45 @@ mod tests {
         let reversed =
             Served { filing, position, trades: vec![Cow::Borrowed(&filing.3[1]), Cow::Borrowed(&filing.3[0])] };
         assert_eq!(served(&written, &reversed), (whole(filing, &[&filing.3[1], &filing.3[0]]), false));
+    }
+
+    /// A page written as one text is the JSON array of its filings as each is written alone, whichever way a
+    /// filing's trades are found: a run of the rows written at `init`, rows picked out of them, or trades written
+    /// now.
+    #[test]
+    fn a_page_of_filings_is_the_array_of_its_filings_written_alone() {
+        let index = DisclosureIndex::new(vec![
+            F("Ann Lee", "1", "2026-01-05", vec!["AAPL", "brk-b"]),
+            F("Ed Fox", "5", "2026-02-01", vec!["AAPL", "MSFT", "AAPL"]),
+            F("Di Ray", "4", "2025-12-01", vec![]),
+        ]);
+        let written = written(&index);
+        let array =
+            |items: &[Served<'_, F>]| serde_json::to_string(&written.filings(items, trade_out).unwrap()).unwrap();
+        let alone = |items: &[Served<'_, F>]| {
+            format!("[{}]", items.iter().map(|s| served(&written, s).0).collect::<Vec<_>>().join(","))
+        };
+        for pairs in [&[][..], &[("ticker", "aapl")], &[("ticker", "msft")], &[("ticker", "nvda")]] {
+            let query = parse(&RequestEnvelope::new("/v1/x", pairs)).unwrap();
+            let page = index.select_served::<NoStore>(&query, None).unwrap();
+            assert_eq!(array(&page.items), alone(&page.items), "{pairs:?}");
+        }
+        // Ed Fox's two AAPL trades are rows 0 and 2 of the filing: picked, not a run, and still the rows written.
+        let (position, filing) = held(&index, "5");
+        let picked =
+            Served { filing, position, trades: vec![Cow::Borrowed(&filing.3[0]), Cow::Borrowed(&filing.3[2])] };
+        assert_eq!(served(&written, &picked), (whole(filing, &[&filing.3[0], &filing.3[2]]), true));
+        let run = Served { filing, position, trades: vec![Cow::Borrowed(&filing.3[1]), Cow::Borrowed(&filing.3[2])] };
+        assert_eq!(served(&written, &run), (whole(filing, &[&filing.3[1], &filing.3[2]]), true));
+        let now = Served { filing, position, trades: vec![Cow::Borrowed(&filing.3[2]), Cow::Owned("NVDA")] };
+        let page = [picked, run, now];
+        assert_eq!(array(&page), alone(&page));
+        assert_eq!(array(&[]), "[]");
+        // A filing of another index in the page refuses the page.
+        let other = super::tests::index();
+        let (_, stranger) = held(&other, "3");
+        let foreign = Served { filing: stranger, position, trades: vec![] };
+        assert!(written.filings(&[foreign], trade_out).is_err());
     }
 
     #[test]

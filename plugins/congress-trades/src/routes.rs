@@ -90,7 +90,7 @@ pub(crate) struct Body<'a> {
     meta: JsonRow<'a, ResponseMeta<'static>>,
     /// Number of filings returned.
     count: usize,
-    filings: Vec<JsonText<FilingOut<'static>>>,
+    filings: JsonText<Vec<FilingOut<'static>>>,
     #[schema(with = paging::next_schema)]
     next: Option<&'a str>,
 }
@@ -103,8 +103,8 @@ pub fn handle(plugin: &CongressTrades, request: &RequestEnvelope) -> Result<Resp
         .select_served(&query, plugin.pdf_trades.as_ref())
         .map_err(|e| ApiError::unavailable(format!("the PTR trades could not be read: {e}")))?;
     let written = &plugin.written;
-    let filings = served.items.iter().map(|s| written.filing(s, TradeOut::of)).collect::<Result<Vec<_>, _>>()?;
+    let filings = written.filings(&served.items, TradeOut::of)?;
     let next = served.next.as_deref();
-    let body = Body { meta: written.meta(), count: filings.len(), filings, next };
+    let body = Body { meta: written.meta(), count: served.items.len(), filings, next };
     paging::respond(&body, next)
 }

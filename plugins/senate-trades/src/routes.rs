@@ -118,7 +118,7 @@ pub(crate) struct Body<'a> {
     meta: JsonRow<'a, MetaOut<'static>>,
     /// Number of filings returned.
     count: usize,
-    filings: Vec<JsonText<FilingOut<'static>>>,
+    filings: JsonText<Vec<FilingOut<'static>>>,
     #[schema(with = paging::next_schema)]
     next: Option<&'a str>,
 }
@@ -131,7 +131,7 @@ pub fn handle(plugin: &SenateTrades, request: &RequestEnvelope) -> Result<Respon
         .select_served(&query, plugin.stored.as_ref())
         .map_err(|e| ApiError::unavailable(format!("the Senate transactions could not be read: {e}")))?;
     let written = &plugin.written;
-    let filings = served.items.iter().map(|s| written.filing(s, TradeOut::of)).collect::<Result<Vec<_>, _>>()?;
+    let filings = written.filings(&served.items, TradeOut::of)?;
     let next = served.next.as_deref();
-    paging::respond(&Body { meta: written.meta(), count: filings.len(), filings, next }, next)
+    paging::respond(&Body { meta: written.meta(), count: served.items.len(), filings, next }, next)
 }
