@@ -98,14 +98,7 @@ def cold_queries(which, base, key, n):
             end = start + datetime.timedelta(days=365 + (i // (len(tickers) * starts)))
             q.append(f"/v1/prices?ticker={t}&from={start.isoformat()}&to={end.isoformat()}")
         out["prices"] = q
-        # congress-trades: a ticker or a member's surname, with a distinct limit each.
-        doc = c.json("/v1/congress-trades") or {}
-        filters = [("ticker", t) for t in strings_under(doc, "ticker") if t and t != "--"]
-        filters += [("member", m.split()[-1].lower()) for m in strings_under(doc, "member") if m.strip()]
-        filters = sorted(set(filters)) or [("ticker", "NVDA")]
-        out["congress-trades"] = [
-            f"/v1/congress-trades?{urllib.parse.urlencode({k: v, 'limit': 1 + i // len(filters)})}"
-            for i, (k, v) in ((i, filters[i % len(filters)]) for i in range(n))]
+        out["congress-trades"] = chamber_queries(c, "congress-trades", "", n)
         out["edgar-search"] = edgar_queries(c.json("/v1/edgar-search?q=revenue&limit=100"), n, "from")
         # vin: the example's make and model with every serial number (valid check digit).
         out["vin"] = [f"/v1/vin?vin={vin_with_check_digit('1HGCM82603A' + f'{i:06d}')}" for i in range(n)]
@@ -119,6 +112,35 @@ def cold_queries(which, base, key, n):
     for route, queries in out.items():
         for target in dict.fromkeys(queries):
             print(f"{route}\t{target}")
+
+
+def chamber_queries(c, route, listing, n):
+    """A chamber's filings (congress-trades, senate-trades): a ticker or a member's surname from the answer to
+    `/v1/<route><listing>`, with a distinct limit each."""
+    doc = c.json(f"/v1/{route}{listing}") or {}
+    filters = [("ticker", t) for t in strings_under(doc, "ticker") if t and t != "--"]
+    filters += [("member", m.split()[-1].lower()) for m in strings_under(doc, "member") if m.strip()]
+    filters = sorted(set(filters)) or [("ticker", "NVDA")]
+    return [f"/v1/{route}?{urllib.parse.urlencode({k: v, 'limit': 1 + i // len(filters)})}"
+            for i, (k, v) in ((i, filters[i % len(filters)]) for i in range(n))]
+
+
+def chamber_queries_command(route, base, key, n):
+    """`route<TAB>target` lines of distinct chamber queries (as `cold-queries` prints), from a chamber's first
+    1,000 filings."""
+    for target in dict.fromkeys(chamber_queries(Client(base, key), route, "?limit=1000", int(n))):
+        print(f"{route}\t{target}")
+
+
+def send_each(base, key, paths_file, start, count):
+    """Sends lines START to START + COUNT of PATHS_FILE once each on one keep-alive connection; fails unless every
+    answer is a 200."""
+    paths = [line.strip() for line in open(paths_file) if line.strip()][int(start):int(start) + int(count)]
+    c = Client(base, key)
+    for target in paths:
+        status, _ = c.get(target)
+        if status != 200:
+            sys.exit(f"send-each: {target} answered {status}")
 
 
 def edgar_queries(doc, n, bound):
@@ -264,5 +286,7 @@ if __name__ == "__main__":
      "capture": lambda: capture(*args),
      "nginx-tree": lambda: nginx_tree(*args),
      "send": lambda: send(*args),
+     "send-each": lambda: send_each(*args),
+     "chamber-queries": lambda: chamber_queries_command(*args),
      "startup": lambda: startup(*args),
      "report": lambda: report(*args)}[command]()

@@ -470,7 +470,6 @@ mod tests {
         }
     }
 
-    /// Makes the Redis at `url` stop answering for `secs` seconds (`DEBUG SLEEP` on a connection of its own).
     /// Makes the Redis at `url` sleep for `secs` (`DEBUG SLEEP`) and returns once it does: once a `PING` on
     /// a connection of its own goes unanswered for 100 ms, so a loaded machine cannot start the test's checks
     /// before the stall.
