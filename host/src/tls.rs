@@ -88,6 +88,11 @@ impl PgTls {
         };
         kept.push(("sslmode".into(), tokio_mode.into()));
         url.query_pairs_mut().clear().extend_pairs(kept);
+        // The pairs are written form-encoded, a space as `+`, which tokio-postgres (as libpq) reads as a `+`:
+        // `options=-c%20jit%3Don` reached the server as `-c+jit=on` and the connection was refused. A `+` of the
+        // values themselves is written `%2B`, so every `+` here is a space.
+        let query = url.query().map(|q| q.replace('+', "%20"));
+        url.set_query(query.as_deref());
         Ok(Self { mode, root_cert, url: url.into() })
     }
 
@@ -226,6 +231,18 @@ mod tests {
         assert!(matches!(&err, TlsError::UnknownSslMode(m) if m == "always"), "{err:?}");
         let err = err.to_string();
         assert!(err.contains("sslmode `always`") && err.contains("verify-full"), "{err}");
+    }
+
+    /// The other parameters reach tokio-postgres as they were given: spaces and `+` included.
+    #[test]
+    fn the_other_parameters_keep_their_spaces_and_plus_signs() {
+        use std::str::FromStr;
+        let t =
+            PgTls::from_url("postgres://db/x?options=-c%20jit%3Don%20-c%20search_path%3Da%2Bb&application_name=dh%201")
+                .unwrap();
+        let config = tokio_postgres::Config::from_str(&t.url).unwrap();
+        assert_eq!(config.get_options(), Some("-c jit=on -c search_path=a+b"));
+        assert_eq!(config.get_application_name(), Some("dh 1"));
     }
 
     #[test]
