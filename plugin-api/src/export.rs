@@ -229,13 +229,13 @@ thread_local! {
 
 /// Called by [`crate::Response::json`] with the bytes serde_json wrote.
 pub(crate) fn note_written_json(body: &[u8]) {
-    WRITTEN_JSON.set(Some((body.len(), xxhash_rust::xxh3::xxh3_64(body))));
+    WRITTEN_JSON.set(Some((body.len(), twox_hash::XxHash3_64::oneshot(body))));
 }
 
 /// Whether `body` is the one [`crate::Response::json`] wrote last on this thread during this `handle`, unchanged
 /// since (a plugin may edit a body after writing it, or build one by hand: those are read by the host).
 fn written_unchanged(body: &[u8]) -> bool {
-    WRITTEN_JSON.get().is_some_and(|(len, hash)| len == body.len() && hash == xxhash_rust::xxh3::xxh3_64(body))
+    WRITTEN_JSON.get().is_some_and(|(len, hash)| len == body.len() && hash == twox_hash::XxHash3_64::oneshot(body))
 }
 
 fn error_response(status: u16, message: &str) -> FfiResponse {
