@@ -475,17 +475,7 @@ mod tests {
 
     #[test]
     fn a_bad_word_index_is_one_problem_whatever_the_routes() {
-        let index = crate::words::WordIndex {
-            words: "terms".into(),
-            word_field: "term".into(),
-            doc_field: "docKey".into(),
-            docs: "instruments".into(),
-            key_field: "docKey".into(),
-            scope_field: "coverage".into(),
-            facet_fields: vec![],
-            date_field: "date".into(),
-            id_field: "id".into(),
-        };
+        let index = crate::words::WordIndex { facet_fields: vec![], ..crate::words::tests::index() };
         let two_public = with_routes(
             vec![RouteSpec::new("/v1/holdings", vec![]), RouteSpec::new("/v1/holdings/search", vec![])],
             json!({"/v1/holdings": get_200(), "/v1/holdings/search": get_200()}),

@@ -30,6 +30,17 @@ pub const WORD_PAGE_RECORDS: &str = "words:page-records";
 /// among at most this many documents holding the rarest query word.
 pub const DEFAULT_COUNT_CAP: usize = 1_000;
 
+/// When the rarest query word is on more than `count_cap` documents, [`WordHits::total`] is a lower bound however
+/// many of them are examined; when it is on more than [`SHARE_BEYOND`] times `count_cap`, a count of more than one
+/// word examines only the first `count_cap / LOWER_BOUND_SHARE` (at least one) of them (SDK 3.9; see
+/// [`WordSearch::examined`]). Such a count (a lender's name: every other word probed on each document examined)
+/// was the slowest statement of a search on 10M rows (BENCHMARKS.md).
+pub const LOWER_BOUND_SHARE: usize = 4;
+
+/// See [`LOWER_BOUND_SHARE`]: a rarest word on at most this many times `count_cap` documents has its first
+/// `count_cap` examined, which the host's walk for the count then mostly shares with the first page's.
+pub const SHARE_BEYOND: usize = 2;
+
 /// How a dataset's documents are found by words. The word records and the document record of one document
 /// share its group (`IngestRecord::group`), which is the document record's key and the value of `doc_field`
 /// (word records) and `key_field` (document records).
@@ -100,7 +111,8 @@ pub struct WordSearch {
     pub after: Option<(String, String)>,
     /// Documents in the page (the answer holds one more when there are more).
     pub limit: usize,
-    /// The most documents of the rarest word examined for [`WordHits::total`].
+    /// The most documents of the rarest word examined for [`WordHits::total`] (all of them up to this many, a
+    /// share of this many when it is on more: see [`WordSearch::examined`]).
     pub count_cap: usize,
 }
 
@@ -111,12 +123,12 @@ pub struct WordHits {
     /// Keys of the matching documents after `after`, in index order (newest date first, then id): up to `limit + 1`,
     /// the extra one only telling that a next page exists.
     pub docs: Vec<String>,
-    /// Matches over every page (not only after `after`), counted among the first `count_cap` documents (in
-    /// order) of the rarest word: the word on the fewest documents of the scope and facets (ties: the first word
-    /// given).
+    /// Matches over every page (not only after `after`), counted among the first [`WordSearch::examined`]
+    /// documents (in order) of the rarest word: the word on the fewest documents of the scope and facets (ties:
+    /// the first word given). Exact when that word is on at most `count_cap` documents.
     pub total: usize,
-    /// Whether the rarest word is on more than `count_cap` documents, some of them left uncounted: `total` is
-    /// then a lower bound.
+    /// Whether the rarest word is on more documents than were examined, some of them left uncounted: `total` is
+    /// then a lower bound (at least that many match).
     pub total_is_lower_bound: bool,
 }
 
@@ -173,6 +185,20 @@ impl WordSearch {
     pub fn bounds(&self) -> (usize, usize) {
         (self.limit.clamp(1, crate::query::MAX_QUERY_LIMIT), self.count_cap.clamp(1, 100_000))
     }
+
+    /// How many of the rarest word's documents a count examines when that word is on `on` documents: all of them
+    /// up to the count cap, an exact total; on more, the total is a lower bound whatever is examined, and on more
+    /// than [`SHARE_BEYOND`] times the cap a search of more than one word (whose other words are probed on each
+    /// document examined) examines only the first cap / [`LOWER_BOUND_SHARE`] (at least one). A host that reads
+    /// `on` from counts it keeps may examine that share of a word whose count ran ahead of its documents: its
+    /// total is then a lower bound too, never an exact count that is not.
+    pub fn examined(&self, on: usize) -> usize {
+        let (_, cap) = self.bounds();
+        match on > cap.saturating_mul(SHARE_BEYOND) && self.words.len() > 1 {
+            true => (cap / LOWER_BOUND_SHARE).max(1),
+            false => cap,
+        }
+    }
 }
 
 /// The answer over plain document records (the SDK's test host, and the reference for the engines): `words`
@@ -185,7 +211,7 @@ pub fn search_in(q: &WordSearch, words: &[serde_json::Value], docs: &[serde_json
     for w in words {
         held.entry(text(w, &ix.doc_field)).or_default().insert(text(w, &ix.word_field));
     }
-    let (limit, cap) = q.bounds();
+    let (limit, _) = q.bounds();
     let mut in_scope: Vec<(String, String, String)> = docs
         .iter()
         .filter(|d| text(d, &ix.scope_field) == q.scope && q.facets.contains(&ix.facet_of(d)))
@@ -198,8 +224,9 @@ pub fn search_in(q: &WordSearch, words: &[serde_json::Value], docs: &[serde_json
     let driver =
         q.words.iter().min_by_key(|w| in_scope.iter().filter(|d| holds(&d.2, w)).count()).cloned().unwrap_or_default();
     let driven: Vec<&(String, String, String)> = in_scope.iter().filter(|d| holds(&d.2, &driver)).collect();
-    let total = driven.iter().take(cap).filter(|d| holds_all(&d.2)).count();
-    let total_is_lower_bound = driven.len() > cap;
+    let examined = q.examined(driven.len());
+    let total = driven.iter().take(examined).filter(|d| holds_all(&d.2)).count();
+    let total_is_lower_bound = driven.len() > examined;
     let found: Vec<(String, String, String)> = in_scope.iter().filter(|d| holds_all(&d.2)).cloned().collect();
     let after = |f: &(String, String, String)| match &q.after {
         None => true,
@@ -207,4 +234,70 @@ pub fn search_in(q: &WordSearch, words: &[serde_json::Value], docs: &[serde_json
     };
     let docs = found.into_iter().filter(after).take(limit + 1).map(|f| f.2).collect();
     WordHits { docs, total, total_is_lower_bound }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A clerk-like index (the kit's names), for the SDK's tests.
+    pub(crate) fn index() -> WordIndex {
+        WordIndex {
+            words: "terms".into(),
+            word_field: "term".into(),
+            doc_field: "docKey".into(),
+            docs: "instruments".into(),
+            key_field: "docKey".into(),
+            scope_field: "coverage".into(),
+            facet_fields: vec!["kind".into()],
+            date_field: "date".into(),
+            id_field: "id".into(),
+        }
+    }
+
+    /// Forty deeds `k0`..`k39`, k0 the newest, all holding A; B on the even ones (20).
+    fn records() -> (Vec<serde_json::Value>, Vec<serde_json::Value>) {
+        let doc = |i: usize| {
+            let date = format!("2020-{:02}-{:02}", 12 - i / 28, 28 - i % 28);
+            json!({"docKey": format!("k{i}"), "coverage": "s", "kind": "deed", "date": date, "id": format!("i{i:02}")})
+        };
+        let docs = (0..40).map(doc).collect();
+        let a = (0..40).map(|i| json!({"term": "A", "docKey": format!("k{i}")}));
+        let b = (0..40).step_by(2).map(|i| json!({"term": "B", "docKey": format!("k{i}")}));
+        (a.chain(b).collect(), docs)
+    }
+
+    fn search(words: &[&str], count_cap: usize) -> WordSearch {
+        WordSearch {
+            dataset: "d".into(),
+            index: index(),
+            words: words.iter().map(|w| w.to_string()).collect(),
+            scope: "s".into(),
+            facets: vec!["deed".into()],
+            after: None,
+            limit: 2,
+            count_cap,
+        }
+    }
+
+    #[test]
+    fn a_count_examines_the_cap_and_a_share_of_it_of_a_word_on_more_than_twice_the_cap() {
+        let q = search(&["A", "B"], 8);
+        assert_eq!([q.examined(0), q.examined(8), q.examined(16), q.examined(17)], [8, 8, 8, 2]);
+        assert_eq!(search(&["A", "B"], 3).examined(7), 1, "at least one");
+        assert_eq!(search(&["A"], 8).examined(17), 8, "one word: nothing to probe, counted up to the cap");
+        let (words, docs) = records();
+        let counted = |cap: usize| {
+            let hits = search_in(&search(&["A", "B"], cap), &words, &docs);
+            assert_eq!(hits.docs, ["k0", "k2", "k4"], "the page whatever the count");
+            (hits.total, hits.total_is_lower_bound)
+        };
+        // B (20 documents) drives, all of its documents hold A.
+        assert_eq!(counted(20), (20, false), "on no more than the cap: exact");
+        assert_eq!(counted(10), (10, true), "on twice the cap: the cap examined");
+        assert_eq!(counted(8), (2, true), "on more than twice the cap: a quarter of it examined");
+        let one = search_in(&search(&["A"], 8), &words, &docs);
+        assert_eq!((one.total, one.total_is_lower_bound), (8, true), "A alone on 40: counted up to the cap");
+    }
 }

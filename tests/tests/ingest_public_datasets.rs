@@ -1187,7 +1187,8 @@ fn synthetic_clerk_tables(dir: &Path, docs: usize) -> [PathBuf; 3] {
 }
 
 /// The count of an ingested clerk search is capped: matches are counted among at most 1,000 documents of the
-/// query's rarest word, and `totalIsLowerBound` says when more were left uncounted; pages still reach every match.
+/// query's rarest word (its first 250 when it is on more than 2,000 and the query has other words: not here), and
+/// `totalIsLowerBound` says when more were left uncounted; pages still reach every match.
 fn clerk_capped_totals(store: &Store) {
     let tmp = tempfile::tempdir().unwrap();
     let docs = 1_205;

@@ -7,14 +7,15 @@
 //!
 //! A search reads the rarest word's rows (the fewest documents in the count table) in order from `(dataset, word,
 //! scope, date DESC, id, facet, doc)`, probes `(dataset, word, doc)` for every other word, and stops after one page;
-//! the count reads at most `count_cap` rows of that word, and on PostgreSQL reads the other words not far more common
-//! than it as sets in those rows' dates instead of probing them. So a word on every document of a county costs what a
+//! the count reads at most `count_cap` rows of that word (a quarter of them when the count table says it is on more
+//! than twice that, the total a lower bound either way: `WordSearch::examined`), and on PostgreSQL reads the other
+//! words not far more common than it as sets in those rows' dates instead of probing them. So a word on every document of a county costs what a
 //! rare one does. A first page of several words is the start of the matches the count finds: when the driver is on few
 //! documents it is read from the count's own walk, not by walking the same documents a second time. A search's total is
 //! kept for its later pages until the dataset's records change ([`KeptTotals`]): a later page walks only its page. The
 //! count table only picks the driving word, which words a count reads as sets and whether the first page comes from the
 //! count's walk: every count and page a search answers is read from the word rows, so a count table that drifted (an
-//! older host ingesting) costs speed, never a wrong answer.
+//! older host ingesting) costs speed (or makes an exact total a lower bound), never a wrong answer.
 
 use datahost_plugin_api::words::{DocumentRecords, WordHits, WordIndex, WordPage, WordSearch};
 
@@ -662,7 +663,6 @@ pub fn search(
     kept: &KeptTotals,
     mut run: impl FnMut(&[Statement]) -> Result<Vec<Rows>, EngineError>,
 ) -> Result<WordPage, EngineError> {
-    let (_, cap) = q.bounds();
     // Each word's documents in the count table and the records version (more than one word).
     let (mut on, mut version) = (Vec::new(), 0);
     match q.words.len() {
@@ -686,6 +686,11 @@ pub fn search(
     // probed rarest first. A kept total is the search's as asked (`q`), whatever the order.
     let (ordered, on) = by_rarity(q, &on);
     let driver = 0;
+    // A driver on more than the cap (by the count table) leaves the total a lower bound whatever the count walks; on
+    // more than twice the cap the count walks a share of it (`WordSearch::examined`), apart from the page (below):
+    // every count and walk below reads that cap.
+    let cap = ordered.examined(on[driver]);
+    let ordered = WordSearch { count_cap: cap, ..ordered };
     if q.words.len() > 1 && q.after.is_none() && on[driver] <= cap.saturating_mul(WALK_ONCE_RATIO) {
         let (page, total) = first_page(d, &ordered, driver, &on, with_records, run)?;
         kept.keep(q, version, total);
@@ -789,8 +794,9 @@ fn page_row(row: Vec<String>) -> (String, String) {
 /// documents, which a page of few matches (a house number and a street) would walk again. A driver on many more
 /// (a lender's name) tells nothing of how soon a page fills, and a page that fills soon is better read beside the
 /// count, its records with it, than after it. On 10M rows (BENCHMARKS.md): street addresses 10.5-11.0 -> 7.5-8.2
-/// ms at p50 this way; read so for every driver, lenders went from 8.6-9.6 to 10.4-12.9 ms.
-const WALK_ONCE_RATIO: usize = 2;
+/// ms at p50 this way; read so for every driver, lenders went from 8.6-9.6 to 10.4-12.9 ms. The SDK's ratio past
+/// which a count examines only a share of the cap: a count walked apart from the page is the one cut short.
+const WALK_ONCE_RATIO: usize = datahost_plugin_api::words::SHARE_BEYOND;
 
 /// The first page of a search of more than one word, read with its count by the count's parts ([`walk_sql`]).
 /// When the driver is on more than `count_cap` documents and those held fewer matches than the page, the page
@@ -1074,10 +1080,13 @@ mod tests {
             }
         }
         // A and B are both on more than 5 documents of s1 (A on 40, B on 10): B, the rarer, drives, though A is
-        // given first, and all 5 of B's first documents hold A.
+        // given first, and all 5 of B's first documents hold A. Under a cap of 4, B is on more than twice the cap:
+        // only its first 4 / 4 documents are examined.
         let both = WordSearch { words: vec!["A".into(), "B".into()], count_cap: 5, ..search("A") };
         let got = engine.search_words(&readable, &both).unwrap();
         assert_eq!((got.total, got.total_is_lower_bound), (5, true), "{got:?}");
+        let got = engine.search_words(&readable, &WordSearch { count_cap: 4, ..both }).unwrap();
+        assert_eq!((got.total, got.total_is_lower_bound), (1, true), "{got:?}");
         let other = WordSearch { index: WordIndex { docs: "other".into(), ..index() }, ..search("A") };
         let e = engine.search_words(&readable, &other).unwrap_err();
         assert!(
@@ -1167,15 +1176,20 @@ mod tests {
         .unwrap();
         assert!(!words.is_empty() && !docs.is_empty());
         // The count's other words read as sets in the driver's dates, probed per document, or some of each: the
-        // same totals under every cap (C, on the fewest documents, drives).
+        // same totals under every cap (C, on the fewest documents, drives; under a cap below them, the count
+        // examines the share of the cap that `search` gives it).
         let q = WordSearch { words: vec!["C".into(), "B".into(), "A".into()], ..search("C") };
+        let on_c = search_in(&WordSearch { count_cap: 100, ..search("C") }, &words, &docs).total;
+        assert!((5..=12).contains(&on_c), "{on_c}");
         for as_sets in [[false, false], [true, false], [false, true], [true, true]] {
             let as_sets = [false, as_sets[0], as_sets[1]];
             for cap in 1..=12 {
                 let q = WordSearch { count_cap: cap, ..q.clone() };
+                let examined = WordSearch { count_cap: q.examined(on_c), ..q.clone() };
                 let mut total = 0;
                 for part in 0..2 {
-                    let count = super::total_sql(crate::engine::records::Dialect::Postgres, &q, 0, &as_sets, part, 2);
+                    let count =
+                        super::total_sql(crate::engine::records::Dialect::Postgres, &examined, 0, &as_sets, part, 2);
                     let params = bound(&count);
                     let row = client.query_one(&count.sql, &params).await.unwrap();
                     total += row.get::<_, String>(0).parse::<usize>().unwrap();

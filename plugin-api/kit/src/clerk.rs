@@ -594,8 +594,9 @@ pub const TOTAL_DESCRIPTION: &str = "Number of matches over every page. Exact un
 /// [`TOTAL_DESCRIPTION`].
 pub const TOTAL_IS_LOWER_BOUND_DESCRIPTION: &str =
     "True when `total` is a lower bound, not the exact count: on ingested clerk records the search counts the \
-     matches among at most 1,000 documents holding the query's rarest word (the one on the fewest documents), \
-     so a query matching more documents answers as fast as a narrow one. Paging with `next` still reaches every \
+     matches among at most 1,000 documents holding the query's rarest word (the one on the fewest documents; \
+     when that word is on more than 2,000, among its first 250 if the query has other words), so a query \
+     matching more documents answers as fast as a narrow one. Paging with `next` still reaches every \
      match. False on the demo seed, which is always counted exactly.";
 
 /// Documents whose matches are counted for `total` (see [`datahost_plugin_api::words::WordHits::total`]).
