@@ -111,8 +111,9 @@ pub struct WordSearch {
     pub after: Option<(String, String)>,
     /// Documents in the page (the answer holds one more when there are more).
     pub limit: usize,
-    /// The most documents of the rarest word examined for [`WordHits::total`] (all of them up to this many, a
-    /// share of this many when it is on more: see [`WordSearch::examined`]).
+    /// The most documents of the rarest word examined for [`WordHits::total`]: all of them up to this many, and
+    /// a share of this many when it is on more than twice as many and the search has other words (see
+    /// [`WordSearch::examined`]).
     pub count_cap: usize,
 }
 

@@ -9,13 +9,14 @@
 //! scope, date DESC, id, facet, doc)`, probes `(dataset, word, doc)` for every other word, and stops after one page;
 //! the count reads at most `count_cap` rows of that word (a quarter of them when the count table says it is on more
 //! than twice that, the total a lower bound either way: `WordSearch::examined`), and on PostgreSQL reads the other
-//! words not far more common than it as sets in those rows' dates instead of probing them. So a word on every document of a county costs what a
-//! rare one does. A first page of several words is the start of the matches the count finds: when the driver is on few
-//! documents it is read from the count's own walk, not by walking the same documents a second time. A search's total is
-//! kept for its later pages until the dataset's records change ([`KeptTotals`]): a later page walks only its page. The
-//! count table only picks the driving word, which words a count reads as sets and whether the first page comes from the
-//! count's walk: every count and page a search answers is read from the word rows, so a count table that drifted (an
-//! older host ingesting) costs speed (or makes an exact total a lower bound), never a wrong answer.
+//! words not far more common than it as sets in those rows' dates instead of probing them. So a word on every document
+//! of a county costs what a rare one does. A first page of several words is the start of the matches the count finds:
+//! when the driver is on few documents it is read from the count's own walk, not by walking the same documents a second
+//! time. A search's total is kept for its later pages until the dataset's records change ([`KeptTotals`]): a later page
+//! walks only its page. The count table only picks the driving word, which words a count reads as sets and whether the
+//! first page comes from the count's walk: every count and page a search answers is read from the word rows, so a count
+//! table that drifted (an older host ingesting) costs speed (or makes an exact total a lower bound), never a wrong
+//! answer.
 
 use datahost_plugin_api::words::{DocumentRecords, WordHits, WordIndex, WordPage, WordSearch};
 
