@@ -688,8 +688,9 @@ pub fn search(
     let (ordered, on) = by_rarity(q, &on);
     let driver = 0;
     // A driver on more than the cap (by the count table) leaves the total a lower bound whatever the count walks; on
-    // more than twice the cap the count walks a share of it (`WordSearch::examined`), apart from the page (below):
-    // every count and walk below reads that cap.
+    // more than twice the cap (`WALK_ONCE_RATIO`, the SDK's `SHARE_BEYOND`) the count walks a share of it
+    // (`WordSearch::examined`): every count and walk below reads that cap, and such a driver, on more than twice its
+    // share too, never takes the walk shared with the first page.
     let cap = ordered.examined(on[driver]);
     let ordered = WordSearch { count_cap: cap, ..ordered };
     if q.words.len() > 1 && q.after.is_none() && on[driver] <= cap.saturating_mul(WALK_ONCE_RATIO) {
