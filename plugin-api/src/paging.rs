@@ -225,6 +225,9 @@ impl PageRequest {
     }
 }
 
+/// The most items a page makes room for before it is collected (more grow as they come).
+const PAGE_ROOM: usize = 1024;
+
 /// A [`PageRequest`] whose cursor key is decoded (see [`PageRequest::keyed`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KeyedPage<K> {
@@ -245,7 +248,11 @@ impl<K: Ord + Serialize> KeyedPage<K> {
     /// binary search of its sorted list): no key is made but the last served item's, for the next page's cursor.
     pub fn page_after_cursor<T>(&self, items: impl IntoIterator<Item = T>, key: impl Fn(&T) -> K) -> Page<T> {
         let mut items = items.into_iter();
-        let served: Vec<T> = items.by_ref().take(self.request.limit).collect();
+        // Room for the page at once where the items say how many they are at most (a filtered slice does): a
+        // page collected from a filter otherwise grows from four items by doubling, a copy each time.
+        let room = items.size_hint().1.unwrap_or(0).min(self.request.limit).min(PAGE_ROOM);
+        let mut served = Vec::with_capacity(room);
+        served.extend(items.by_ref().take(self.request.limit));
         let more = items.next().is_some();
         debug_assert!(
             served.windows(2).all(|w| key(&w[0]) < key(&w[1])),

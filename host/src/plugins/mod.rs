@@ -331,11 +331,20 @@ fn open(path: &Path) -> Result<Candidate, LoadFailure> {
     Ok(Candidate { file: path.to_path_buf(), manifest, migrations: extras.migrations, build, module, seeds })
 }
 
+/// Why a file could not be opened as a plugin library, with the dynamic loader's own reason where it gave one
+/// ("invalid ELF header", "cannot allocate memory in static TLS block"): abi_stable's message puts it on the
+/// third of its lines.
+fn not_a_plugin_library(error: &abi_stable::library::LibraryError) -> String {
+    match error {
+        abi_stable::library::LibraryError::OpenError { err, .. } => format!("not a datahost plugin library: {err}"),
+        other => format!("not a datahost plugin library: {}", first_line(&other.to_string())),
+    }
+}
+
 /// Opens a plugin library and checks its build (in the host, and in a `plugin-host` child). The error names
 /// the stage that failed.
 pub fn load_module(path: &Path) -> Result<PluginModuleRef, (&'static str, String)> {
-    let header = lib_header_from_path(path)
-        .map_err(|e| ("open", format!("not a datahost plugin library: {}", first_line(&e.to_string()))))?;
+    let header = lib_header_from_path(path).map_err(|e| ("open", not_a_plugin_library(&e)))?;
     let module = header
         .init_root_module::<PluginModuleRef>()
         .map_err(|e| ("abi", format!("incompatible plugin ABI: {}", first_lines(&e.to_string(), 6))))?;
