@@ -47,12 +47,11 @@ impl<T, E: Into<StartupError>> Lift<T> for Result<T, E> {
 #[error("unknown tier `{0}`; use free, pro, rapidapi or owner")]
 struct UnknownTier(String);
 
-/// mimalloc for everything the host allocates: the SDK's `allocator` feature declares it (a program has one global
-/// allocator, and the host links the SDK as every plugin does, each plugin with its own copy); named here so that a
-/// build without the feature fails instead of falling back to glibc's, whose malloc and free took about 15% of the
-/// host's CPU while it answered cached queries (perf record; BENCHMARKS.md, "Allocator").
-#[allow(unused_imports)] // named to be required, not to be used
-use datahost_plugin_api::GLOBAL_ALLOCATOR as _;
+/// mimalloc for everything the host allocates (plugins keep their own allocator: every buffer that crosses the ABI
+/// carries its own deallocator). With glibc's, malloc and free took about 15% of the host's CPU while it answered
+/// cached queries (perf record; BENCHMARKS.md, "Allocator").
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 #[derive(Parser)]
 #[command(name = "datahost", version, about = "Public-records and market-intelligence data API server")]

@@ -86,6 +86,27 @@ async fn serves_plugin_routes_in_process() {
     assert_eq!(health["datasets"], serde_json::json!(["congress-trades"]));
 }
 
+/// A plugin library goes on serving after the thread that opened it ends, on threads started later, one of which
+/// the system gives the ended thread's stack and thread-local block (so its thread id). A plugin that carries state
+/// per thread of its own can break here: plugins built with their own copy of mimalloc 3, which takes the first
+/// thread that allocates in it for its main thread and frees that thread's data when it ends, crashed the process
+/// in the next thread that looked like it (BENCHMARKS.md, "Plugins on mimalloc: tried, not landed").
+#[test]
+fn a_plugin_library_serves_threads_started_after_the_one_that_opened_it_ended() {
+    for round in 0..4 {
+        std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+            runtime.block_on(async {
+                let h = harness().await;
+                let (status, _, body) = get(&h.router, "/v1/congress-trades?limit=1", Some(&h.free_key)).await;
+                assert_eq!(status, StatusCode::OK, "round {round}: {body}");
+            });
+        })
+        .join()
+        .unwrap();
+    }
+}
+
 #[tokio::test]
 async fn window_rolls_over_at_the_utc_minute() {
     let h = harness().await;

@@ -148,7 +148,6 @@ impl<P: Plugin> PluginState<P> {
             let cache = (reusable && !host_caches).then(|| Arc::new(ResponseCache::default()));
             *self.current.write().unwrap_or_else(|e| e.into_inner()) =
                 Some(Live { instance: Arc::new(instance), reusable, cache, header_pairs, written_json });
-            return_freed_memory();
             Ok(String::new())
         })
     }
@@ -439,18 +438,6 @@ macro_rules! export_plugin {
                 }
             };
         };
-    };
-}
-
-/// Gives the memory `init` allocated and freed (a seed document read, indexes built through temporaries) back to
-/// the system now. mimalloc returns freed pages a second after they were freed, but only from a later call into
-/// the allocator, and a plugin's allocator may see none until its first request: the idle host of the nineteen
-/// plugins held 107 MB without this, 84 MB with it (67 MB with the system's malloc).
-fn return_freed_memory() {
-    #[cfg(feature = "allocator")]
-    // SAFETY: mimalloc's own collection of the calling thread's heap and the freed pages; no pointer is passed.
-    unsafe {
-        libmimalloc_sys::mi_collect(true)
     };
 }
 

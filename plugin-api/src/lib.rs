@@ -18,16 +18,6 @@
 // The derives name `::datahost_plugin_api`; this lets them work in this crate's own tests too.
 extern crate self as datahost_plugin_api;
 
-/// The global allocator of every artifact built with the SDK's `allocator` feature: mimalloc (built without
-/// transparent huge pages, and with a thread-local model a library opened at run time can use). Each plugin's
-/// cdylib holds its own copy, as it holds its own std: a buffer still crosses the ABI only with the deallocator of
-/// the side that made it. The host binary takes the same declaration (one per program; its `main.rs` names it).
-/// Measured (BENCHMARKS.md, "Plugins allocating with mimalloc"): the system's malloc, free and realloc took about
-/// 14% of a cold congress-trades answer's instructions.
-#[cfg(feature = "allocator")]
-#[global_allocator]
-pub static GLOBAL_ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 pub mod abi;
 pub mod dates;
 pub mod error;

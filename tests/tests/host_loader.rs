@@ -84,32 +84,6 @@ fn external_plugin_built_outside_the_workspace_serves() {
     assert_eq!(doc["paths"]["/v1/external-echo"]["get"]["x-maturity"], "beta");
 }
 
-/// The SDK's `allocator` feature, on in this workspace, links mimalloc into every shipped plugin (with the system's
-/// malloc instead, a cold congress-trades answer took about 7% more instructions); the fixtures' workspace leaves it
-/// off, and the host serves both kinds side by side (the tests around this one).
-#[test]
-fn shipped_plugins_link_mimalloc_and_the_fixtures_the_system_malloc() {
-    // One of mimalloc's own messages, present wherever its code is linked.
-    const MIMALLOC: &[u8] = b"mimalloc: error: ";
-    let links_mimalloc = |path: &std::path::Path| {
-        let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        memchr::memmem::find(&bytes, MIMALLOC).is_some()
-    };
-    let shipped = plugin_dir_with(&[]);
-    let mut libraries = 0;
-    for entry in std::fs::read_dir(shipped.path()).unwrap() {
-        let path = entry.unwrap().path();
-        // The SDK's derive macros, a compiler plug-in beside the plugins, not a plugin.
-        if path.ends_with("libdatahost_plugin_derive.so") {
-            continue;
-        }
-        assert!(links_mimalloc(&path), "{} does not link mimalloc", path.display());
-        libraries += 1;
-    }
-    assert!(libraries >= 19, "{libraries} plugin libraries");
-    assert!(!links_mimalloc(&fixture("external-echo")), "the fixtures build without the SDK's allocator feature");
-}
-
 #[test]
 fn panicking_and_garbage_plugins_give_500_and_the_host_keeps_serving() {
     let (server, _dir) = server_with_fixtures();
