@@ -1,6 +1,7 @@
 //! The full-text engine: a tantivy index over the filings, and the search that turns a request into one
 //! tantivy query (user query AND forms AND date range): `total` counts its matches (up to [`TOTAL_CAP`]) and the
-//! top hits come out in BM25 order, found without scoring every match ([`crate::topk`]).
+//! top hits come out in BM25 order, found without scoring every match ([`crate::topk`]), or read off the
+//! text's matches kept in rank order when it has few ([`crate::ranked`]).
 //!
 //! Equal scores rank by the filing's place in the index (newest filing first, then accession descending),
 //! stored as the fast field `order`, so the ranking is a total order the same on every replica that indexed the
@@ -17,6 +18,7 @@
 use std::cmp::Reverse;
 use std::ops::{Bound, Range};
 
+use crate::ranked::{RankedMatches, RANKED_CAP};
 use crate::snippet::{AnalyzedText, Snippets};
 use chrono::NaiveDate;
 use tantivy::query::{
@@ -189,15 +191,22 @@ pub struct SearchIndex {
     layout: topk::Layout,
     read: ReadFilings,
     prepared: quick_cache::sync::Cache<String, std::sync::Arc<Prepared>, PreparedWeight>,
+    /// Most matches a prepared text keeps in rank order ([`RANKED_CAP`]; 0 in tests of the pruned search).
+    ranked_cap: usize,
 }
 
 /// A query text as a search runs it: the query parsed and its scoring weight made (the BM25 statistics of its
-/// terms looked up and their tables computed). Kept per text, weighed by its terms ([`PREPARED_BYTES`]): the
+/// terms looked up and their tables computed), its snippets' term weights, and its matches in rank order when they
+/// are few ([`crate::ranked`]). Kept per text, weighed by its terms and matches ([`PREPARED_BYTES`]): the
 /// index never changes under a [`SearchIndex`] (a new data generation is a new one), so a text seen before, with
 /// any limit, dates, forms or cursor, skips its parse and its weights.
 pub(crate) struct Prepared {
     pub query: Box<dyn Query>,
     pub weight: Box<dyn Weight>,
+    /// Its terms' weights for the snippets.
+    snippets: Snippets,
+    /// Every match in rank order, when there are few ([`crate::ranked`]).
+    ranked: Option<RankedMatches>,
     /// What it is taken to hold in memory, its text included.
     bytes: u64,
 }
@@ -426,7 +435,7 @@ impl SearchIndex {
             ReadFilings::with_weighter((READ_FILINGS_BYTES / 2_500) as usize, READ_FILINGS_BYTES, ReadFilingWeight);
         let prepared =
             quick_cache::sync::Cache::with_weighter((PREPARED_BYTES / 3_500) as usize, PREPARED_BYTES, PreparedWeight);
-        Ok(Self { _reader: reader, searcher, fields, parser, analyzer, layout, read, prepared })
+        Ok(Self { _reader: reader, searcher, fields, parser, analyzer, layout, read, prepared, ranked_cap: RANKED_CAP })
     }
 
     /// How many filings the index holds.
@@ -515,6 +524,19 @@ impl SearchIndex {
         (self.prepared.len(), self.prepared.weight())
     }
 
+    /// How many matches `text`'s prepared form keeps in rank order; `None` when it keeps none (tests).
+    #[cfg(test)]
+    pub(crate) fn kept_matches(&self, text: &str) -> Option<usize> {
+        self.prepare(text).unwrap().ranked.as_ref().map(RankedMatches::len)
+    }
+
+    /// Keeps the matches of texts on at most `cap` filings, forgetting every prepared text (tests).
+    #[cfg(test)]
+    pub(crate) fn set_ranked_cap(&mut self, cap: usize) {
+        self.ranked_cap = cap;
+        self.prepared.clear();
+    }
+
     /// Filings held by the cache of read filings, and the bytes they weigh (tests).
     #[cfg(test)]
     pub(crate) fn read_filings_held(&self) -> (usize, u64) {
@@ -527,11 +549,19 @@ impl SearchIndex {
             let query = self.parse(text)?;
             let stats = topk::Statistics::new(&self.searcher);
             let scoring = EnableScoring::enabled_from_statistics_provider(&stats, &self.searcher);
-            let weight = query.weight(scoring).map_err(|e| SearchError::Engine(e.to_string()))?;
+            let engine = |e: tantivy::TantivyError| SearchError::Engine(e.to_string());
+            let weight = query.weight(scoring).map_err(engine)?;
+            let snippets = Snippets::new(&stats, &*query, self.fields.text).map_err(engine)?;
+            let ranked = RankedMatches::of(&stats, &self.searcher, (&*query, &*weight), &self.layout, self.ranked_cap)
+                .map_err(engine)?;
             let mut terms = 0;
             query.query_terms(&mut |_, _| terms += 1);
-            let bytes = text.len() as u64 + PREPARED_BASE_BYTES + terms * PREPARED_TERM_BYTES;
-            Ok(std::sync::Arc::new(Prepared { query, weight, bytes }))
+            let bytes = text.len() as u64
+                + PREPARED_BASE_BYTES
+                + terms * PREPARED_TERM_BYTES
+                + snippets.heap_bytes()
+                + ranked.as_ref().map_or(0, RankedMatches::heap_bytes);
+            Ok(std::sync::Arc::new(Prepared { query, weight, snippets, ranked, bytes }))
         })
     }
 
@@ -600,21 +630,80 @@ impl SearchIndex {
     }
 
     pub fn search(&self, req: &SearchRequest) -> Result<SearchResult, SearchError> {
-        self.search_with(req, false)
+        self.search_with(req, Ranking::Kept)
     }
 
     /// [`Self::search`] as it was before the pruned ranking: every match counted (`total` exact, never capped) and
-    /// scored. The oracle the pruned ranking is tested against, and the baseline of `examples/bench.rs`.
+    /// scored. The oracle the pruned ranking and the kept matches are tested against, and the baseline of
+    /// `examples/bench.rs`.
     pub fn search_exhaustive(&self, req: &SearchRequest) -> Result<SearchResult, SearchError> {
-        self.search_with(req, true)
+        self.search_with(req, Ranking::Exhaustive)
     }
 
-    fn search_with(&self, req: &SearchRequest, exhaustive: bool) -> Result<SearchResult, SearchError> {
+    /// [`Self::search`] by the pruned ranking and the capped count, whether or not the text's matches are kept in
+    /// rank order (tests).
+    #[cfg(test)]
+    pub(crate) fn search_pruned(&self, req: &SearchRequest) -> Result<SearchResult, SearchError> {
+        self.search_with(req, Ranking::Pruned)
+    }
+
+    fn search_with(&self, req: &SearchRequest, ranking: Ranking) -> Result<SearchResult, SearchError> {
         let prepared = self.prepare(&req.query)?;
         let user: &dyn Query = &*prepared.query;
-        // The filters, as the pruned ranking and the count take them, and as clauses of the full query with a
-        // constant zero score (so they never change the relevance order) for the exhaustive count and ranking.
+        let engine = |e: tantivy::TantivyError| SearchError::Engine(e.to_string());
         let forms: Vec<Term> = req.forms.iter().map(|f| Term::from_field_text(self.fields.form, f)).collect();
+        let dates: Option<Box<dyn Query>> = (req.from.is_some() || req.to.is_some()).then(|| {
+            let bound = |d: Option<NaiveDate>| match d {
+                Some(d) => Bound::Included(Term::from_field_u64(self.fields.filed, date_key(d))),
+                None => Bound::Unbounded,
+            };
+            Box::new(RangeQuery::new(bound(req.from), bound(req.to))) as Box<dyn Query>
+        });
+        let filters = topk::Filters {
+            forms: &forms,
+            dates: dates.as_deref().map(|query| topk::DateRange {
+                query,
+                from: req.from.map(date_key),
+                to: req.to.map(date_key),
+            }),
+        };
+        let limit = req.limit.max(1);
+        let kept = prepared.ranked.as_ref().filter(|_| matches!(ranking, Ranking::Kept));
+        let (top, cap, counted) = match kept {
+            // Every match is on the list: the total is exact, far under the cap.
+            Some(ranked) => {
+                let (top, total) =
+                    ranked.page(&self.searcher, &filters, &self.layout, limit, req.after).map_err(engine)?;
+                (top, TOTAL_CAP, total)
+            }
+            None => self.rank(user, &*prepared.weight, &forms, &filters, limit, req.after, ranking).map_err(engine)?,
+        };
+        let snippets = req.snippets.then_some(&prepared.snippets);
+        let mut hits = Vec::with_capacity(top.len());
+        for topk::Ranked { score, place, addr } in top {
+            let read = self.read(addr).map_err(engine)?;
+            let snippet = snippets.map(|s| snippet_of(s, &read));
+            hits.push(Hit { read, score, snippet, key: hit_key(score, place) });
+        }
+        Ok(SearchResult { total: counted.min(cap), total_exact: counted <= cap, hits })
+    }
+
+    /// The top `limit` hits after `after` and the count of matches (up to the returned cap) by walking the
+    /// postings: pruned (and the count capped), or every match scored and counted.
+    #[allow(clippy::too_many_arguments)]
+    fn rank(
+        &self,
+        user: &dyn Query,
+        user_weight: &dyn Weight,
+        forms: &[Term],
+        filters: &topk::Filters,
+        limit: usize,
+        after: Option<HitKey>,
+        ranking: Ranking,
+    ) -> tantivy::Result<(Vec<topk::Ranked>, usize, usize)> {
+        let exhaustive = matches!(ranking, Ranking::Exhaustive);
+        // The filters as clauses of the full query with a constant zero score (so they never change the relevance
+        // order), for the exhaustive count and ranking.
         let any_form: Option<Box<dyn Query>> = (!forms.is_empty()).then(|| {
             let any: Vec<(Occur, Box<dyn Query>)> = forms
                 .iter()
@@ -625,60 +714,34 @@ impl SearchIndex {
                 .collect();
             Box::new(BooleanQuery::new(any)) as Box<dyn Query>
         });
-        let dates: Option<Box<dyn Query>> = (req.from.is_some() || req.to.is_some()).then(|| {
-            let bound = |d: Option<NaiveDate>| match d {
-                Some(d) => Bound::Included(Term::from_field_u64(self.fields.filed, date_key(d))),
-                None => Bound::Unbounded,
-            };
-            Box::new(RangeQuery::new(bound(req.from), bound(req.to))) as Box<dyn Query>
-        });
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Must, user.box_clone())];
-        for filter in any_form.iter().chain(&dates) {
+        for filter in any_form.iter().chain(filters.dates.as_ref().map(|d| d.query.box_clone()).as_ref()) {
             clauses.push((Occur::Must, Box::new(ConstScoreQuery::new(filter.box_clone(), 0.0))));
         }
         let full = BooleanQuery::new(clauses);
-        let filters = topk::Filters {
-            forms: &forms,
-            dates: dates.as_deref().map(|query| topk::DateRange {
-                query,
-                from: req.from.map(date_key),
-                to: req.to.map(date_key),
-            }),
-        };
-
-        let engine = |e: tantivy::TantivyError| SearchError::Engine(e.to_string());
         let stats = topk::Statistics::new(&self.searcher);
         // The exhaustive search counts the full query as it always did (the tests' oracle of the count too).
         let (cap, counted) = if exhaustive {
             let cap = usize::MAX - 1;
-            (cap, topk::count_up_to(&self.searcher, &full, cap).map_err(engine)?)
+            (cap, topk::count_up_to(&self.searcher, &full, cap)?)
         } else {
-            let counted = topk::count_matches(&stats, user, &filters, &self.layout, TOTAL_CAP);
-            (TOTAL_CAP, counted.map_err(engine)?)
+            (TOTAL_CAP, topk::count_matches(&stats, user, filters, &self.layout, TOTAL_CAP)?)
         };
-        let limit = req.limit.max(1);
-        let top = topk::top_hits(
-            &stats,
-            (user, &*prepared.weight),
-            &filters,
-            &full,
-            &self.layout,
-            limit,
-            req.after,
-            exhaustive,
-        )
-        .map_err(engine)?;
-
-        let snippets =
-            if req.snippets { Some(Snippets::new(&stats, user, self.fields.text).map_err(engine)?) } else { None };
-        let mut hits = Vec::with_capacity(top.len());
-        for topk::Ranked { score, place, addr } in top {
-            let read = self.read(addr).map_err(engine)?;
-            let snippet = snippets.as_ref().map(|s| snippet_of(s, &read));
-            hits.push(Hit { read, score, snippet, key: hit_key(score, place) });
-        }
-        Ok(SearchResult { total: counted.min(cap), total_exact: counted <= cap, hits })
+        let top = topk::top_hits(&stats, (user, user_weight), filters, &full, &self.layout, limit, after, exhaustive)?;
+        Ok((top, cap, counted))
     }
+}
+
+/// How a search ranks and counts.
+#[derive(Clone, Copy)]
+enum Ranking {
+    /// From the text's matches kept in rank order where there are few ([`crate::ranked`]), else pruned.
+    Kept,
+    /// By the pruned ranking and the capped count ([`crate::topk`]).
+    #[cfg_attr(not(test), allow(dead_code))]
+    Pruned,
+    /// Every match scored and counted (the tests' oracle).
+    Exhaustive,
 }
 
 /// The best fragment of `text` for the query; when no query term falls in the body (the match was on the

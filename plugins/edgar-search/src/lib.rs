@@ -2,9 +2,10 @@
 //!
 //! File roles (the same in every plugin): `lib.rs` manifest and export, `routes.rs` request handling,
 //! `schema.rs` OpenAPI fragment, `data.rs` snapshot records, `index.rs` the full-text engine, `topk.rs` its
-//! pruned ranking and capped count, `phrase.rs` the count's own check of an exact phrase on positions, `store.rs`
-//! where an ingested dataset's index lives (on disk, rebuilt only when the records change), `corpus.rs` the
-//! deterministic generator of the demo seed and of load-test corpora, `seed/` the shipped snapshot, `tests.rs`.
+//! pruned ranking and capped count, `ranked.rs` a query's few matches kept in rank order, `phrase.rs` the count's
+//! own check of an exact phrase on positions, `store.rs` where an ingested dataset's index lives (on disk, rebuilt
+//! only when the records change), `corpus.rs` the deterministic generator of the demo seed and of load-test
+//! corpora, `seed/` the shipped snapshot, `tests.rs`.
 //! The same engine answers in either records engine: the ingested filings are table-backed (declared indexed
 //! by accession) and indexed once per data generation into the plugin's own directory, so PostgreSQL replicas
 //! each keep a local index of the same shared records.
@@ -16,6 +17,7 @@ pub mod ingest;
 #[cfg(test)]
 mod ingest_tests;
 mod phrase;
+mod ranked;
 mod routes;
 mod schema;
 mod snippet;

@@ -49,6 +49,12 @@ impl Snippets {
         Ok(Self { weights })
     }
 
+    /// Bytes held on the heap (what a prepared query text weighs).
+    pub fn heap_bytes(&self) -> u64 {
+        let terms: usize = self.weights.iter().map(|(term, _, _)| term.capacity()).sum();
+        (self.weights.capacity() * std::mem::size_of::<(String, Score, u64)>() + terms) as u64
+    }
+
     /// The best fragment of `text` (which `analyzed` was made of): the fragment holding the highest sum of its
     /// words' term weights; the earliest of equal ones. `None` when no term occurs in the text.
     pub fn best<'t>(&self, analyzed: &AnalyzedText, text: &'t str) -> Option<&'t str> {

@@ -132,7 +132,7 @@ impl Layout {
     }
 
     /// The places of the segment `ord`'s documents, when it has the fast field.
-    fn places(&self, ord: usize) -> Option<&Places> {
+    pub(crate) fn places(&self, ord: usize) -> Option<&Places> {
         self.columns.get(ord).and_then(|c| c.places.as_ref())
     }
 
@@ -319,7 +319,7 @@ type Clause = Vec<(Term, Score)>;
 /// The clauses whose summed bounds bound the score of `query` on every filing it matches; false when the query
 /// holds a clause the bound does not cover. Every filing the query matches holds all the terms of at least one
 /// clause.
-fn bound_clauses(
+pub(crate) fn bound_clauses(
     stats: &dyn Bm25StatisticsProvider,
     query: &dyn Query,
     clauses: &mut Vec<Clause>,
@@ -404,7 +404,7 @@ pub struct DateRange<'a> {
 }
 
 /// The filters' weights, once per search.
-struct FilterWeights {
+pub(crate) struct FilterWeights {
     forms: Vec<Term>,
     dates: Option<DateWeight>,
 }
@@ -418,13 +418,13 @@ struct DateWeight {
 
 /// The filters in one segment: the run of documents they leave (a date range where documents lie newest
 /// first), and a docset for the rest of them, if any.
-struct SegmentFilter {
-    docs: std::ops::Range<DocId>,
-    docset: Option<Box<dyn Scorer>>,
+pub(crate) struct SegmentFilter {
+    pub(crate) docs: std::ops::Range<DocId>,
+    pub(crate) docset: Option<Box<dyn Scorer>>,
 }
 
 impl FilterWeights {
-    fn new(searcher: &Searcher, filters: &Filters) -> tantivy::Result<Self> {
+    pub(crate) fn new(searcher: &Searcher, filters: &Filters) -> tantivy::Result<Self> {
         let unscored = || EnableScoring::disabled_from_searcher(searcher);
         Ok(Self {
             forms: filters.forms.to_vec(),
@@ -435,7 +435,12 @@ impl FilterWeights {
         })
     }
 
-    fn segment(&self, layout: &Layout, ord: usize, segment: &SegmentReader) -> tantivy::Result<SegmentFilter> {
+    pub(crate) fn segment(
+        &self,
+        layout: &Layout,
+        ord: usize,
+        segment: &SegmentReader,
+    ) -> tantivy::Result<SegmentFilter> {
         let mut docs = 0..segment.max_doc();
         let mut docsets = Vec::new();
         if !self.forms.is_empty() {
@@ -918,7 +923,7 @@ fn count_in_run(postings: &mut [SegmentPostings], run: std::ops::Range<DocId>, b
 
 /// Whether `doc` lies in a segment's run of documents and, where there is one, on its filter docset (moved
 /// forward to it: scorers only move forward, and candidates come in document order).
-fn passes_filters(docs: &std::ops::Range<DocId>, filter: Option<&mut dyn Scorer>, doc: DocId) -> bool {
+pub(crate) fn passes_filters(docs: &std::ops::Range<DocId>, filter: Option<&mut dyn Scorer>, doc: DocId) -> bool {
     docs.contains(&doc)
         && filter.is_none_or(|filter| {
             if filter.doc() < doc {
@@ -1555,18 +1560,22 @@ pub(crate) mod tests {
         (&["DEF 14A"], Some("2030-01-01"), None),
     ];
 
-    /// One request's page, its total (capped) and the page after its last hit, against scoring every match.
+    /// One request's page, its total (capped) and the page after its last hit, against scoring every match: by
+    /// the pruned ranking, and by [`SearchIndex::search`] (from the matches kept in rank order where the text has
+    /// few).
     fn assert_page_and_next_equal_scoring_every_match(index: &SearchIndex, mut req: SearchRequest, what: &str) {
         let exhaustive = index.search_exhaustive(&req).unwrap();
-        let pruned = index.search(&req).unwrap();
-        assert_eq!(ranking(&pruned), ranking(&exhaustive), "{what}");
         let capped = (exhaustive.total.min(TOTAL_CAP), exhaustive.total <= TOTAL_CAP);
-        assert_eq!((pruned.total, pruned.total_exact), capped, "{what}");
+        for (how, searched) in [("pruned", index.search_pruned(&req).unwrap()), ("kept", index.search(&req).unwrap())] {
+            assert_eq!(ranking(&searched), ranking(&exhaustive), "{what} ({how})");
+            assert_eq!((searched.total, searched.total_exact), capped, "{what} ({how})");
+        }
         if let Some(last) = exhaustive.hits.last() {
             req.after = Some(last.key);
             let exhaustive = index.search_exhaustive(&req).unwrap();
-            let pruned = index.search(&req).unwrap();
-            assert_eq!(ranking(&pruned), ranking(&exhaustive), "{what} after {:?}", last.key);
+            for searched in [index.search_pruned(&req).unwrap(), index.search(&req).unwrap()] {
+                assert_eq!(ranking(&searched), ranking(&exhaustive), "{what} after {:?}", last.key);
+            }
         }
     }
 
