@@ -530,9 +530,9 @@ impl SearchIndex {
         self.prepare(text).unwrap().ranked.as_ref().map(RankedMatches::len)
     }
 
-    /// Keeps the matches of texts on at most `cap` filings, forgetting every prepared text (tests).
-    #[cfg(test)]
-    pub(crate) fn set_ranked_cap(&mut self, cap: usize) {
+    /// Keeps the matches of texts on at most `cap` filings (0: none; 1,024 by default), forgetting every
+    /// prepared text (tests, and `examples/bench.rs`, which times searches of texts as if new).
+    pub fn set_ranked_cap(&mut self, cap: usize) {
         self.ranked_cap = cap;
         self.prepared.clear();
     }
@@ -715,7 +715,7 @@ impl SearchIndex {
             Box::new(BooleanQuery::new(any)) as Box<dyn Query>
         });
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Must, user.box_clone())];
-        for filter in any_form.iter().chain(filters.dates.as_ref().map(|d| d.query.box_clone()).as_ref()) {
+        for filter in any_form.as_deref().into_iter().chain(filters.dates.as_ref().map(|d| d.query)) {
             clauses.push((Occur::Must, Box::new(ConstScoreQuery::new(filter.box_clone(), 0.0))));
         }
         let full = BooleanQuery::new(clauses);
