@@ -333,12 +333,13 @@ fn open(path: &Path) -> Result<Candidate, LoadFailure> {
 
 /// Why a file could not be opened as a plugin library, with the dynamic loader's own reason where it gave one
 /// ("invalid ELF header", "cannot allocate memory in static TLS block"): abi_stable's message puts it on the
-/// third of its lines.
+/// third of its lines, so it is read from the error itself.
 fn not_a_plugin_library(error: &abi_stable::library::LibraryError) -> String {
-    match error {
-        abi_stable::library::LibraryError::OpenError { err, .. } => format!("not a datahost plugin library: {err}"),
-        other => format!("not a datahost plugin library: {}", first_line(&other.to_string())),
-    }
+    let reason = match error {
+        abi_stable::library::LibraryError::OpenError { err, .. } => err.to_string(),
+        other => first_line(&other.to_string()),
+    };
+    format!("not a datahost plugin library: {reason}")
 }
 
 /// Opens a plugin library and checks its build (in the host, and in a `plugin-host` child). The error names
