@@ -190,9 +190,23 @@ impl<F: Disclosure> DisclosureIndex<F> {
         query: &DisclosureQuery,
         trades_elsewhere: Option<&dyn Fn(&F) -> bool>,
     ) -> Page<Selected<'_, F>> {
+        let page = self.positions(query, trades_elsewhere);
         let want = query.ticker.value();
-        let member = query.member.as_deref();
-        let candidates = self.candidates(want, member, trades_elsewhere);
+        let items = page
+            .items
+            .into_iter()
+            .map(|position| Selected {
+                filing: &self.entries[position].filing,
+                position,
+                trades: self.trades_in(position, want).collect(),
+            })
+            .collect();
+        Page { items, next: page.next }
+    }
+
+    /// The page of positions [`Self::select_in`] serves.
+    fn positions(&self, query: &DisclosureQuery, trades_elsewhere: Option<&dyn Fn(&F) -> bool>) -> Page<usize> {
+        let candidates = self.candidates(query.ticker.value(), query.member.as_deref(), trades_elsewhere);
         // Positions are in key order: the filings at or before the cursor are a prefix, found by a binary search.
         let start = match &query.page.after {
             Some((Reverse(date), Reverse(doc_id))) => candidates.partition_point(|&at| {
@@ -201,29 +215,22 @@ impl<F: Disclosure> DisclosureIndex<F> {
             }),
             None => 0,
         };
-        let page = query
-            .page
-            .page_after_cursor(candidates[start..].iter().copied(), |&at| filing_key(&self.entries[at].filing));
-        let items = page
-            .items
-            .into_iter()
-            .map(|position| {
-                let e = &self.entries[position];
-                Selected {
-                    filing: &e.filing,
-                    position,
-                    trades: e
-                        .filing
-                        .trades()
-                        .iter()
-                        .zip(&e.tickers)
-                        .filter(|(_, t)| want.is_none_or(|w| t.as_str() == w))
-                        .map(|(trade, _)| trade)
-                        .collect(),
-                }
-            })
-            .collect();
-        Page { items, next: page.next }
+        query.page.page_after_cursor(candidates[start..].iter().copied(), |&at| filing_key(&self.entries[at].filing))
+    }
+
+    /// The in-memory trades of the filing at `position`, those in ticker `want` when given.
+    fn trades_in<'s, 'w>(
+        &'s self,
+        position: usize,
+        want: Option<&'w str>,
+    ) -> impl Iterator<Item = &'s F::Trade> + use<'s, 'w, F> {
+        let e = &self.entries[position];
+        e.filing
+            .trades()
+            .iter()
+            .zip(&e.tickers)
+            .filter(move |(_, t)| want.is_none_or(|w| t.as_str() == w))
+            .map(|(trade, _)| trade)
     }
 
     /// The positions of the filings matching the ticker and member filters, in order.
@@ -316,13 +323,15 @@ where
         };
         // Without stored trades in the ticker the index's own look-ups answer; with them every filing is asked.
         let elsewhere = |f: &F| trading.as_ref().is_some_and(|t| t.contains_key(f.doc_id()));
-        let selected = self.select_in(query, trading.as_ref().map(|_| &elsewhere as &dyn Fn(&F) -> bool));
+        // Positions, not `select_in`'s pages: a filing's borrowed trades are collected once, as they are served.
+        let page = self.positions(query, trading.as_ref().map(|_| &elsewhere as &dyn Fn(&F) -> bool));
+        let filing = |position: usize| &self.entries[position].filing;
         let held = |f: &F| store.is_some_and(|s| s.holds(f.doc_id()));
         let mut stored = match (store, trading) {
             (Some(_), Some(trading)) => trading,
             (Some(store), None) => {
                 let ids: Vec<&str> =
-                    selected.items.iter().filter(|s| held(s.filing)).map(|s| s.filing.doc_id()).collect();
+                    page.items.iter().map(|&at| filing(at)).filter(|f| held(f)).map(|f| f.doc_id()).collect();
                 if ids.is_empty() {
                     HashMap::new()
                 } else {
@@ -331,19 +340,25 @@ where
             }
             (None, _) => HashMap::new(),
         };
-        let items = selected
+        let want = query.ticker.value();
+        let items = page
             .items
             .into_iter()
-            .map(|s| Served {
-                trades: match held(s.filing) {
-                    true => stored.remove(s.filing.doc_id()).unwrap_or_default().into_iter().map(Cow::Owned).collect(),
-                    false => s.trades.into_iter().map(Cow::Borrowed).collect(),
-                },
-                filing: s.filing,
-                position: s.position,
+            .map(|position| {
+                let filing = filing(position);
+                Served {
+                    trades: match held(filing) {
+                        true => {
+                            stored.remove(filing.doc_id()).unwrap_or_default().into_iter().map(Cow::Owned).collect()
+                        }
+                        false => self.trades_in(position, want).map(Cow::Borrowed).collect(),
+                    },
+                    filing,
+                    position,
+                }
             })
             .collect();
-        Ok(Page { items, next: selected.next })
+        Ok(Page { items, next: page.next })
     }
 }
 
