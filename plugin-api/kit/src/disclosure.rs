@@ -204,7 +204,7 @@ impl<F: Disclosure> DisclosureIndex<F> {
         Page { items, next: page.next }
     }
 
-    /// The page of positions [`Self::select_in`] serves.
+    /// The page of filing positions a selection serves ([`Self::select_in`], [`Self::select_served`]).
     fn positions(&self, query: &DisclosureQuery, trades_elsewhere: Option<&dyn Fn(&F) -> bool>) -> Page<usize> {
         let candidates = self.candidates(query.ticker.value(), query.member.as_deref(), trades_elsewhere);
         // Positions are in key order: the filings at or before the cursor are a prefix, found by a binary search.

@@ -10,9 +10,9 @@
 //! compare every page, cursor and total with the oracle's.
 
 use tantivy::query::{Bm25StatisticsProvider, Query, Weight};
-use tantivy::{DocAddress, DocId, DocSet, Score, Searcher, TERMINATED};
+use tantivy::{DocAddress, DocId, DocSet, Searcher, TERMINATED};
 
-use crate::index::{hit_key, HitKey};
+use crate::index::HitKey;
 use crate::topk::{self, Filters, Layout, Ranked};
 
 /// Most matches a query's list holds: a query the bound puts on more filings than this is ranked by the pruned
@@ -23,22 +23,9 @@ pub(crate) const RANKED_CAP: usize = 1_024;
 /// Every match of one query, in rank order.
 pub(crate) struct RankedMatches {
     /// Rank order: highest score first, then lowest place ([`HitKey`] ascending).
-    matches: Box<[Match]>,
+    matches: Box<[Ranked]>,
     /// Positions in `matches` by (segment, document): the order a filter's docset is walked in.
     by_doc: Box<[u32]>,
-}
-
-#[derive(Clone, Copy)]
-struct Match {
-    score: Score,
-    place: u64,
-    addr: DocAddress,
-}
-
-impl Match {
-    fn key(&self) -> HitKey {
-        hit_key(self.score, self.place)
-    }
 }
 
 impl RankedMatches {
@@ -78,12 +65,12 @@ impl RankedMatches {
             while doc != TERMINATED {
                 if alive.is_none_or(|a| a.is_alive(doc)) {
                     let place = places.map_or(0, |p| p.get_val(doc));
-                    matches.push(Match { score: scorer.score(), place, addr: DocAddress::new(ord as u32, doc) });
+                    matches.push(Ranked { score: scorer.score(), place, addr: DocAddress::new(ord as u32, doc) });
                 }
                 doc = scorer.advance();
             }
         }
-        matches.sort_unstable_by_key(Match::key);
+        matches.sort_unstable_by_key(Ranked::key);
         let mut by_doc: Vec<u32> = (0..matches.len() as u32).collect();
         by_doc.sort_unstable_by_key(|&i| {
             let addr = matches[i as usize].addr;
@@ -118,10 +105,10 @@ impl RankedMatches {
         let mut hits = Vec::with_capacity(limit.min(self.matches.len() - first));
         let mut total = 0;
         // One pass in rank order: every match that passes is counted, the first `limit` after the cursor served.
-        let mut take = |i: usize, m: &Match| {
+        let mut take = |i: usize, m: &Ranked| {
             total += 1;
             if i >= first && hits.len() < limit {
-                hits.push(Ranked { score: m.score, place: m.place, addr: m.addr });
+                hits.push(*m);
             }
         };
         match self.passing(searcher, filters, layout)? {

@@ -173,10 +173,18 @@ enum Pruning {
 }
 
 /// A ranked hit: its exact score, place in the index and address.
+#[derive(Clone, Copy)]
 pub struct Ranked {
     pub score: Score,
     pub place: u64,
     pub addr: DocAddress,
+}
+
+impl Ranked {
+    /// Where it stands in the ranking.
+    pub fn key(&self) -> HitKey {
+        hit_key(self.score, self.place)
+    }
 }
 
 /// The best `limit` hits seen so far, worst on top of the heap.
