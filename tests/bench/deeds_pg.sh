@@ -19,7 +19,8 @@
 #    indexes), and sends the 74-query mix (tests/bench/deeds_pg/mix.sql) REPS times over one keep-alive
 #    connection, one request at a time; prints p50, p99 and max per query class and overall, and the answers'
 #    statuses. It measures; it asserts nothing. LOAD_ONLY=1 stops after step 3. PAGES=N also follows each
-#    answer's next cursor for up to N - 1 later pages, measured apart (measure.py).
+#    answer's next cursor for up to N - 1 later pages, measured apart (measure.py); SLOWEST=N lists the N
+#    slowest requests.
 #
 # INGEST=N instead times `datahost ingest deeds` of N SYNTHETIC documents exported as the three ACRIS CSV tables
 # (the generator's rows, as NYC Open Data exports them), into a new PostgreSQL database and into a new embedded

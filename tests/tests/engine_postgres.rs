@@ -281,6 +281,30 @@ fn engine_killed_and_restarted_while_serving() {
     });
 }
 
+/// A serving host opens, before any request, the pooled connections one word search runs its statements on at
+/// once (a page beside the count's two parts) and one more, beside its LISTEN connection: the first searches do
+/// not wait for connections to open (about 6 ms each on loopback).
+#[test]
+fn a_serving_host_opens_its_search_connections_before_the_first_request() {
+    let db = TestDb::create("warm");
+    let _server = engine_server(&db);
+    let mut admin = postgres::Client::connect("postgres://postgres@127.0.0.1:5432/postgres", postgres::NoTls).unwrap();
+    until("four pooled connections and the LISTEN one are open with no request sent", || {
+        host_sessions(&mut admin, &db) >= 5
+    });
+}
+
+/// The host's sessions on the test's database, by `pg_stat_activity`.
+fn host_sessions(admin: &mut postgres::Client, db: &TestDb) -> i64 {
+    admin
+        .query_one(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = $1 AND application_name = 'datahost'",
+            &[&db.name],
+        )
+        .unwrap()
+        .get(0)
+}
+
 /// A host that stops, and a CLI command that ends (`keys issue` here), end their PostgreSQL connections the regular
 /// way (the protocol's Terminate message), so the server neither logs a lost client nor counts an abandoned session
 /// for each pooled connection at every stop: `pg_stat_database.sessions_abandoned` counts the sessions of the
@@ -295,15 +319,7 @@ fn a_stopping_host_closes_its_postgresql_connections_cleanly() {
         assert_eq!(server.get_with(route, &[("X-API-Key", &owner)]).0, 200, "{route}");
     }
     let mut admin = postgres::Client::connect("postgres://postgres@127.0.0.1:5432/postgres", postgres::NoTls).unwrap();
-    let open = |admin: &mut postgres::Client| -> i64 {
-        admin
-            .query_one(
-                "SELECT count(*) FROM pg_stat_activity WHERE datname = $1 AND application_name = 'datahost'",
-                &[&db.name],
-            )
-            .unwrap()
-            .get(0)
-    };
+    let open = |admin: &mut postgres::Client| host_sessions(admin, &db);
     // The LISTEN connection is opened by a background task: waited for, not assumed.
     until("the host holds pooled and LISTEN connections while it serves", || open(&mut admin) >= 2);
     assert_eq!(server.terminate(), Some(0));

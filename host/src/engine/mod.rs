@@ -157,6 +157,21 @@ impl Engine {
         Ok(dir)
     }
 
+    /// A serving host on PostgreSQL opens, in the background, the connections one word search runs its
+    /// statements on at once, plus one for the rest of the host ([`PgEngine::warm`]). Nothing on the embedded
+    /// engine.
+    pub fn warm(self: &Arc<Self>) {
+        if self.pg.is_none() || self.is_degraded() {
+            return;
+        }
+        let engine = self.clone();
+        tokio::spawn(async move {
+            if let Some(pg) = engine.pg() {
+                pg.warm(words::statements_at_once(records::Dialect::Postgres) + 1).await;
+            }
+        });
+    }
+
     pub fn pg(&self) -> Option<&PgEngine> {
         self.pg.as_ref()
     }

@@ -445,6 +445,13 @@ fn count_parts(d: Dialect) -> usize {
     }
 }
 
+/// The most statements one word search gives to run at once: a page beside the count's parts, or a first page's
+/// walk in the count's parts. A serving host on PostgreSQL opens that many connections ahead of its first requests
+/// ([`super::Engine::warm`]).
+pub fn statements_at_once(d: Dialect) -> usize {
+    count_parts(d) + 1
+}
+
 /// A count reads an other word's rows in the dates of the driver's documents it counts, as one set, instead of
 /// probing the word for each document, when the word is on at most this many times the driver's documents (by
 /// the count table). Its rows of a document carry that document's scope and date, so they lie in that range; a

@@ -189,6 +189,7 @@ pub async fn serve(config: Config) -> Result<(), StartupError> {
         tracing::warn!("no API keys issued yet: run `datahost keys issue --tier owner`");
     }
     crate::lifecycle::watch::spawn_background(state.clone());
+    state.engine.warm();
     crate::sync::schedule::spawn(Arc::new(crate::sync::schedule::Scheduled {
         config: state.config.clone(),
         engine: state.engine.clone(),

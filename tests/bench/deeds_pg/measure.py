@@ -3,7 +3,8 @@ connection, and prints p50, p99 and max latency per query class and overall (the
 server up and are not counted). Usage: measure.py BASE_URL API_KEY MIX_TSV
 
 PAGES=N (default 1) also follows each answer's `next` cursor for up to N - 1 later pages, as a client paging
-through the matches would, each counted under its query's class with ", later page" added."""
+through the matches would, each counted under its query's class with ", later page" added. SLOWEST=N (default 0)
+also lists the N slowest counted requests (class, county, query, limit, page), to look at their statements."""
 import collections
 import http.client
 import json
@@ -20,6 +21,8 @@ times = collections.defaultdict(list)
 statuses = collections.Counter()
 capped = collections.Counter()
 PAGES = int(os.environ.get("PAGES", "1"))
+SLOWEST = int(os.environ.get("SLOWEST", "0"))
+slowest = []
 rows = [line.rstrip("\n").split("\t") for line in open(mix) if line.strip()]
 for n, (klass, county, query, limit) in enumerate(rows):
     params = {"county": county, "query": query, "limit": limit}
@@ -33,6 +36,7 @@ for n, (klass, county, query, limit) in enumerate(rows):
         if n >= WARMUP:
             label = klass if page == 0 else f"{klass}, later page"
             times[label].append(ms)
+            slowest.append((ms, klass, county, query, limit, page + 1))
             statuses[(label, resp.status)] += 1
             if answer.get("totalIsLowerBound"):
                 capped[label] += 1
@@ -56,3 +60,7 @@ for label, later in [("overall", False), ("overall, later pages", True)]:
     every = [x for k, t in times.items() if k.endswith(", later page") == later for x in t]
     if every:
         print(f"{label:<28} {len(every):>5} {pct(every, 50):8.1f} {pct(every, 99):8.1f} {max(every):8.1f}")
+if SLOWEST:
+    print(f"the {SLOWEST} slowest requests (ms, class, county, query, limit, page):")
+    for ms, klass, county, query, limit, page in sorted(slowest, reverse=True)[:SLOWEST]:
+        print(f"  {ms:8.1f}  {klass:<16} {county:<12} {query!r} limit={limit} page={page}")
