@@ -680,10 +680,10 @@ impl SearchIndex {
         };
         let snippets = req.snippets.then_some(&prepared.snippets);
         let mut hits = Vec::with_capacity(top.len());
-        for topk::Ranked { score, place, addr } in top {
-            let read = self.read(addr).map_err(engine)?;
+        for ranked in top {
+            let read = self.read(ranked.addr).map_err(engine)?;
             let snippet = snippets.map(|s| snippet_of(s, &read));
-            hits.push(Hit { read, score, snippet, key: hit_key(score, place) });
+            hits.push(Hit { read, score: ranked.score, snippet, key: ranked.key() });
         }
         Ok(SearchResult { total: counted.min(cap), total_exact: counted <= cap, hits })
     }
