@@ -30,19 +30,62 @@ pub struct Statement {
     pub params: Vec<String>,
 }
 
-/// The tables (created empty; the word rows' indexes come after a first build, see [`index_sql`]).
+/// The tables (created empty; the word rows' indexes come after a first build, see [`index_sql`]). Every text
+/// column compares as bytes: a search's index probes compare words and documents, and under a database's
+/// language collation each comparison of two different texts is a `strcoll` (see [`byte_order_sql`]).
 pub fn table_sql(d: Dialect) -> String {
     let (t, c) = names(d);
     let counts = counts_table(d);
     let documents = documents_table(d);
     format!(
-        "CREATE TABLE IF NOT EXISTS {t} (dataset text NOT NULL, word text NOT NULL, doc text NOT NULL, \
-         scope text NOT NULL, facet text NOT NULL, date text{c} NOT NULL, id text{c} NOT NULL); \
-         CREATE TABLE IF NOT EXISTS {counts} (dataset text NOT NULL, word text NOT NULL, scope text NOT NULL, \
-         facet text NOT NULL, n bigint NOT NULL, PRIMARY KEY (dataset, word, scope, facet)); \
-         CREATE TABLE IF NOT EXISTS {documents} (dataset text NOT NULL, doc text NOT NULL, \
-         records text NOT NULL, PRIMARY KEY (dataset, doc))"
+        "CREATE TABLE IF NOT EXISTS {t} (dataset text{c} NOT NULL, word text{c} NOT NULL, doc text{c} NOT NULL, \
+         scope text{c} NOT NULL, facet text{c} NOT NULL, date text{c} NOT NULL, id text{c} NOT NULL); \
+         CREATE TABLE IF NOT EXISTS {counts} (dataset text{c} NOT NULL, word text{c} NOT NULL, \
+         scope text{c} NOT NULL, facet text{c} NOT NULL, n bigint NOT NULL, PRIMARY KEY (dataset, word, scope, facet)); \
+         CREATE TABLE IF NOT EXISTS {documents} (dataset text{c} NOT NULL, doc text{c} NOT NULL, \
+         records text{c} NOT NULL, PRIMARY KEY (dataset, doc))"
     )
+}
+
+/// PostgreSQL: the word index's text columns that do not compare as bytes yet (tables an earlier version created
+/// in the database's collation), as `(table, column)` rows; [`byte_order_alter_sql`] changes them. SQLite's
+/// text compares as bytes already: `None`.
+pub fn byte_order_sql(d: Dialect) -> Option<Statement> {
+    let Dialect::Postgres = d else { return None };
+    let tables = [names(d).0, counts_table(d), documents_table(d)].map(|t| t.trim_start_matches("datahost."));
+    Some(Statement {
+        sql: "SELECT c.relname::text, a.attname::text FROM pg_attribute a \
+              JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace \
+              WHERE n.nspname = 'datahost' AND c.relname::text IN ($1, $2, $3) AND a.attnum > 0 \
+              AND NOT a.attisdropped AND a.atttypid = 'text'::regtype \
+              AND a.attcollation <> 'pg_catalog.\"C\"'::regcollation ORDER BY 1, 2"
+            .into(),
+        params: tables.map(String::from).to_vec(),
+    })
+}
+
+/// The statements that make `columns` (rows of [`byte_order_sql`]) compare as bytes, two per table. PostgreSQL
+/// keeps the table's rows (text to text) and rebuilds the indexes on those columns; it also drops the columns'
+/// statistics, which the table's `ANALYZE` takes again (no row changes, so autovacuum would not).
+pub fn byte_order_alter_sql(columns: &[(String, String)]) -> Vec<String> {
+    let mut statements: Vec<String> = Vec::new();
+    let mut tables: Vec<&str> = columns.iter().map(|(t, _)| t.as_str()).collect();
+    tables.sort_unstable();
+    tables.dedup();
+    for table in tables {
+        debug_assert!(datahost_plugin_api::query::valid_field(table));
+        let alters: Vec<String> = columns
+            .iter()
+            .filter(|(t, _)| t == table)
+            .map(|(_, column)| {
+                debug_assert!(datahost_plugin_api::query::valid_field(column));
+                format!("ALTER COLUMN {column} TYPE text COLLATE \"C\"")
+            })
+            .collect();
+        statements.push(format!("ALTER TABLE datahost.{table} {}", alters.join(", ")));
+        statements.push(format!("ANALYZE datahost.{table}"));
+    }
+    statements
 }
 
 /// The indexes: one row per word and document; a word's documents in serving order; a document's rows.
@@ -1016,6 +1059,17 @@ mod tests {
         IngestBatch { format: "t".into(), records, ..Default::default() }
     }
 
+    /// The word index's tables as earlier versions created them (every text column but `date` and `id`
+    /// in the database's collation), with the serving index of a still earlier one.
+    const EARLIER_TABLES: &str = "CREATE TABLE datahost.record_words (dataset text NOT NULL, word text NOT NULL, \
+        doc text NOT NULL, scope text NOT NULL, facet text NOT NULL, date text COLLATE \"C\" NOT NULL, \
+        id text COLLATE \"C\" NOT NULL); \
+        CREATE TABLE datahost.record_word_counts (dataset text NOT NULL, word text NOT NULL, scope text NOT NULL, \
+        facet text NOT NULL, n bigint NOT NULL, PRIMARY KEY (dataset, word, scope, facet)); \
+        CREATE TABLE datahost.record_documents (dataset text NOT NULL, doc text NOT NULL, records text NOT NULL, \
+        PRIMARY KEY (dataset, doc)); \
+        CREATE INDEX record_words_order ON datahost.record_words (dataset, word, scope, date DESC, id, facet)";
+
     /// The count table as `(dataset, word, scope, facet, n)` rows (zeros left out), and the same counted from the
     /// word rows: they must agree.
     const COUNTS: &str = "SELECT dataset, word, scope, facet, CAST(n AS TEXT) FROM {c} WHERE n <> 0 \
@@ -1148,14 +1202,18 @@ mod tests {
     async fn postgresql_answers_as_the_reference_from_the_serving_index() {
         let db = crate::engine::TestPg::create("dh_words").await;
         let (engine, client) = (db.engine.clone(), &db.client);
-        // The serving index as an earlier version built it.
-        client
-            .batch_execute(&format!(
-                "{}; CREATE INDEX record_words_order ON datahost.record_words (dataset, word, scope, date DESC, id, facet)",
-                super::table_sql(crate::engine::records::Dialect::Postgres)
-            ))
-            .await
-            .unwrap();
+        // The tables and the serving index as an earlier version built them: text in the database's collation.
+        client.batch_execute(EARLIER_TABLES).await.unwrap();
+        let not_bytes = || {
+            let check = super::byte_order_sql(crate::engine::records::Dialect::Postgres).unwrap();
+            async move {
+                let params = bound(&check);
+                let rows = client.query(&check.sql, &params).await.unwrap();
+                rows.iter().map(|r| format!("{}.{}", r.get::<_, String>(0), r.get::<_, String>(1))).collect::<Vec<_>>()
+            }
+        };
+        let earlier = not_bytes().await;
+        assert_eq!(earlier.len(), 12, "{earlier:?}");
         let e = engine.clone();
         let (words, docs) = tokio::task::spawn_blocking(move || {
             let (words, docs) = applied_on_postgresql(&e);
@@ -1224,12 +1282,36 @@ mod tests {
         let recounted = table(COUNTS).await;
         assert_eq!(recounted, table(RECOUNT).await);
         assert_counts_followed(&counted, &recounted);
+        // Tables an earlier version filled (here the same rows, their columns back in the database's collation,
+        // which drops their statistics): made to compare bytes again, rows kept, statistics taken again.
         client.batch_execute("DELETE FROM datahost.record_word_counts").await.unwrap();
+        let to_default = super::byte_order_alter_sql(&[
+            ("record_words".into(), "word".into()),
+            ("record_words".into(), "doc".into()),
+            ("record_documents".into(), "doc".into()),
+        ]);
+        for statement in to_default.iter().filter(|s| s.starts_with("ALTER")) {
+            client.batch_execute(&statement.replace("\"C\"", "\"default\"")).await.unwrap();
+        }
+        assert_eq!(not_bytes().await, ["record_documents.doc", "record_words.doc", "record_words.word"]);
+        let without_statistics = || {
+            db.texts(
+                "SELECT c.relname || '.' || a.attname FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid \
+                 JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'datahost' \
+                 AND c.relname IN ('record_words', 'record_documents') AND a.attnum > 0 AND NOT a.attisdropped \
+                 AND NOT EXISTS (SELECT 1 FROM pg_stats s WHERE s.schemaname = 'datahost' \
+                 AND s.tablename = c.relname AND s.attname = a.attname) ORDER BY 1",
+            )
+        };
+        assert_eq!(without_statistics().await, ["record_documents.doc", "record_words.doc", "record_words.word"]);
         let e = engine.clone();
         tokio::task::spawn_blocking(move || e.declare_word_index("d", &index()).unwrap()).await.unwrap();
         assert_eq!(table(COUNTS).await, recounted);
         let indexes = db.texts("SELECT indexname FROM pg_indexes WHERE tablename = 'record_words' ORDER BY 1").await;
         assert_eq!(indexes, ["record_words_doc", "record_words_serving", "record_words_word_doc"]);
+        assert_eq!(without_statistics().await, Vec::<String>::new());
+        // Every text column of the earlier tables compares as bytes now, the rows kept (the answers above).
+        assert_eq!(not_bytes().await, Vec::<String>::new());
         // A page of two words: the driver's documents in order and the other word's probe, from indexes alone.
         let q = WordSearch { words: vec!["B".into(), "A".into()], ..search("B") };
         let page = super::page_sql(crate::engine::records::Dialect::Postgres, &q, 0, false);

@@ -95,6 +95,21 @@ impl PgEngine {
             tx.execute("SELECT pg_advisory_xact_lock(727174, hashtext($1))", &[&dataset])
                 .await
                 .map_err(err("locking the dataset"))?;
+            if let Some(check) = words::byte_order_sql(d) {
+                let columns: Vec<(String, String)> =
+                    pg_rows(&*tx, &check).await?.into_iter().map(|r| (r[0].clone(), r[1].clone())).collect();
+                if !columns.is_empty() {
+                    tracing::info!(
+                        dataset,
+                        columns = columns.len(),
+                        "the word index's tables compare text in the database's collation: making them compare \
+                         bytes (their indexes are rebuilt once)"
+                    );
+                    for statement in words::byte_order_alter_sql(&columns) {
+                        tx.batch_execute(&statement).await.map_err(err("making the word index compare bytes"))?;
+                    }
+                }
+            }
             let build = words::answered_yes(&pg_rows(&*tx, &words::missing_sql(d, dataset, index)).await?);
             if build {
                 tracing::info!(dataset, "building the word index from the records held");
