@@ -1285,14 +1285,14 @@ mod tests {
         // Tables an earlier version filled (here the same rows, their columns back in the database's collation,
         // which drops their statistics): made to compare bytes again, rows kept, statistics taken again.
         client.batch_execute("DELETE FROM datahost.record_word_counts").await.unwrap();
-        let to_default = super::byte_order_alter_sql(&[
-            ("record_words".into(), "word".into()),
-            ("record_words".into(), "doc".into()),
-            ("record_documents".into(), "doc".into()),
-        ]);
-        for statement in to_default.iter().filter(|s| s.starts_with("ALTER")) {
-            client.batch_execute(&statement.replace("\"C\"", "\"default\"")).await.unwrap();
-        }
+        client
+            .batch_execute(
+                "ALTER TABLE datahost.record_words ALTER COLUMN word TYPE text COLLATE \"default\", \
+                 ALTER COLUMN doc TYPE text COLLATE \"default\"; \
+                 ALTER TABLE datahost.record_documents ALTER COLUMN doc TYPE text COLLATE \"default\"",
+            )
+            .await
+            .unwrap();
         assert_eq!(not_bytes().await, ["record_documents.doc", "record_words.doc", "record_words.word"]);
         let without_statistics = || {
             db.texts(
