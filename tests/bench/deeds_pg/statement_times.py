@@ -9,7 +9,7 @@ summed per statement kind from the server log (manual; not in CI).
 
 Kinds, by the statement's text (host/src/engine/words.rs): `rarest` (the count table and records version),
 `walk` (a first page read by the count's parts), `total` (a count part), `page` (a page beside the count or after
-a cursor), `other` (records reads, the plugin's own statements).
+a cursor), `other` (one-word counts, records reads, the plugin's own statements).
 """
 import collections
 import re
