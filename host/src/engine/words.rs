@@ -161,6 +161,16 @@ fn slot(d: Dialect, n: usize) -> String {
     }
 }
 
+/// The page's row count bound at slot `n`, so one statement text (and one kept plan per connection, `pool.rs`'s
+/// `Plans::Kept`) serves every `limit`. Bound as text, as every word statement's values; the cast says so in the
+/// text too, so that a statement prepared without types reads the slot as text as well.
+fn count_slot(d: Dialect, n: usize) -> String {
+    match d {
+        Dialect::Postgres => format!("CAST(${n}::text AS bigint)"),
+        Dialect::Sqlite => format!("CAST(?{n} AS INTEGER)"),
+    }
+}
+
 /// The members of a JSON array of strings bound at slot `n`.
 fn json_members(d: Dialect, n: usize) -> String {
     match d {
@@ -571,6 +581,8 @@ pub fn walk_sql(
         ),
         false => ("''".to_string(), String::new()),
     };
+    part.params.push((limit + 1).to_string());
+    let page = count_slot(d, part.params.len());
     let last = |column: &str| format!("coalesce((SELECT p.{column} FROM p ORDER BY p.date, p.id DESC LIMIT 1), '')");
     let materialized = match d {
         Dialect::Postgres => " MATERIALIZED",
@@ -588,7 +600,6 @@ pub fn walk_sql(
             driven = part.driven,
             last_date = last("date"),
             last_id = last("id"),
-            page = limit + 1,
         ),
         params: part.params,
     }
@@ -676,7 +687,8 @@ pub fn page_sql(d: Dialect, q: &WordSearch, driver: usize, with_records: bool) -
     };
     let others: Vec<&String> = q.words.iter().enumerate().filter(|(i, _)| *i != driver).map(|(_, w)| w).collect();
     let holds = holds_others(d, &mut params, &others);
-    let order = format!("ORDER BY w.date DESC, w.id LIMIT {}", limit + 1);
+    params.push((limit + 1).to_string());
+    let order = format!("ORDER BY w.date DESC, w.id LIMIT {}", count_slot(d, params.len()));
     if !with_records {
         return Statement { sql: format!("SELECT w.doc FROM {t} w WHERE {drive}{after}{holds} {order}"), params };
     }
@@ -1554,6 +1566,32 @@ mod tests {
         e.declare_word_index("d", &index()).unwrap();
         pg.apply_file("d", "2", "sha2", &second, e.word_index("d").as_ref()).unwrap();
         (words, docs)
+    }
+
+    /// A page's size is a bound value, not part of the statement's text: one text, and so one kept plan per
+    /// connection, serves every `limit`, on both engines, for a page after a cursor or beside the count and for a
+    /// first page read by the count's walk.
+    #[test]
+    fn one_statement_text_serves_every_page_size() {
+        use crate::engine::records::Dialect;
+        let sized = |limit| WordSearch { words: vec!["A".into(), "B".into()], limit, ..search("A") };
+        for d in [Dialect::Postgres, Dialect::Sqlite] {
+            for with_records in [false, true] {
+                let statements = |limit| {
+                    let q = sized(limit);
+                    [
+                        super::page_sql(d, &q, 0, with_records),
+                        super::walk_sql(d, &q, 0, &[false, false], (0, 2), with_records),
+                    ]
+                };
+                for (small, large) in statements(10).iter().zip(&statements(99)) {
+                    assert_eq!(small.sql, large.sql, "{d:?}");
+                    let (small_size, large_size) = (small.params.last().unwrap(), large.params.last().unwrap());
+                    assert_eq!((small_size.as_str(), large_size.as_str()), ("11", "100"), "{}", small.sql);
+                    assert_eq!(small.params[..small.params.len() - 1], large.params[..large.params.len() - 1]);
+                }
+            }
+        }
     }
 
     fn search(word: &str) -> WordSearch {
