@@ -164,7 +164,7 @@ fn slot(d: Dialect, n: usize) -> String {
 /// The page's row count bound at slot `n`, so one statement text (and one kept plan per connection, `pool.rs`'s
 /// `Plans::Kept`) serves every `limit`. Bound as text, as every word statement's values; the cast says so in the
 /// text too, so that a statement prepared without types reads the slot as text as well.
-fn count_slot(d: Dialect, n: usize) -> String {
+fn page_size_slot(d: Dialect, n: usize) -> String {
     match d {
         Dialect::Postgres => format!("CAST(${n}::text AS bigint)"),
         Dialect::Sqlite => format!("CAST(?{n} AS INTEGER)"),
@@ -582,7 +582,7 @@ pub fn walk_sql(
         false => ("''".to_string(), String::new()),
     };
     part.params.push((limit + 1).to_string());
-    let page = count_slot(d, part.params.len());
+    let page = page_size_slot(d, part.params.len());
     let last = |column: &str| format!("coalesce((SELECT p.{column} FROM p ORDER BY p.date, p.id DESC LIMIT 1), '')");
     let materialized = match d {
         Dialect::Postgres => " MATERIALIZED",
@@ -688,7 +688,7 @@ pub fn page_sql(d: Dialect, q: &WordSearch, driver: usize, with_records: bool) -
     let others: Vec<&String> = q.words.iter().enumerate().filter(|(i, _)| *i != driver).map(|(_, w)| w).collect();
     let holds = holds_others(d, &mut params, &others);
     params.push((limit + 1).to_string());
-    let order = format!("ORDER BY w.date DESC, w.id LIMIT {}", count_slot(d, params.len()));
+    let order = format!("ORDER BY w.date DESC, w.id LIMIT {}", page_size_slot(d, params.len()));
     if !with_records {
         return Statement { sql: format!("SELECT w.doc FROM {t} w WHERE {drive}{after}{holds} {order}"), params };
     }
