@@ -67,7 +67,7 @@ impl deadpool_postgres::Connect for GracefulConnect {
                 // generic plan), which on skewed data (a word on a million documents or on three) can be the walk
                 // of a whole index; planned for each run's values, reuse saves only the parse, as intended. A word
                 // search's statements switch the connection to kept plans with their run (`PgEngine::rows_planned`).
-                client.batch_execute(PLANS_PER_RUN).await?;
+                client.batch_execute(Plans::PerRun.set_sql()).await?;
             }
             // What deadpool aborts on drop: a task with nothing to do, so the connection itself ends on its own.
             Ok((client, tokio::spawn(async {})))
@@ -84,41 +84,54 @@ pub(crate) type PgClient = deadpool::managed::Object<PlanningManager>;
 /// How PostgreSQL plans a kept statement's runs on a connection (`plan_cache_mode`), as the caller asks of
 /// [`PgEngine::rows_planned`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
 pub(crate) enum Plans {
     /// Each run planned for its own values (`force_custom_plan`): a records lookup or a plugin's query, where one
     /// plan for any value can be the walk of a whole index on skewed data (a word on a million documents or on
     /// three). Every connection starts so, and is so whenever it is handed out by [`PgEngine::client`].
-    PerRun,
+    PerRun = 0,
     /// One plan kept for every run (`force_generic_plan`): the word search's statements, shapes whose plan does
     /// not depend on their values (every driver walk the serving index in order under a `LIMIT`, every probe an
     /// `EXISTS` fenced with `OFFSET 0`, every set read a range of that index), where planning each run was a
     /// sixth of the database's time (BENCHMARKS.md, stop 63).
-    Kept,
+    Kept = 1,
+}
+
+impl Plans {
+    /// The statement that puts a connection in this mode.
+    fn set_sql(self) -> &'static str {
+        match self {
+            Plans::PerRun => "SET plan_cache_mode = force_custom_plan",
+            Plans::Kept => "SET plan_cache_mode = force_generic_plan",
+        }
+    }
 }
 
 /// A pooled connection and the plan mode it was last left in.
 pub struct PgConnection {
     client: ClientWrapper,
-    /// [`PLANNED_PER_RUN`], [`PLANS_KEPT_NOW`] or [`PLAN_MODE_UNKNOWN`]: unknown from the moment a switch is sent
-    /// (the run it goes with may be given up before its answer) until the server has answered it.
+    /// A [`Plans`] as `u8`, or [`PLAN_MODE_UNKNOWN`] from the moment a switch is queued (the run it goes with may
+    /// be given up before its answer) until the server has answered it. A new connection plans per run (or, with
+    /// `engine.prepared_statements` off, as the server's default plans an unnamed statement: per run as well).
     plan_mode: AtomicU8,
 }
 
-/// Every run of a kept statement planned for its values: as each connection starts (or, with
-/// `engine.prepared_statements` off, the server's own default, which plans an unnamed statement per run as well).
-const PLANNED_PER_RUN: u8 = 0;
-/// One plan kept per statement ([`Plans::Kept`]), as a word search's statement left it.
-const PLANS_KEPT_NOW: u8 = 1;
-/// A switch was sent and not yet answered: the next statement sends its own.
+/// A switch was queued and not yet answered: the next statement sends its own.
 const PLAN_MODE_UNKNOWN: u8 = 2;
 
 impl PgConnection {
-    fn plan_mode(&self) -> u8 {
-        self.plan_mode.load(Ordering::Acquire)
+    /// Whether the connection certainly plans as `plans` says.
+    fn plans(&self, plans: Plans) -> bool {
+        self.plan_mode.load(Ordering::Acquire) == plans as u8
     }
 
-    fn set_plan_mode(&self, mode: u8) {
-        self.plan_mode.store(mode, Ordering::Release)
+    /// Puts the connection in `plans`' mode. Its `SET` is queued at the first poll, so a statement polled after
+    /// this future is planned in the new mode.
+    async fn switch_plans(&self, plans: Plans) -> Result<(), tokio_postgres::Error> {
+        self.plan_mode.store(PLAN_MODE_UNKNOWN, Ordering::Release);
+        self.client.batch_execute(plans.set_sql()).await?;
+        self.plan_mode.store(plans as u8, Ordering::Release);
+        Ok(())
     }
 }
 
@@ -143,7 +156,7 @@ impl deadpool::managed::Manager for PlanningManager {
     type Error = tokio_postgres::Error;
 
     async fn create(&self) -> Result<PgConnection, tokio_postgres::Error> {
-        Ok(PgConnection { client: self.0.create().await?, plan_mode: AtomicU8::new(PLANNED_PER_RUN) })
+        Ok(PgConnection { client: self.0.create().await?, plan_mode: AtomicU8::new(Plans::PerRun as u8) })
     }
 
     async fn recycle(
@@ -158,9 +171,6 @@ impl deadpool::managed::Manager for PlanningManager {
         self.0.detach(&mut connection.client)
     }
 }
-
-const PLANS_PER_RUN: &str = "SET plan_cache_mode = force_custom_plan";
-const PLANS_KEPT: &str = "SET plan_cache_mode = force_generic_plan";
 
 /// Statements a pooled connection keeps prepared at most ([`PgEngine::rows`]).
 const KEPT_STATEMENTS: usize = 256;
@@ -314,19 +324,13 @@ impl PgEngine {
         if !self.prepared {
             return client.query_typed(sql, params).await;
         }
-        let (wanted, switch) = match plans {
-            Plans::PerRun => (PLANNED_PER_RUN, PLANS_PER_RUN),
-            Plans::Kept => (PLANS_KEPT_NOW, PLANS_KEPT),
-        };
-        if client.plan_mode() == wanted {
+        if client.plans(plans) {
             return self.prepared_rows(client, sql, params).await;
         }
-        client.set_plan_mode(PLAN_MODE_UNKNOWN);
         // Polled first, so written first: the server switches before it plans the statement.
         let (switched, rows) =
-            futures_util::future::join(client.batch_execute(switch), self.prepared_rows(client, sql, params)).await;
+            futures_util::future::join(client.switch_plans(plans), self.prepared_rows(client, sql, params)).await;
         switched?;
-        client.set_plan_mode(wanted);
         rows
     }
 
@@ -420,10 +424,8 @@ fn off_runtime() -> &'static tokio::runtime::Runtime {
 /// keeping plans), or why there is none.
 pub(super) async fn pooled(pool: &Pool, address: &str) -> Result<PgClient, EngineError> {
     let client = pooled_as_left(pool, address).await?;
-    if client.plan_mode() != PLANNED_PER_RUN {
-        client.set_plan_mode(PLAN_MODE_UNKNOWN);
-        client.batch_execute(PLANS_PER_RUN).await.map_err(pg_err("planning every run again"))?;
-        client.set_plan_mode(PLANNED_PER_RUN);
+    if !client.plans(Plans::PerRun) {
+        client.switch_plans(Plans::PerRun).await.map_err(pg_err("planning every run again"))?;
     }
     Ok(client)
 }
