@@ -41,6 +41,7 @@ class Client:
         self.host, self.port = urllib.parse.urlsplit(base).netloc.split(":")
         self.key = key
         self.conn = None
+        self.headers = []  # the last answer's, in order
 
     def get(self, target):
         for attempt in range(2):
@@ -49,6 +50,7 @@ class Client:
                     self.conn = http.client.HTTPConnection(self.host, int(self.port), timeout=30)
                 self.conn.request("GET", target, headers={"X-API-Key": self.key})
                 r = self.conn.getresponse()
+                self.headers = r.getheaders()
                 return r.status, r.read()
             except (ConnectionError, http.client.HTTPException):
                 self.conn = None
@@ -155,8 +157,13 @@ def edgar_queries(doc, n, bound):
             for i in range(n)]
 
 
+# Headers every server writes itself (the baselines and nginx with their own values): not copied into a capture.
+OWN_HEADERS = {"content-type", "content-length", "date", "connection", "keep-alive", "transfer-encoding"}
+
+
 def capture(base, key, listing, outdir):
-    """Fetches each `route<TAB>target` and keeps the 200s, in files named by their line number."""
+    """Fetches each `route<TAB>target` and keeps the 200s, in files named by their line number, each body's other
+    headers in FILE.headers (`name: value` lines, for the baseline's `--with-headers`)."""
     os.makedirs(outdir, exist_ok=True)
     c = Client(base, key)
     refused = {}
@@ -169,6 +176,8 @@ def capture(base, key, listing, outdir):
         path = os.path.join(outdir, f"{i}.json")
         with open(path, "wb") as f:
             f.write(body)
+        with open(path + ".headers", "w") as f:
+            f.writelines(f"{name}: {value}\n" for name, value in c.headers if name.lower() not in OWN_HEADERS)
         print(f"{target}\t{path}\t{route}")
     for (route, status), count in sorted(refused.items()):
         print(f"capture: {count} {route} queries answered {status} (left out)", file=sys.stderr)
@@ -258,7 +267,9 @@ def report(results):
     invalid = []
     for table, rows in tables.items():
         subject, others = ("redis", [("in-process limiter", "datahost")]) if table == "redis" else \
-            ("datahost", [("bare axum", "axum"), ("nginx", "nginx")])
+            ("datahost", [("bare axum", "axum"), ("bare axum with datahost's headers", "axum-headers"),
+                          ("nginx", "nginx")])
+        others = [(o, s) for o, s in others if any(s in servers for _, servers in rows)]
         print(f"\n### {table}\n")
         print("| case | " + " | ".join([subject] + [o for o, _ in others]) + " | "
               + " | ".join(f"{subject} / {o}" for o, _ in others) + " | errors |")

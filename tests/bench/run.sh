@@ -2,11 +2,14 @@
 # Throughput and start-up of datahost against baselines measured side by side in one run (issue 9), on loopback
 # with wrk. Builds release, ingests a few real corpus files into a fresh embedded engine, issues keys, captures
 # the host's answers, then serves the same bytes from
-#   - the bare axum baseline (tests/bench/baseline: the same axum and tokio runtime, nothing else), and
+#   - the bare axum baseline (tests/bench/baseline: the same axum and tokio runtime, nothing else),
+#   - for the hot table also the bare axum baseline sending datahost's other headers too (`--with-headers`, those
+#     of an owner key's answer or, for the pro-key rows, a pro key's with its rate-limit headers: the same answer
+#     on the wire, so the ratio prices the host's work apart from the answer's size), and
 #   - nginx (static files, config generated here; installed with apt-get when missing),
-# and runs wrk (2 threads, the same connections for all) in interleaved rounds (datahost, axum, nginx, datahost,
-# ...), printing medians and ratios as markdown tables labelled with the date and load average (these 2-core
-# machines are shared and noisy: only same-run ratios mean anything). Not part of CI.
+# and runs wrk (2 threads, the same connections for all) in interleaved rounds (datahost, axum, axum with the
+# headers, nginx, datahost, ...), printing medians and ratios as markdown tables labelled with the date and load
+# average (these 2-core machines are shared and noisy: only same-run ratios mean anything). Not part of CI.
 #
 # Usage: tests/bench/run.sh [MODE]
 #   all (default)  every table below
@@ -57,7 +60,7 @@ bench_work
 chmod 755 "$work"
 
 p_dh=$(free_port); p_redis=$(free_port); p_table=$(free_port); p_axum=$(free_port); p_nginx=$(free_port)
-p_cold=$(free_port)
+p_cold=$(free_port); p_axum_owner_headers=$(free_port); p_axum_pro_headers=$(free_port)
 bench_config "$work/datahost.toml" "$p_dh" "$work"
 # The cold tables run on hosts with the response cache off: wrk's rotation repeats each distinct query every
 # COLD_N requests, and a cached repeat would be a hot answer.
@@ -125,7 +128,11 @@ capture() { # port key list name
   python3 "$here/bench.py" capture "http://127.0.0.1:$1" "$2" "$3" "$work/bodies/$4" > "$work/$4.index"
 }
 capture "$p_dh" "$owner" "$work/hot.list" hot
-[ "$(wc -l < "$work/hot.index")" -eq 4 ] || { echo "a hot query does not answer 200" >&2; exit 1; }
+# A pro key's answers carry the rate-limit headers too: the baseline with datahost's headers sends those for the
+# pro-key rows.
+capture "$p_dh" "$(head -n 1 "$work/pro.txt")" "$work/hot.list" hot-pro
+[ "$(wc -l < "$work/hot.index")" -eq 4 ] && [ "$(wc -l < "$work/hot-pro.index")" -eq 4 ] \
+  || { echo "a hot query does not answer 200" >&2; exit 1; }
 while IFS=$'\t' read -r target file _; do
   echo "hot query $target: $(wc -c < "$file") bytes"
 done < "$work/hot.index"
@@ -148,6 +155,13 @@ fi
 cat "$work/hot.index" "$work/cold.index" "$work/cold-table.index" > "$work/all.index"
 "$baseline_bin" "127.0.0.1:$p_axum" "$work/all.index" > "$work/axum.out" 2> "$work/axum.err" &
 pids+=($!)
+for who in owner pro; do
+  port=$p_axum_owner_headers index=$work/hot.index
+  [ "$who" = pro ] && port=$p_axum_pro_headers index=$work/hot-pro.index
+  "$baseline_bin" "127.0.0.1:$port" "$index" --with-headers > "$work/axum-$who-headers.out" \
+    2> "$work/axum-$who-headers.err" &
+  pids+=($!)
+done
 python3 "$here/bench.py" nginx-tree "$work/all.index" "$work/nginx/root"
 mkdir -p "$work/nginx/tmp"
 cat > "$work/nginx/nginx.conf" <<NGINX
@@ -180,14 +194,23 @@ NGINX
 nginx -c "$work/nginx/nginx.conf" -e "$work/nginx/error.log" &
 pids+=($!)
 for _ in $(seq 1 100); do
-  grep -q listening "$work/axum.out" 2> /dev/null && curl -fso /dev/null "http://127.0.0.1:$p_nginx/v1/prices?ticker=SPY" && break
+  grep -q listening "$work/axum.out" 2> /dev/null && grep -q listening "$work/axum-owner-headers.out" 2> /dev/null \
+    && grep -q listening "$work/axum-pro-headers.out" 2> /dev/null && curl -fso /dev/null "http://127.0.0.1:$p_nginx/v1/prices?ticker=SPY" && break
   sleep 0.1
 done
-# Every server answers every hot query with the same bytes.
+# Every server answers every hot query with the same body; the answers' sizes on the wire (status line and
+# headers, then the body) say which baselines send as many bytes as datahost.
+wire() { # port target [curl options]: bytes of the answer's head and body
+  curl -fsS -o /dev/null -w '%{size_header} + %{size_download}' "${@:3}" "http://127.0.0.1:$1$2"
+}
 while IFS=$'\t' read -r target file _; do
-  for port in "$p_axum" "$p_nginx"; do
+  for port in "$p_axum" "$p_axum_owner_headers" "$p_axum_pro_headers" "$p_nginx"; do
     cmp -s "$file" <(curl -fsS "http://127.0.0.1:$port$target") || { echo "port $port answers $target differently" >&2; exit 1; }
   done
+  echo "hot answer $target, head + body bytes: datahost $(wire "$p_dh" "$target" -H "X-API-Key: $owner") (owner)," \
+    "$(wire "$p_dh" "$target" -H "X-API-Key: $(sed -n 2p "$work/pro.txt")") (pro); bare axum $(wire "$p_axum" "$target"); with" \
+    "datahost's headers $(wire "$p_axum_owner_headers" "$target") (owner), $(wire "$p_axum_pro_headers" "$target")" \
+    "(pro); nginx $(wire "$p_nginx" "$target")"
 done < "$work/hot.index"
 
 results="$work/results.tsv"
@@ -209,8 +232,10 @@ for r in $(seq 1 "$rounds"); do
   if [ "$mode" = hot ] || [ "$mode" = all ]; then
     for route in vin congress-trades edgar-search prices; do
       for who in owner pro; do
-        for server in datahost axum nginx; do
+        for server in datahost axum axum-headers nginx; do
           port=$p_dh; [ "$server" = axum ] && port=$p_axum; [ "$server" = nginx ] && port=$p_nginx
+          [ "$server" = axum-headers ] && port=$p_axum_owner_headers
+          [ "$server" = axum-headers ] && [ "$who" = pro ] && port=$p_axum_pro_headers
           run_wrk hot "$route ($who key)" "$server" "$port" "$work/$who.txt" "$work/hot-$route.paths"
         done
       done
