@@ -9,12 +9,17 @@
 //! move when the corpus does; one filing's holdings, when a newer filing replaces it) also pin their data
 //! generation: the cursor then answers 400 once that generation is gone instead of a silently different list.
 //!
-//! A cursor is opaque: URL-safe base64 (no padding) of a small versioned JSON document (`v` version, `q` a
-//! fingerprint of the route and every query parameter but `cursor` and `limit`, `k` the sort key of the last
-//! item served, `g` the pinned generation) followed by an 8-byte checksum. The checksum catches a cursor that
-//! was cut short or altered; it is not a secret (a forged cursor can only pick a position inside the same
-//! public list). A cursor used with other filters, or anything that is not a cursor, is a 400 naming `cursor`.
-//! `limit` stays out of the fingerprint: the page size may change from page to page.
+//! A cursor is opaque: URL-safe base64 (no padding) of the version byte (2), an 8-byte fingerprint of the route
+//! and every query parameter but `cursor` and `limit`, the JSON text of the sort key of the last item served,
+//! then, when the list pins a generation, a zero byte and the generation (JSON text never holds a zero byte), and
+//! last an 8-byte checksum. The checksum catches a cursor that was cut short or altered; it is not a secret (a
+//! forged cursor can only pick a position inside the same public list). A cursor used with other filters, or
+//! anything that is not a cursor, is a 400 naming `cursor`. `limit` stays out of the fingerprint: the page size
+//! may change from page to page.
+//!
+//! Version 1 cursors (a JSON document `{"v":1,"q":"<fingerprint in hex>","k":<key>,"g":"<generation>"}` and the
+//! checksum, about twice as long: a cursor is sent three times in every page that has one, in `next`,
+//! `X-Next-Cursor` and `Link`) are still read, so a walk begun before an upgrade continues after it.
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
@@ -31,9 +36,14 @@ pub const PARAM: &str = "cursor";
 pub const NEXT_HEADER: &str = "X-Next-Cursor";
 /// Longest cursor accepted (the longest sort keys, names of a few hundred characters, fit several times).
 pub const MAX_CURSOR_CHARS: usize = 2048;
-/// The cursor format version; a cursor of another version is refused.
-const VERSION: u32 = 1;
+/// The version byte of the cursors issued: the binary format above.
+const VERSION: u8 = 2;
+/// The JSON cursors of earlier releases (their first byte is `{`), still read.
+const JSON_VERSION: u32 = 1;
+const FINGERPRINT_BYTES: usize = 8;
 const CHECKSUM_BYTES: usize = 8;
+/// Between the key's JSON text and the generation (a byte JSON text never holds).
+const GENERATION_MARK: u8 = 0;
 /// Mixed into the checksum so that base64 of arbitrary JSON plus its bare FNV hash is not taken for a cursor.
 const CHECKSUM_SALT: &[u8] = b"datahost-cursor-v1\0";
 
@@ -93,15 +103,26 @@ pub fn response_headers() -> Value {
     })
 }
 
-/// What a cursor holds (the JSON inside the base64).
-#[derive(Debug, Serialize, Deserialize)]
+/// What a cursor holds.
+#[derive(Debug)]
 struct Payload {
+    /// Fingerprint of the query (see [`fingerprint`]).
+    fingerprint: u64,
+    /// JSON text of the sort key of the last item served.
+    key: String,
+    /// The data generation the walk is pinned to, if any.
+    generation: Option<String>,
+}
+
+/// A version 1 cursor's JSON document.
+#[derive(Debug, Deserialize)]
+struct JsonPayload {
     v: u32,
     /// Fingerprint of the query, as 16 hex digits.
     q: String,
     /// Sort key of the last item served.
     k: Value,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     g: Option<String>,
 }
 
@@ -110,7 +131,7 @@ struct Payload {
 pub struct PageRequest {
     /// The page size (the request's `limit`, with its SPEC default and maximum).
     pub limit: usize,
-    fingerprint: String,
+    fingerprint: u64,
     /// JSON text of the sort key of the last item the previous page served; `None` on the first page.
     after: Option<String>,
     /// The data generation the cursor was issued for, when it pins one.
@@ -159,14 +180,14 @@ impl PageRequest {
         let mut page = PageRequest { limit, fingerprint, after: None, generation: None };
         if let Some(text) = request.params().raw(PARAM).filter(|v| !v.trim().is_empty()) {
             let payload = decode(text)?;
-            if payload.q != page.fingerprint {
+            if payload.fingerprint != page.fingerprint {
                 return Err(ApiError::bad_request(
                     "cursor belongs to a different query: pass it with the same parameters as the request that \
                      returned it (only limit may change), or omit cursor to start from the first page",
                 ));
             }
-            page.after = Some(payload.k.to_string());
-            page.generation = payload.g;
+            page.after = Some(payload.key);
+            page.generation = payload.generation;
         }
         Ok(page)
     }
@@ -199,13 +220,7 @@ impl PageRequest {
 
     /// The cursor of the page that follows the item whose sort key is `key`.
     pub fn cursor_after<K: Serialize>(&self, key: &K) -> String {
-        let payload = Payload {
-            v: VERSION,
-            q: self.fingerprint.clone(),
-            k: serde_json::to_value(key).unwrap_or(Value::Null),
-            g: self.generation.clone(),
-        };
-        encode(&payload)
+        encode(self.fingerprint, key, self.generation.as_deref())
     }
 
     /// The page of `items`, which come in ascending `key` order (use [`std::cmp::Reverse`] parts for a
@@ -298,7 +313,7 @@ fn not_a_cursor() -> ApiError {
 
 /// The route and every parameter but `cursor` and `limit`, trimmed, blank ones dropped (a blank parameter
 /// counts as absent everywhere), in name order.
-fn fingerprint(route: &str, query: &[(&str, &str)]) -> String {
+fn fingerprint(route: &str, query: &[(&str, &str)]) -> u64 {
     let mut pairs: Vec<(&str, &str)> = query
         .iter()
         .filter(|(k, _)| *k != PARAM && *k != "limit")
@@ -312,7 +327,7 @@ fn fingerprint(route: &str, query: &[(&str, &str)]) -> String {
     for (k, v) in pairs {
         parts.extend([&[0u8][..], k.as_bytes(), &[1u8][..], v.as_bytes()]);
     }
-    format!("{:016x}", fnv1a(&parts))
+    fnv1a(&parts)
 }
 
 /// FNV-1a, 64 bits: stable across builds, processes and replicas (std's hashers promise none of that). The hash
@@ -328,10 +343,26 @@ fn fnv1a(parts: &[&[u8]]) -> u64 {
     h
 }
 
-fn encode(payload: &Payload) -> String {
-    let mut bytes = serde_json::to_vec(payload).unwrap_or_default();
-    let sum = fnv1a(&[CHECKSUM_SALT, &bytes]);
-    bytes.extend_from_slice(&sum.to_be_bytes());
+fn checksum(bytes: &[u8]) -> [u8; CHECKSUM_BYTES] {
+    fnv1a(&[CHECKSUM_SALT, bytes]).to_be_bytes()
+}
+
+fn encode<K: Serialize + ?Sized>(fingerprint: u64, key: &K, generation: Option<&str>) -> String {
+    let mut bytes = Vec::with_capacity(64);
+    bytes.push(VERSION);
+    bytes.extend_from_slice(&fingerprint.to_be_bytes());
+    // A key that cannot be written as JSON (a map with non-string keys) is a null, as before: the next page then
+    // refuses the cursor as not of the list's key type instead of serving a wrong page.
+    if serde_json::to_writer(&mut bytes, key).is_err() {
+        bytes.truncate(1 + FINGERPRINT_BYTES);
+        bytes.extend_from_slice(b"null");
+    }
+    if let Some(generation) = generation {
+        bytes.push(GENERATION_MARK);
+        bytes.extend_from_slice(generation.as_bytes());
+    }
+    let sum = checksum(&bytes);
+    bytes.extend_from_slice(&sum);
     URL_SAFE_NO_PAD.encode(bytes)
 }
 
@@ -343,17 +374,47 @@ fn decode(text: &str) -> Result<Payload, ApiError> {
     if bytes.len() <= CHECKSUM_BYTES {
         return Err(not_a_cursor());
     }
-    let (json, sum) = bytes.split_at(bytes.len() - CHECKSUM_BYTES);
-    if fnv1a(&[CHECKSUM_SALT, json]).to_be_bytes() != sum {
+    let (content, sum) = bytes.split_at(bytes.len() - CHECKSUM_BYTES);
+    if checksum(content) != sum {
         return Err(not_a_cursor());
     }
-    let payload: Payload = serde_json::from_slice(json).map_err(|_| not_a_cursor())?;
-    if payload.v != VERSION {
-        return Err(ApiError::bad_request(
-            "cursor comes from an incompatible version of this API; omit cursor to start from the first page",
-        ));
+    match content[0] {
+        VERSION => decode_binary(&content[1..]),
+        b'{' => decode_json(content),
+        _ => Err(incompatible_version()),
     }
-    Ok(payload)
+}
+
+fn decode_binary(content: &[u8]) -> Result<Payload, ApiError> {
+    if content.len() <= FINGERPRINT_BYTES {
+        return Err(not_a_cursor());
+    }
+    let (fingerprint, rest) = content.split_at(FINGERPRINT_BYTES);
+    let fingerprint = u64::from_be_bytes(fingerprint.try_into().map_err(|_| not_a_cursor())?);
+    let (key, generation) = match rest.iter().position(|b| *b == GENERATION_MARK) {
+        Some(mark) => (&rest[..mark], Some(&rest[mark + 1..])),
+        None => (rest, None),
+    };
+    let text = |bytes: &[u8]| String::from_utf8(bytes.to_vec()).map_err(|_| not_a_cursor());
+    Ok(Payload { fingerprint, key: text(key)?, generation: generation.map(text).transpose()? })
+}
+
+fn decode_json(content: &[u8]) -> Result<Payload, ApiError> {
+    let payload: JsonPayload = serde_json::from_slice(content).map_err(|_| not_a_cursor())?;
+    if payload.v != JSON_VERSION {
+        return Err(incompatible_version());
+    }
+    let fingerprint = match payload.q.len() {
+        16 => u64::from_str_radix(&payload.q, 16).map_err(|_| not_a_cursor())?,
+        _ => return Err(not_a_cursor()),
+    };
+    Ok(Payload { fingerprint, key: payload.k.to_string(), generation: payload.g })
+}
+
+fn incompatible_version() -> ApiError {
+    ApiError::bad_request(
+        "cursor comes from an incompatible version of this API; omit cursor to start from the first page",
+    )
 }
 
 #[cfg(test)]
@@ -442,7 +503,85 @@ mod tests {
         // FNV-1a of `/v1/things\0a\x01b\0ticker\x01NVDA`, computed outside this code: a cursor handed out by an
         // earlier release must still continue its walk.
         let query = [("ticker", "NVDA"), ("limit", "5"), ("a", " b "), ("cursor", "x"), ("blank", " ")];
-        assert_eq!(fingerprint("/v1/things", &query), "158c197d458414cb");
+        assert_eq!(fingerprint("/v1/things", &query), 0x158c_197d_4584_14cb);
+    }
+
+    #[test]
+    fn cursors_of_the_earlier_json_format_continue_their_walks() {
+        // Issued by the release before the binary format (paging.rs at cdc5546) for `/v1/things?ticker=NVDA&limit=2`:
+        // after the item 20, and after ("2026-01-01", "a") of a descending list pinned to generation `gen-a`.
+        let plain = "eyJ2IjoxLCJxIjoiMzhiM2Y3YmUxN2QzNTUzZiIsImsiOjIwfdMgrm2zdVNj";
+        let pinned =
+            "eyJ2IjoxLCJxIjoiMzhiM2Y3YmUxN2QzNTUzZiIsImsiOlsiMjAyNi0wMS0wMSIsImEiXSwiZyI6Imdlbi1hIn0FxCiczYALQQ";
+        let page = |cursor: &str| {
+            PageRequest::parse(&request(&[("ticker", "NVDA"), ("limit", "2"), ("cursor", cursor)]), 10, 100).unwrap()
+        };
+        assert_eq!(page(plain).page(vec![10u32, 20, 30, 40], |i| *i).unwrap().items, vec![30, 40]);
+        let dated = vec![("2026-03-01", "b"), ("2026-01-01", "a"), ("2025-01-01", "z")];
+        let key = |d: &(&str, &str)| (Reverse(d.0.to_string()), d.1.to_string());
+        let pinned = page(pinned).pinned_to("gen-a").unwrap();
+        let rest = pinned.page(dated, key).unwrap();
+        assert_eq!(rest.items, vec![("2025-01-01", "z")]);
+        assert!(page(plain).pinned_to("gen-a").is_err(), "an unpinned cursor of a list now pinned");
+        let other = PageRequest::parse(&request(&[("ticker", "AAPL"), ("cursor", plain)]), 10, 100).unwrap_err();
+        assert!(other.message.starts_with("cursor belongs to a different query"), "{}", other.message);
+    }
+
+    #[test]
+    fn a_cursor_is_its_version_fingerprint_key_generation_and_checksum() {
+        // A full-text search's key (a score's bits and a filing) pinned to its index: 1 + 8 + 16 (`[3213570374,239]`)
+        // + 1 + 8 (`seed-300`) + 8 bytes = 42, in 56 characters (the JSON format wrote the same in 107).
+        let first = PageRequest::parse(&request(&[("q", "revenue")]), 20, 100).unwrap().pinned_to("seed-300").unwrap();
+        let cursor = first.cursor_after(&(3_213_570_374u64, 239u32));
+        assert_eq!(cursor.len(), 56, "{cursor}");
+        let bytes = URL_SAFE_NO_PAD.decode(&cursor).unwrap();
+        assert_eq!(bytes[0], VERSION);
+        assert_eq!(&bytes[1..9], &fingerprint("/v1/things", &[("q", "revenue")]).to_be_bytes());
+        assert_eq!(&bytes[9..34], b"[3213570374,239]\0seed-300");
+        let next = PageRequest::parse(&request(&[("q", "revenue"), ("cursor", &cursor)]), 20, 100).unwrap();
+        assert_eq!(next.after::<(u64, u32)>().unwrap(), Some((3_213_570_374, 239)));
+        assert!(next.pinned_to("seed-300").is_ok());
+        // Any generation text, a zero byte in it too, and keys with every JSON escape come back as they went.
+        for generation in ["", "a\0b", "DEMO-13F-000006", "ü\n\""] {
+            let first = PageRequest::parse(&request(&[]), 10, 100).unwrap().pinned_to(generation).unwrap();
+            let key = ("a\"\\\u{1}é\u{0}".to_string(), -7i64, 0.5f64);
+            let cursor = first.cursor_after(&key);
+            let next = PageRequest::parse(&request(&[("cursor", &cursor)]), 10, 100).unwrap();
+            assert_eq!(next.after::<(String, i64, f64)>().unwrap(), Some(key), "{generation:?}");
+            assert!(next.clone().pinned_to(generation).is_ok(), "{generation:?}");
+            assert!(next.pinned_to("other").is_err(), "{generation:?}");
+        }
+        // Without a generation: no mark, nothing after the key.
+        let unpinned = PageRequest::parse(&request(&[]), 10, 100).unwrap().cursor_after(&20u32);
+        let bytes = URL_SAFE_NO_PAD.decode(&unpinned).unwrap();
+        assert_eq!(&bytes[9..bytes.len() - CHECKSUM_BYTES], b"20");
+    }
+
+    #[test]
+    fn every_altered_character_of_a_cursor_is_refused() {
+        let first = PageRequest::parse(&request(&[("limit", "1")]), 10, 100).unwrap().pinned_to("gen-a").unwrap();
+        let cursor = first.cursor_after(&("2026-01-01", "a"));
+        for at in 0..cursor.len() {
+            for replacement in ['A', 'z', '-', '_', '0'] {
+                let mut altered: Vec<char> = cursor.chars().collect();
+                if altered[at] == replacement {
+                    continue;
+                }
+                altered[at] = replacement;
+                let altered: String = altered.into_iter().collect();
+                let err = PageRequest::parse(&request(&[("limit", "1"), ("cursor", &altered)]), 10, 100).unwrap_err();
+                assert_eq!(err.status, 400, "{altered}");
+            }
+        }
+        // A version this release does not know, its checksum right: named as a version, not as an alteration.
+        let mut bytes = URL_SAFE_NO_PAD.decode(&cursor).unwrap();
+        bytes.truncate(bytes.len() - CHECKSUM_BYTES);
+        bytes[0] = VERSION + 1;
+        let sum = checksum(&bytes);
+        bytes.extend_from_slice(&sum);
+        let newer = URL_SAFE_NO_PAD.encode(&bytes);
+        let err = PageRequest::parse(&request(&[("limit", "1"), ("cursor", &newer)]), 10, 100).unwrap_err();
+        assert!(err.message.starts_with("cursor comes from an incompatible version"), "{}", err.message);
     }
 
     #[test]

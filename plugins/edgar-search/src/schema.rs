@@ -38,7 +38,7 @@ fn example() -> Value {
         "query": "\"goodwill impairment\"",
         "total": 73,
         "totalIsLowerBound": false,
-        "next": "eyJ2IjoxLCJxIjoiOTk5YzM4YTEwM2Y5MTUwOSIsImsiOlszMjI3MDM2MjQyLDIzOF0sImciOiJzZWVkLTMwMCJ9VNIrd-tJhVs",
+        "next": "ApmcOKED-RUJWzMyMjcwMzYyNDIsMjM4XQBzZWVkLTMwML8jNZgPspBR",
         "count": 1,
         "hits": [{
             "form": "10-K",

@@ -37,7 +37,7 @@ pub fn example() -> Value {
         "totalHoldings": 22,
         "totalValueUsd": 189975745,
         "truncated": true,
-        "next": "eyJ2IjoxLCJxIjoiNzA3MDExZWNhYTk1NTlkNCIsImsiOlsyMDkxNDgwNywiREVNTzAwMDIyIiwxXSwiZyI6IkRFTU8tMTNGLTAwMDAwNiJ9TmHs8ftCE-I",
+        "next": "AnBwEeyqlVnUWzIwOTE0ODA3LCJERU1PMDAwMjIiLDFdAERFTU8tMTNGLTAwMDAwNoKtY1ICLofD",
         "holdings": [
             {"nameOfIssuer": "EYRIEBROOK INC (DEMO)", "cusip": "DEMO00046", "valueUsd": 30983979, "shares": 357370, "putCall": null, "titleOfClass": "COM"},
             {"nameOfIssuer": "LANTERNWICK BANK CORPORATION (DEMO)", "cusip": "DEMO00022", "valueUsd": 20914807, "shares": 402440, "putCall": null, "titleOfClass": "COM"}
