@@ -183,8 +183,8 @@ pub struct EngineConfig {
     pub data_dir: PathBuf,
     /// PEM file of the CA that signed the PostgreSQL server's certificate; empty: the system's trust store.
     pub tls_ca_file: PathBuf,
-    /// Each pooled connection prepares the statements it runs once and reuses them, and sets how they are planned
-    /// (`false`: behind a pooler in transaction mode, which carries neither from one transaction to the next).
+    /// Each pooled connection prepares the statements it runs once and reuses them (`false`: behind a pooler
+    /// that does not carry prepared statements from one transaction to the next).
     pub prepared_statements: bool,
 }
 

@@ -90,7 +90,7 @@ pub enum Bound {
 ///
 /// On PostgreSQL every value is a parameter (a filter's values one `text[]`, the limit and offset `bigint`s), so
 /// one statement text serves every query of a shape and each connection prepares it once
-/// (`engine.prepared_statements`); each run is still planned for its own values (`Plans::PerRun`, `pool.rs`).
+/// (`engine.prepared_statements`); each run is still planned for its own values (`plan_cache_mode`, `pool.rs`).
 pub fn query_sql(dialect: Dialect, table: &str, q: &RecordsQuery) -> (String, Vec<Bound>) {
     let mut values = vec![Bound::Text(q.dataset.clone()), Bound::Text(q.collection.clone())];
     let mut clauses = Vec::new();

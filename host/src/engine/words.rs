@@ -161,8 +161,8 @@ fn slot(d: Dialect, n: usize) -> String {
     }
 }
 
-/// The page's row count bound at slot `n`, so one statement text (and one kept plan per connection, `pool.rs`'s
-/// `Plans::Kept`) serves every `limit`. Bound as text, as every word statement's values; the cast says so in the
+/// The page's row count bound at slot `n`, so one statement text (one prepared statement per connection,
+/// `pool.rs`) serves every `limit`. Bound as text, as every word statement's values; the cast says so in the
 /// text too, so that a statement prepared without types reads the slot as text as well.
 fn page_size_slot(d: Dialect, n: usize) -> String {
     match d {
@@ -1568,7 +1568,7 @@ mod tests {
         (words, docs)
     }
 
-    /// A page's size is a bound value, not part of the statement's text: one text, and so one kept plan per
+    /// A page's size is a bound value, not part of the statement's text: one text, and so one prepared statement per
     /// connection, serves every `limit`, on both engines, for a page after a cursor or beside the count and for a
     /// first page read by the count's walk.
     #[test]

@@ -13,14 +13,14 @@ use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
 use crate::config::Config;
-use crate::engine::postgres::pool::{PgClient, PgEngine};
+use crate::engine::postgres::pool::PgEngine;
 use crate::engine::{Engine, EngineError};
 
 use super::state::{SyncStore, PG_LOCK_KEY};
 
 /// The session-level advisory lock of a sync run, on a connection held for the run.
 pub struct PgLock {
-    client: Option<PgClient>,
+    client: Option<deadpool_postgres::Object>,
 }
 
 impl PgLock {
@@ -39,7 +39,7 @@ impl PgLock {
         if let Some(client) = self.client.take() {
             if client.execute("SELECT pg_advisory_unlock($1)", &[&PG_LOCK_KEY]).await.is_err() {
                 // Closing the session releases it too.
-                drop(PgClient::take(client));
+                drop(deadpool_postgres::Object::take(client));
             }
         }
     }
@@ -49,7 +49,7 @@ impl Drop for PgLock {
     fn drop(&mut self) {
         // Never hand a connection that still holds the lock back to the pool: close it instead.
         if let Some(client) = self.client.take() {
-            drop(PgClient::take(client));
+            drop(deadpool_postgres::Object::take(client));
         }
     }
 }

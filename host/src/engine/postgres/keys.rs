@@ -4,10 +4,11 @@
 use std::time::Duration;
 
 use datahost_plugin_api::Tier;
+use deadpool_postgres::Pool;
 use serde::{Deserialize, Serialize};
 use tokio_postgres::types::ToSql;
 
-use super::pool::{pooled, PgClient, PgEngine, Pool};
+use super::pool::{pooled, PgEngine};
 use crate::engine::error::{postgres as pg_err, EngineError};
 
 /// A stored key: everything but the key itself (a row of `datahost.api_keys`, an entry of the key file).
@@ -38,7 +39,7 @@ pub struct PgKeys {
 }
 
 impl PgKeys {
-    async fn client(&self) -> Result<PgClient, EngineError> {
+    async fn client(&self) -> Result<deadpool_postgres::Object, EngineError> {
         pooled(&self.pool, &self.address).await
     }
 

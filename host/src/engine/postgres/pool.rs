@@ -2,12 +2,10 @@
 //! query and connect timeouts, the health check, and `block_on` for synchronous callers. What the engine does
 //! with the pool lives in the sibling files (`migrate`, `datasets`, `query`, `keys`, `records`).
 
-use std::ops::{Deref, DerefMut};
 use std::str::FromStr;
-use std::sync::atomic::{AtomicU8, Ordering};
 use std::time::Duration;
 
-use deadpool_postgres::{ClientWrapper, Manager, ManagerConfig, RecyclingMethod, Runtime};
+use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
 use tokio_postgres::types::{ToSql, Type};
 use tokio_postgres_rustls::MakeRustlsConnect;
 use tokio_util::task::TaskTracker;
@@ -65,110 +63,12 @@ impl deadpool_postgres::Connect for GracefulConnect {
             if self.prepared {
                 // A kept statement would otherwise be planned once for any values after five runs (PostgreSQL's
                 // generic plan), which on skewed data (a word on a million documents or on three) can be the walk
-                // of a whole index; planned for each run's values, reuse saves only the parse, as intended. A word
-                // search's statements switch the connection to kept plans with their run (`PgEngine::rows_planned`).
-                client.batch_execute(Plans::PerRun.set_sql()).await?;
+                // of a whole index; planned for each run's values, reuse saves only the parse, as intended.
+                client.batch_execute("SET plan_cache_mode = force_custom_plan").await?;
             }
             // What deadpool aborts on drop: a task with nothing to do, so the connection itself ends on its own.
             Ok((client, tokio::spawn(async {})))
         })
-    }
-}
-
-/// The pool of [`PgConnection`]s.
-pub(crate) type Pool = deadpool::managed::Pool<PlanningManager>;
-
-/// A connection taken from the pool; back in it when dropped.
-pub(crate) type PgClient = deadpool::managed::Object<PlanningManager>;
-
-/// How PostgreSQL plans a kept statement's runs on a connection (`plan_cache_mode`), as the caller asks of
-/// [`PgEngine::rows_planned`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(u8)]
-pub(crate) enum Plans {
-    /// Each run planned for its own values (`force_custom_plan`): a records lookup or a plugin's query, where one
-    /// plan for any value can be the walk of a whole index on skewed data (a word on a million documents or on
-    /// three). Every connection starts so, and is so whenever it is handed out by [`PgEngine::client`].
-    PerRun = 0,
-    /// One plan kept for every run (`force_generic_plan`): the word search's statements, shapes whose plan does
-    /// not depend on their values (every driver walk the serving index in order under a `LIMIT`, every probe an
-    /// `EXISTS` fenced with `OFFSET 0`, every set read a range of that index), where planning each run was a
-    /// sixth of the database's time (BENCHMARKS.md, stop 63).
-    Kept = 1,
-}
-
-impl Plans {
-    /// The statement that puts a connection in this mode.
-    fn set_sql(self) -> &'static str {
-        match self {
-            Plans::PerRun => "SET plan_cache_mode = force_custom_plan",
-            Plans::Kept => "SET plan_cache_mode = force_generic_plan",
-        }
-    }
-}
-
-/// A pooled connection and the plan mode it was last left in.
-pub struct PgConnection {
-    client: ClientWrapper,
-    /// A [`Plans`] as `u8`, or [`PLAN_MODE_UNKNOWN`] from the moment a switch is queued (the run it goes with may
-    /// be given up before its answer) until the server has answered it. A new connection plans per run (or, with
-    /// `engine.prepared_statements` off, as the server's default plans an unnamed statement: per run as well).
-    plan_mode: AtomicU8,
-}
-
-/// A switch was queued and not yet answered: the next statement sends its own.
-const PLAN_MODE_UNKNOWN: u8 = 2;
-
-impl PgConnection {
-    /// Whether the connection certainly plans as `plans` says.
-    fn plans(&self, plans: Plans) -> bool {
-        self.plan_mode.load(Ordering::Acquire) == plans as u8
-    }
-
-    /// Puts the connection in `plans`' mode. Its `SET` is queued at the first poll, so a statement polled after
-    /// this future is planned in the new mode.
-    async fn switch_plans(&self, plans: Plans) -> Result<(), tokio_postgres::Error> {
-        self.plan_mode.store(PLAN_MODE_UNKNOWN, Ordering::Release);
-        self.client.batch_execute(plans.set_sql()).await?;
-        self.plan_mode.store(plans as u8, Ordering::Release);
-        Ok(())
-    }
-}
-
-impl Deref for PgConnection {
-    type Target = ClientWrapper;
-    fn deref(&self) -> &ClientWrapper {
-        &self.client
-    }
-}
-
-impl DerefMut for PgConnection {
-    fn deref_mut(&mut self) -> &mut ClientWrapper {
-        &mut self.client
-    }
-}
-
-/// deadpool-postgres's manager, its connections paired with their plan mode ([`PgConnection`]).
-pub struct PlanningManager(Manager);
-
-impl deadpool::managed::Manager for PlanningManager {
-    type Type = PgConnection;
-    type Error = tokio_postgres::Error;
-
-    async fn create(&self) -> Result<PgConnection, tokio_postgres::Error> {
-        Ok(PgConnection { client: self.0.create().await?, plan_mode: AtomicU8::new(Plans::PerRun as u8) })
-    }
-
-    async fn recycle(
-        &self,
-        connection: &mut PgConnection,
-        metrics: &deadpool::managed::Metrics,
-    ) -> deadpool::managed::RecycleResult<tokio_postgres::Error> {
-        self.0.recycle(&mut connection.client, metrics).await
-    }
-
-    fn detach(&self, connection: &mut PgConnection) {
-        self.0.detach(&mut connection.client)
     }
 }
 
@@ -206,7 +106,7 @@ impl PgEngine {
             pg_config.application_name("datahost");
         }
         let connections = TaskTracker::new();
-        let manager = PlanningManager(Manager::from_connect(
+        let manager = Manager::from_connect(
             pg_config.clone(),
             GracefulConnect {
                 tls: connector.clone(),
@@ -214,7 +114,7 @@ impl PgEngine {
                 prepared: config.engine.prepared_statements,
             },
             ManagerConfig { recycling_method: RecyclingMethod::Fast },
-        ));
+        );
         let pool = Pool::builder(manager)
             .max_size(config.engine.pool_size)
             .runtime(Runtime::Tokio1)
@@ -266,22 +166,13 @@ impl PgEngine {
         tracing::debug!(held, "PostgreSQL connections open ahead of the first requests");
     }
 
-    /// A connection for any use, planning every run for its values: one a word search left keeping plans is
-    /// switched back first (a round trip, only then).
-    pub(crate) async fn client(&self) -> Result<PgClient, EngineError> {
+    pub(crate) async fn client(&self) -> Result<deadpool_postgres::Object, EngineError> {
         pooled(&self.pool, &self.address).await
     }
 
-    /// A connection in whatever plan mode it was left, for a caller that runs statements on it only through
-    /// [`PgEngine::rows_planned`], which sends the switch it needs together with the statement.
-    pub(crate) async fn statement_client(&self) -> Result<PgClient, EngineError> {
-        pooled_as_left(&self.pool, &self.address).await
-    }
-
     /// A connection free now (a pooled one, or a new one while the pool is below its size), without waiting
-    /// for one in use; `None` when there is none (or it cannot be opened). Like [`PgEngine::statement_client`],
-    /// in the plan mode it was left in.
-    pub(crate) async fn spare_client(&self) -> Option<PgClient> {
+    /// for one in use; `None` when there is none (or it cannot be opened).
+    pub(crate) async fn spare_client(&self) -> Option<deadpool_postgres::Object> {
         let now = deadpool_postgres::Timeouts {
             wait: Some(Duration::ZERO),
             create: Some(self.connect_timeout),
@@ -296,51 +187,21 @@ impl PgEngine {
         self.pool.status()
     }
 
-    /// The rows of a statement a request runs on `client`, each run planned for its values ([`Plans::PerRun`]).
-    pub(crate) async fn rows(
-        &self,
-        client: &PgClient,
-        sql: &str,
-        params: &[(&(dyn ToSql + Sync), Type)],
-    ) -> Result<Vec<tokio_postgres::Row>, tokio_postgres::Error> {
-        self.rows_planned(client, sql, params, Plans::PerRun).await
-    }
-
     /// The rows of a statement a request runs on `client`: prepared once per connection and reused when
-    /// `engine.prepared_statements` is on (PostgreSQL then parses it once, and plans as `plans` says), else sent
-    /// whole each time. A connection left in the other plan mode is switched by a `SET` queued just before the
-    /// statement (tokio-postgres writes both at once: no round trip more), so a connection switches only when the
-    /// kind of statement it runs changes. A connection keeps at most [`KEPT_STATEMENTS`]; past that it forgets them
-    /// all and starts again (plugin queries and word searches of many shapes cannot grow it without bound). A kept
+    /// `engine.prepared_statements` is on (PostgreSQL then parses it once, and plans each run for its values), else
+    /// sent whole each time. A connection keeps at most [`KEPT_STATEMENTS`]; past that it forgets them all and
+    /// starts again (plugin queries and word searches of many shapes cannot grow it without bound). A kept
     /// statement the server can no longer run as prepared (its tables' columns changed under a `SELECT *`, say by a
     /// newer replica's plugin migration, or the server forgot it) is prepared again once.
-    pub(crate) async fn rows_planned(
+    pub(crate) async fn rows(
         &self,
-        client: &PgClient,
+        client: &deadpool_postgres::Object,
         sql: &str,
         params: &[(&(dyn ToSql + Sync), Type)],
-        plans: Plans,
     ) -> Result<Vec<tokio_postgres::Row>, tokio_postgres::Error> {
         if !self.prepared {
             return client.query_typed(sql, params).await;
         }
-        if client.plans(plans) {
-            return self.prepared_rows(client, sql, params).await;
-        }
-        // Polled first, so written first: the server switches before it plans the statement.
-        let (switched, rows) =
-            futures_util::future::join(client.switch_plans(plans), self.prepared_rows(client, sql, params)).await;
-        switched?;
-        rows
-    }
-
-    /// [`PgEngine::rows_planned`]'s statement, prepared once per connection.
-    async fn prepared_rows(
-        &self,
-        client: &PgClient,
-        sql: &str,
-        params: &[(&(dyn ToSql + Sync), Type)],
-    ) -> Result<Vec<tokio_postgres::Row>, tokio_postgres::Error> {
         if client.statement_cache.size() >= KEPT_STATEMENTS {
             client.statement_cache.clear();
         }
@@ -420,20 +281,9 @@ fn off_runtime() -> &'static tokio::runtime::Runtime {
     })
 }
 
-/// A connection from the pool that plans every run for its values (switched back first if a word search left it
-/// keeping plans), or why there is none.
-pub(super) async fn pooled(pool: &Pool, address: &str) -> Result<PgClient, EngineError> {
-    let client = pooled_as_left(pool, address).await?;
-    if !client.plans(Plans::PerRun) {
-        client.switch_plans(Plans::PerRun).await.map_err(pg_err("planning every run again"))?;
-    }
-    Ok(client)
-}
-
-/// A connection from the pool in the plan mode it was left in ([`pooled`] for any use), or why there is none.
-/// PostgreSQL answers a plain connection that pg_hba.conf allows only over TLS (`hostssl`) with "... no
-/// encryption"; that is said in the engine's terms.
-async fn pooled_as_left(pool: &Pool, address: &str) -> Result<PgClient, EngineError> {
+/// A connection from the pool, or why there is none. PostgreSQL answers a plain connection that pg_hba.conf allows
+/// only over TLS (`hostssl`) with "... no encryption"; that is said in the engine's terms.
+pub(super) async fn pooled(pool: &Pool, address: &str) -> Result<deadpool_postgres::Object, EngineError> {
     pool.get().await.map_err(|e| {
         // The server's own words ("FATAL: ... no encryption") are in the error's sources, not its top line.
         let mut text = e.to_string();
@@ -457,8 +307,6 @@ async fn pooled_as_left(pool: &Pool, address: &str) -> Result<PgClient, EngineEr
 
 #[cfg(test)]
 mod tests {
-    use std::time::Duration;
-
     use super::block_on;
 
     /// What the pool does when it opens a connection: it spawns the connection's driver task. Called from a
@@ -534,82 +382,10 @@ mod tests {
     }
 
     /// The server's own count of statements prepared on this connection, and its plan cache mode.
-    async fn server_side(client: &super::PgClient) -> (i64, String) {
+    async fn server_side(client: &deadpool_postgres::Object) -> (i64, String) {
         let kept = client.query_one("SELECT count(*) FROM pg_prepared_statements", &[]).await.unwrap().get(0);
         let mode = client.query_one("SHOW plan_cache_mode", &[]).await.unwrap().get(0);
         (kept, mode)
-    }
-
-    /// How the server planned the runs of the kept statement `sql` on this connection: (generic, custom).
-    async fn plans_made(client: &super::PgClient, sql: &str) -> (i64, i64) {
-        let row = client
-            .query_one("SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE statement = $1", &[&sql])
-            .await
-            .unwrap();
-        (row.get(0), row.get(1))
-    }
-
-    /// A word search's statements run on kept (generic) plans and every other statement on plans made per run:
-    /// a connection switches with the first statement that wants the other mode and stays so for the next, a
-    /// connection handed out for any use plans per run, and a switch given up before its answer is sent again
-    /// by the next statement whatever mode it wants.
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn word_statements_keep_their_plans_and_every_other_use_plans_per_run() {
-        use super::Plans;
-        use tokio_postgres::types::Type;
-        let pg = engine(true).await;
-        let client = pg.statement_client().await.unwrap();
-        let word = "SELECT $1::int8 + 1";
-        let records = "SELECT $1::int8 + 2";
-        let answer = |rows: Vec<tokio_postgres::Row>| rows[0].get::<_, i64>(0);
-        for n in [1_i64, 2, 3] {
-            assert_eq!(answer(pg.rows_planned(&client, word, &[(&n, Type::INT8)], Plans::Kept).await.unwrap()), n + 1);
-        }
-        assert_eq!(plans_made(&client, word).await, (3, 0), "a word statement's one plan used for every run");
-        assert_eq!(server_side(&client).await.1, "force_generic_plan", "left so for the next word statement");
-        for n in [1_i64, 2] {
-            assert_eq!(answer(pg.rows(&client, records, &[(&n, Type::INT8)]).await.unwrap()), n + 2);
-        }
-        assert_eq!(plans_made(&client, records).await, (0, 2), "a records statement planned for each run's values");
-        assert_eq!(server_side(&client).await.1, "force_custom_plan");
-        assert_eq!(answer(pg.rows_planned(&client, word, &[(&9_i64, Type::INT8)], Plans::Kept).await.unwrap()), 10);
-        assert_eq!(plans_made(&client, word).await, (4, 0), "switched back for the word statement");
-
-        // Handed back in the kept mode, the same connection comes out of `client` planning per run.
-        drop(client);
-        assert_eq!(pg.pool_status().size, 1);
-        let client = pg.client().await.unwrap();
-        assert_eq!(server_side(&client).await.1, "force_custom_plan", "a connection for any use plans per run");
-        drop(client);
-        let client = pg.statement_client().await.unwrap();
-        assert_eq!(server_side(&client).await.1, "force_custom_plan", "and is left so");
-
-        // A switch sent with a statement the caller stopped waiting for: the server made it, the connection does
-        // not know, and the next statement of either kind sends its own.
-        let slow = "SELECT 1::int8 FROM pg_sleep($1::float8)";
-        let gave_up = Duration::from_millis(100);
-        for (first, then, expected) in [
-            (Plans::Kept, Plans::PerRun, "force_custom_plan"),
-            (Plans::PerRun, Plans::Kept, "force_generic_plan"),
-            (Plans::Kept, Plans::Kept, "force_generic_plan"),
-        ] {
-            // In the first's mode before it, so that it switches.
-            let before = match first {
-                Plans::Kept => Plans::PerRun,
-                Plans::PerRun => Plans::Kept,
-            };
-            pg.rows_planned(&client, records, &[(&0_i64, Type::INT8)], before).await.unwrap();
-            let run = pg.rows_planned(&client, slow, &[(&0.5_f64, Type::FLOAT8)], first);
-            assert!(tokio::time::timeout(gave_up, run).await.is_err(), "given up");
-            let rows = pg.rows_planned(&client, "SELECT current_setting('plan_cache_mode')", &[], then).await.unwrap();
-            assert_eq!(rows[0].get::<_, String>(0), expected, "{first:?} given up, then {then:?}");
-        }
-
-        // With `engine.prepared_statements` off nothing is switched: each statement is sent whole.
-        let pg = engine(false).await;
-        let client = pg.statement_client().await.unwrap();
-        let rows = pg.rows_planned(&client, "SHOW plan_cache_mode", &[], Plans::Kept).await.unwrap();
-        assert_eq!(rows[0].get::<_, String>(0), "auto");
     }
 
     /// With `engine.prepared_statements` on, a statement is prepared once per connection and reused, each

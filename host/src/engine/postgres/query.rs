@@ -22,7 +22,7 @@ impl PgEngine {
         let sql = req.sql.replace("{schema}", &format!("\"{}\"", plugin_schema(slug)));
         let fut = async {
             self.timed("plugin query", async {
-                let client = self.statement_client().await?;
+                let client = self.client().await?;
                 let params = bind_params(&req.params);
                 let refs: Vec<(&(dyn ToSql + Sync), Type)> =
                     params.iter().map(|(v, t)| (v.as_ref() as &(dyn ToSql + Sync), t.clone())).collect();

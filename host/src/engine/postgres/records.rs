@@ -5,7 +5,7 @@
 use datahost_plugin_api::IngestBatch;
 
 use crate::engine::error::{postgres as err, EngineError};
-use crate::engine::postgres::pool::{PgClient, PgEngine, Plans};
+use crate::engine::postgres::pool::PgEngine;
 use crate::engine::records::{self, Bound, Counts, Dialect, RecordsTx, StoredRecord};
 use crate::engine::words::{self, KeptTotals};
 use datahost_plugin_api::query::{RecordIndex, RecordsQuery};
@@ -75,7 +75,7 @@ impl PgEngine {
             .collect();
         let timeout = self.query_timeout();
         let rows = crate::engine::postgres::pool::block_on(async {
-            let client = self.statement_client().await?;
+            let client = self.client().await?;
             match tokio::time::timeout(timeout, self.rows(&client, &sql, &params)).await {
                 Ok(rows) => rows.map_err(err("running a records query")),
                 Err(_) => Err(self.timed_out("a records query", timeout)),
@@ -160,7 +160,7 @@ impl PgEngine {
     /// wait for each other.
     pub fn search_words(&self, q: &WordSearch, with_records: bool, kept: &KeptTotals) -> Result<WordPage, EngineError> {
         use crate::engine::postgres::pool::block_on;
-        let client = block_on(self.statement_client())?;
+        let client = block_on(self.client())?;
         words::search(Dialect::Postgres, q, with_records, kept, |statements| {
             block_on(async {
                 let mut spares = Vec::new();
@@ -182,12 +182,14 @@ impl PgEngine {
         })
     }
 
-    /// One statement of a word search, within the engine's query timeout, on a kept plan ([`Plans::Kept`]).
-    async fn word_rows(&self, client: &PgClient, s: &words::Statement) -> Result<words::Rows, EngineError> {
+    /// One statement of a word search, within the engine's query timeout.
+    async fn word_rows(
+        &self,
+        client: &deadpool_postgres::Object,
+        s: &words::Statement,
+    ) -> Result<words::Rows, EngineError> {
         let timeout = self.query_timeout();
-        match tokio::time::timeout(timeout, self.rows_planned(client, &s.sql, &text_params(&s.params), Plans::Kept))
-            .await
-        {
+        match tokio::time::timeout(timeout, self.rows(client, &s.sql, &text_params(&s.params))).await {
             Ok(rows) => Ok(text_cells(&rows.map_err(err("running a word index statement"))?)),
             Err(_) => Err(self.timed_out("a word search", timeout)),
         }
