@@ -570,9 +570,17 @@ pub fn walk_sql(
     let (limit, _) = q.bounds();
     let mut part = Part::new(d, q, driver, as_sets, part, parts, "w.doc, w.date, w.id");
     let holds = part.holds();
-    let sets = match part.intersect.as_str() {
-        "" => String::new(),
-        intersect => format!(" JOIN (SELECT p.doc FROM p{intersect}) s ON s.doc = w.doc"),
+    // The words read as sets are one membership test in a `CASE`, before the probes: PostgreSQL hashes the set
+    // once (a hashed SubPlan) and the probes run only on the documents in it. A set joined to the part's
+    // documents instead is sized from a date range known only at run time (PostgreSQL's default 0.5%: 9 rows for
+    // a lender's 978 at 200,000 documents), and the planner joined it by a nested loop comparing every pair
+    // (124,750 comparisons, 19 of a part's 26 ms; BENCHMARKS.md). Inside a `CASE` the test is never turned into a
+    // join; the same default estimate keeps the hashed set far under `work_mem`.
+    let holds = match (part.intersect.strip_prefix(" INTERSECT "), holds.strip_prefix(" AND ")) {
+        (None, _) => holds,
+        (Some(sets), probes) => {
+            format!(" AND CASE WHEN w.doc IN ({sets}) THEN {} ELSE false END", probes.unwrap_or("true"))
+        }
     };
     let (records, documents) = match with_records {
         true => (
@@ -590,7 +598,7 @@ pub fn walk_sql(
     };
     Statement {
         sql: format!(
-            "WITH p AS{materialized} ({docs}), m AS{materialized} (SELECT w.doc, w.date, w.id FROM p w{sets} \
+            "WITH p AS{materialized} ({docs}), m AS{materialized} (SELECT w.doc, w.date, w.id FROM p w \
              WHERE true{holds}) \
              SELECT 'n', CAST((SELECT count(*) FROM m) AS TEXT), CAST({driven} AS TEXT), \
              CAST((SELECT count(*) FROM p) AS TEXT), {last_date}, {last_id} \
@@ -1350,8 +1358,15 @@ mod tests {
         );
         assert!(!plan.iter().any(|l| l.contains("record_words_word_doc") || l.contains("SubPlan")), "{plan:#?}");
         // A first page's walk: the driver from the serving index, the other word probed per document or read
-        // as a set as the count reads it, from indexes alone.
-        for (as_sets, read) in [([false, false], "SubPlan"), ([false, true], "SetOp Intersect")] {
+        // as a set in the driver's dates, from indexes alone. The set is hashed once and tested per document,
+        // never joined to the driver's documents (a join the planner sized from a default estimate compared every
+        // pair; BENCHMARKS.md), whatever join the planner would rather make (here told to prefer nested loops);
+        // the only join left is the page's document rows.
+        client
+            .batch_execute("RESET enable_nestloop; SET enable_hashjoin = off; SET enable_mergejoin = off")
+            .await
+            .unwrap();
+        for (as_sets, read) in [([false, false], "SubPlan"), ([false, true], "hashed SubPlan")] {
             let walk = super::walk_sql(crate::engine::records::Dialect::Postgres, &q, 0, &as_sets, (0, 2), true);
             let params = bound(&walk);
             let plan = db.explain(&walk.sql, &params).await;
@@ -1359,6 +1374,9 @@ mod tests {
             assert!(plan.iter().any(|l| l.contains(read)), "{plan:#?}");
             let probed = plan.iter().any(|l| l.contains("Index Only Scan using record_words_word_doc"));
             assert_eq!(probed, !as_sets[1], "{plan:#?}");
+            let joins: Vec<&String> = plan.iter().filter(|l| l.contains("Join")).collect();
+            assert!(joins.iter().all(|l| l.contains("Left Join") && !l.contains("Join Filter")), "{plan:#?}");
+            assert!(joins.len() <= 1, "{plan:#?}");
         }
         drop(engine);
         db.drop_database().await;
