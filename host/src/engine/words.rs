@@ -450,6 +450,11 @@ pub fn one_word_sql(d: Dialect, q: &WordSearch) -> Statement {
 /// the fewest documents (`337 DEPOT ST`: `ST` probed for all 500 documents of a count part, `DEPOT` for the 90
 /// left, against `DEPOT` for 500 and `ST` for 10 in order: 20% less time in the part, BENCHMARKS.md).
 fn holds_others(d: Dialect, params: &mut Vec<String>, others: &[&String]) -> String {
+    probes_of(d, params, others).map(|probes| format!(" AND {probes}")).unwrap_or_default()
+}
+
+/// The condition [`holds_others`] adds, or `None` when there is no other word.
+fn probes_of(d: Dialect, params: &mut Vec<String>, others: &[&String]) -> Option<String> {
     let (t, _) = names(d);
     let fence = match d {
         Dialect::Postgres => " OFFSET 0",
@@ -466,14 +471,12 @@ fn holds_others(d: Dialect, params: &mut Vec<String>, others: &[&String]) -> Str
             )
         })
         .collect();
-    match probes.pop() {
-        None => String::new(),
-        Some(last) if probes.is_empty() => format!(" AND {last}"),
-        Some(last) => {
-            let failing: String = probes.iter().map(|p| format!(" WHEN NOT {p} THEN false")).collect();
-            format!(" AND CASE{failing} ELSE {last} END")
-        }
+    let last = probes.pop()?;
+    if probes.is_empty() {
+        return Some(last);
     }
+    let failing: String = probes.iter().map(|p| format!(" WHEN NOT {p} THEN false")).collect();
+    Some(format!("CASE{failing} ELSE {last} END"))
 }
 
 /// `q`'s words in ascending order of the documents they are on by the count table (`on`, ties in the order
@@ -535,7 +538,7 @@ pub fn total_sql(d: Dialect, q: &WordSearch, driver: usize, as_sets: &[bool], pa
     let mut part = Part::new(d, q, driver, as_sets, part, parts, "w.doc, w.date");
     let holds = part.holds();
     let (driven, docs) = (&part.driven, &part.docs);
-    if part.intersect.is_empty() {
+    if part.sets.is_empty() {
         return Statement {
             sql: format!("SELECT CAST(count(*) AS TEXT), CAST({driven} AS TEXT) FROM ({docs}) w WHERE true{holds}"),
             params: part.params,
@@ -545,7 +548,7 @@ pub fn total_sql(d: Dialect, q: &WordSearch, driver: usize, as_sets: &[bool], pa
         sql: format!(
             "WITH p AS MATERIALIZED ({docs}) SELECT CAST(count(*) AS TEXT), CAST({driven} AS TEXT) \
              FROM (SELECT p.doc FROM p{}) w WHERE true{holds}",
-            part.intersect
+            part.sets.iter().map(|set| format!(" INTERSECT {set}")).collect::<String>()
         ),
         params: part.params,
     }
@@ -569,18 +572,18 @@ pub fn walk_sql(
 ) -> Statement {
     let (limit, _) = q.bounds();
     let mut part = Part::new(d, q, driver, as_sets, part, parts, "w.doc, w.date, w.id");
-    let holds = part.holds();
     // The words read as sets are one membership test in a `CASE`, before the probes: PostgreSQL hashes the set
     // once (a hashed SubPlan) and the probes run only on the documents in it. A set joined to the part's
     // documents instead is sized from a date range known only at run time (PostgreSQL's default 0.5%: 9 rows for
     // a lender's 978 at 200,000 documents), and the planner joined it by a nested loop comparing every pair
     // (124,750 comparisons, 19 of a part's 26 ms; BENCHMARKS.md). Inside a `CASE` the test is never turned into a
     // join; the same default estimate keeps the hashed set far under `work_mem`.
-    let holds = match (part.intersect.strip_prefix(" INTERSECT "), holds.strip_prefix(" AND ")) {
-        (None, _) => holds,
-        (Some(sets), probes) => {
-            format!(" AND CASE WHEN w.doc IN ({sets}) THEN {} ELSE false END", probes.unwrap_or("true"))
-        }
+    let probes = part.probes();
+    let holds = if part.sets.is_empty() {
+        probes.map(|probes| format!(" AND {probes}")).unwrap_or_default()
+    } else {
+        let (sets, probes) = (part.sets.join(" INTERSECT "), probes.unwrap_or_else(|| "true".into()));
+        format!(" AND CASE WHEN w.doc IN ({sets}) THEN {probes} ELSE false END")
     };
     let (records, documents) = match with_records {
         true => (
@@ -623,8 +626,8 @@ struct Part<'q> {
     docs: String,
     /// The driver's documents counted up to `count_cap + 1` (the first part), or `0`.
     driven: String,
-    /// ` INTERSECT ...` of the words read as sets in the dates of `p` (the part's documents), or ''.
-    intersect: String,
+    /// One `SELECT x.doc ...` per word read as a set: its rows in the dates of `p` (the part's documents).
+    sets: Vec<String>,
     /// The other words probed per document.
     probed: Vec<&'q String>,
 }
@@ -654,12 +657,12 @@ impl<'q> Part<'q> {
         let (sets, probed) = (others(true), others(false));
         let docs =
             format!("SELECT {columns} FROM {t} w WHERE {drive} ORDER BY w.date DESC, w.id LIMIT {}{offset}", to - from);
-        let intersect = sets
+        let sets = sets
             .iter()
             .map(|word| {
                 params.push((*word).clone());
                 format!(
-                    " INTERSECT SELECT x.doc FROM {t} x WHERE x.dataset = {} AND x.word = {} AND x.scope = {} \
+                    "SELECT x.doc FROM {t} x WHERE x.dataset = {} AND x.word = {} AND x.scope = {} \
                      AND x.date >= (SELECT min(p.date) FROM p) AND x.date <= (SELECT max(p.date) FROM p)",
                     slot(d, 1),
                     slot(d, params.len()),
@@ -667,12 +670,17 @@ impl<'q> Part<'q> {
                 )
             })
             .collect();
-        Part { d, params, docs, driven, intersect, probed }
+        Part { d, params, docs, driven, sets, probed }
     }
 
     /// The probes of the other words not read as sets, on `w.doc` (their parameters pushed).
     fn holds(&mut self) -> String {
         holds_others(self.d, &mut self.params, &self.probed)
+    }
+
+    /// The probes' condition alone ([`probes_of`]), or `None` when no word is probed.
+    fn probes(&mut self) -> Option<String> {
+        probes_of(self.d, &mut self.params, &self.probed)
     }
 }
 
