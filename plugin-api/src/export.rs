@@ -154,7 +154,7 @@ impl<P: Plugin> PluginState<P> {
 
     pub fn handle(&self, request_json: RStr<'_>) -> FfiResponse {
         let result = catch_unwind(AssertUnwindSafe(|| {
-            let request: RequestEnvelope = match serde_json::from_str(request_json.as_str()) {
+            let request = match RequestEnvelope::from_json(request_json.as_str()) {
                 Ok(r) => r,
                 Err(e) => return error_response(500, &format!("the host sent a request the plugin cannot read: {e}")),
             };

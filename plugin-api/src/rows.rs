@@ -357,9 +357,9 @@ impl SlotValue for JsonStr<'_> {
 }
 
 /// Whether `bytes` hold a byte serde_json writes escaped in a string: `"`, `\` or one below 0x20 (it leaves
-/// 0x7F and every byte of a non-ASCII character as they are). In blocks without an early exit inside one, so
-/// the compiler compares many bytes at a time.
-fn holds_escaped_byte(bytes: &[u8]) -> bool {
+/// 0x7F and every byte of a non-ASCII character as they are); a text without one is its JSON string between two
+/// quotes. In blocks without an early exit inside one, so the compiler compares many bytes at a time.
+pub fn holds_escaped_byte(bytes: &[u8]) -> bool {
     bytes.chunks(64).any(|block| block.iter().fold(false, |any, &b| any | (b < 0x20) | (b == b'"') | (b == b'\\')))
 }
 

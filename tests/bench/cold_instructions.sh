@@ -7,7 +7,8 @@
 # Usage: tests/bench/cold_instructions.sh [PLUGIN_DIR, default target/release]
 # Environment: ROUTE (congress-trades; any route of `bench.py cold-queries memory`, or senate-trades), N (2000),
 # WARM (300), BIN (the host binary, target/release/datahost), PATHS (a file of request paths, one per line, used as
-# they are instead of making them; KEEP_PATHS=FILE keeps the shuffled ones made here for the other build's run).
+# they are instead of making them; KEEP_PATHS=FILE keeps the shuffled ones made here for the other build's run),
+# KEEP_PROFILE (a file to keep the counted part's callgrind profile in, for callgrind_annotate).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 here="$root/tests/bench"
@@ -52,5 +53,6 @@ for _ in $(seq 1 100); do # the dump is written after callgrind_control returns
   [ -n "$file" ] && grep -q '^totals:' "$file" && break
   sleep 0.2
 done
+[ -z "${KEEP_PROFILE:-}" ] || cp "$file" "$KEEP_PROFILE"
 total=$(awk '/^(summary|totals):/ {print $2; exit}' "$file")
 echo "$route, plugins $plugins: $((total / n)) instructions per cold answer (N=$n)"

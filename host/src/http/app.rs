@@ -354,15 +354,7 @@ async fn data_route(
     }
 
     let envelope = Envelope { route: &ctx.path, query: &query, tier: caller.tier, request_id: rid.unwrap_or_default() };
-    let envelope_json = match envelope.to_json() {
-        Ok(json) => json,
-        Err(e) => {
-            tracing::error!(error = %e, route = %ctx.path, "cannot encode a request envelope");
-            let e = state.error(500, "internal error: the request could not be passed to its dataset");
-            return (finish(e.with_request_id(rid).into_response(), decision), Some(tier_label));
-        }
-    };
-    let resp = match call_plugin(state, ctx, envelope_json, rid).await {
+    let resp = match call_plugin(state, ctx, envelope.to_json(), rid).await {
         Answer::Ok { body, headers: answer_headers, cacheable } => {
             let entry = cache.admit(key, body, answer_headers, cacheable);
             answer(state, &ctx.path, &query, entry, headers).await
@@ -374,8 +366,6 @@ async fn data_route(
 
 /// A plugin's [`datahost_plugin_api::RequestEnvelope`] written from the request's borrowed parts: the same JSON,
 /// without an owned copy of the route, each parameter and the request id made first to be written and dropped.
-#[derive(serde::Serialize)]
-#[serde(rename_all = "camelCase")]
 struct Envelope<'a> {
     route: &'a str,
     query: &'a [(Cow<'a, str>, Cow<'a, str>)],
@@ -384,14 +374,42 @@ struct Envelope<'a> {
 }
 
 impl Envelope<'_> {
-    fn to_json(&self) -> serde_json::Result<String> {
+    /// The JSON serde_json writes for the SDK's envelope (its fields in declaration order, no whitespace), written
+    /// by hand: serde's map and sequence machinery was a third of the cost, and the SDK reads this exact form
+    /// without serde (`RequestEnvelope::from_json`).
+    fn to_json(&self) -> String {
         // About its final size: the texts, the quotes and separators around each, the field names.
         let size = self.route.len() + self.request_id.len() + 64;
         let size = size + self.query.iter().map(|(k, v)| k.len() + v.len() + 8).sum::<usize>();
-        let mut json = Vec::with_capacity(size);
-        serde_json::to_writer(&mut json, self)?;
-        // serde_json writes UTF-8 only.
-        String::from_utf8(json).map_err(serde::ser::Error::custom)
+        let mut json = String::with_capacity(size);
+        json.push_str("{\"route\":");
+        json_string(&mut json, self.route);
+        json.push_str(",\"query\":[");
+        for (i, (name, value)) in self.query.iter().enumerate() {
+            json.push_str(if i == 0 { "[" } else { ",[" });
+            json_string(&mut json, name);
+            json.push(',');
+            json_string(&mut json, value);
+            json.push(']');
+        }
+        json.push_str("],\"tier\":\"");
+        json.push_str(self.tier.as_str());
+        json.push_str("\",\"requestId\":");
+        json_string(&mut json, self.request_id);
+        json.push('}');
+        json
+    }
+}
+
+/// `text` as a JSON string, escaped as serde_json escapes it (only `"`, `\` and control characters need it).
+fn json_string(json: &mut String, text: &str) {
+    if datahost_plugin_api::rows::holds_escaped_byte(text.as_bytes()) {
+        // serde_json writes a string into a `String` without failing.
+        json.push_str(&serde_json::Value::from(text).to_string());
+    } else {
+        json.push('"');
+        json.push_str(text);
+        json.push('"');
     }
 }
 
@@ -438,12 +456,24 @@ fn next_link(base_url: &str, path: &str, query: &[(Cow<'_, str>, Cow<'_, str>)],
     link.push_str(path);
     for (i, (name, value)) in pairs.enumerate() {
         link.push(if i == 0 { '?' } else { '&' });
-        link.extend(url::form_urlencoded::byte_serialize(name.as_bytes()));
+        form_encoded(&mut link, name);
         link.push('=');
-        link.extend(url::form_urlencoded::byte_serialize(value.as_bytes()));
+        form_encoded(&mut link, value);
     }
     link.push_str(REL);
     HeaderValue::try_from(link).ok()
+}
+
+/// `text` form-encoded as `form_urlencoded::byte_serialize` encodes it; a text of bytes it keeps as they are
+/// (letters, digits, `*-._`: most names, values and cursors) is copied whole, not chunk by chunk.
+fn form_encoded(out: &mut String, text: &str) {
+    // Without an early exit, so the compiler compares many bytes at a time.
+    let kept = |b: u8| b.is_ascii_alphanumeric() | (b == b'*') | (b == b'-') | (b == b'.') | (b == b'_');
+    if text.bytes().fold(true, |all, b| all & kept(b)) {
+        out.push_str(text);
+    } else {
+        out.extend(url::form_urlencoded::byte_serialize(text.as_bytes()));
+    }
 }
 
 /// Counts the request against the caller's limit. `Ok(None)`: unlimited tier, or the limiter is down and
@@ -1028,9 +1058,8 @@ mod label_tests {
                 for rid in ["", "0b7c2f5e-8d1a-4c3b-9e6f-2a4d8c1b7e90"] {
                     let pairs: Vec<(Cow<'_, str>, Cow<'_, str>)> =
                         query.iter().map(|(k, v)| (Cow::Borrowed(*k), Cow::Borrowed(*v))).collect();
-                    let written = super::Envelope { route: "/v1/edgar-search", query: &pairs, tier, request_id: rid }
-                        .to_json()
-                        .unwrap();
+                    let written =
+                        super::Envelope { route: "/v1/edgar-search", query: &pairs, tier, request_id: rid }.to_json();
                     let sdk = RequestEnvelope {
                         route: "/v1/edgar-search".into(),
                         query: query.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
@@ -1038,7 +1067,7 @@ mod label_tests {
                         request_id: rid.into(),
                     };
                     assert_eq!(written, serde_json::to_string(&sdk).unwrap());
-                    let read: RequestEnvelope = serde_json::from_str(&written).unwrap();
+                    let read = RequestEnvelope::from_json(&written).unwrap();
                     assert_eq!(
                         (read.route, read.query, read.tier, read.request_id),
                         (sdk.route, sdk.query, sdk.tier, sdk.request_id)

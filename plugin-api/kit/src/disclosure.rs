@@ -233,6 +233,13 @@ impl<F: Disclosure> DisclosureIndex<F> {
             .map(|(trade, _)| trade)
     }
 
+    /// The places of the in-memory trades of the filing at `position`, those in ticker `want` when given.
+    fn places_in(&self, position: usize, want: Option<&str>) -> ServedTrades<F::Trade> {
+        let Some(want) = want else { return ServedTrades::Every };
+        let tickers = &self.entries[position].tickers;
+        ServedTrades::Picked((0..tickers.len()).filter(|&at| tickers[at] == want).collect())
+    }
+
     /// The positions of the filings matching the ticker and member filters, in order.
     fn candidates(
         &self,
@@ -291,7 +298,8 @@ pub trait TradeStore {
     fn of(&self, doc_ids: &[&str]) -> Result<HashMap<String, Vec<Self::Trade>>, StoredError>;
 }
 
-/// A filing as a request serves it: borrowed trades from memory, or owned trades read from a [`TradeStore`].
+/// A filing as a request serves it: with trades of the filing held in memory, or trades read from a
+/// [`TradeStore`].
 pub struct Served<'a, F: Disclosure>
 where
     F::Trade: Clone,
@@ -300,9 +308,37 @@ where
     pub filing: &'a F,
     /// Where the filing is in the index (its place in [`DisclosureIndex::filings`]).
     pub position: usize,
-    /// Its trades to serve: borrowed from memory, or owned when read from the store (only those in the `ticker`
-    /// filter when one is set).
-    pub trades: Vec<Cow<'a, F::Trade>>,
+    /// Its trades to serve (only those in the `ticker` filter when one is set).
+    pub trades: ServedTrades<F::Trade>,
+}
+
+/// The trades a [`Served`] filing serves. The filing's own (held in memory) are named by their places in its
+/// [`Disclosure::trades`], not collected: a page of filings once collected a vector of borrowed trades per filing
+/// and then found each trade's row written at `init` again by address (a tenth of a cold congress-trades answer).
+#[derive(Debug, Clone, PartialEq)]
+pub enum ServedTrades<T> {
+    /// Every trade of the filing, in order.
+    Every,
+    /// The filing's trades at these places of its trades, in this order.
+    Picked(Vec<usize>),
+    /// Trades read from a [`TradeStore`], written for each answer.
+    Stored(Vec<T>),
+}
+
+impl<F: Disclosure> Served<'_, F>
+where
+    F::Trade: Clone,
+{
+    /// The trades served, in order.
+    pub fn trades(&self) -> impl Iterator<Item = &F::Trade> {
+        let held = self.filing.trades();
+        let (every, picked, stored): (&[F::Trade], &[usize], &[F::Trade]) = match &self.trades {
+            ServedTrades::Every => (held, &[], &[]),
+            ServedTrades::Picked(places) => (&[], places, &[]),
+            ServedTrades::Stored(trades) => (&[], &[], trades),
+        };
+        every.iter().chain(picked.iter().filter_map(|&at| held.get(at))).chain(stored)
+    }
 }
 
 impl<F: Disclosure> DisclosureIndex<F>
@@ -348,10 +384,8 @@ where
                 let filing = filing(position);
                 Served {
                     trades: match held(filing) {
-                        true => {
-                            stored.remove(filing.doc_id()).unwrap_or_default().into_iter().map(Cow::Owned).collect()
-                        }
-                        false => self.trades_in(position, want).map(Cow::Borrowed).collect(),
+                        true => ServedTrades::Stored(stored.remove(filing.doc_id()).unwrap_or_default()),
+                        false => self.places_in(position, want),
                     },
                     filing,
                     position,
@@ -463,43 +497,30 @@ impl<M, Fi, T> Written<M, Fi, T> {
         };
         let trades = match self.rows_of(served, written.first_row) {
             Some(rows) => TradesOf::Held(rows),
-            None => TradesOf::Now(served.trades.iter().map(|t| now(t.as_ref())).collect()),
+            None => TradesOf::Now(served.trades().map(now).collect()),
         };
         Ok((&written.frame, trades))
     }
 
-    /// The rows of `served`'s trades, when all are the held filing's (whose first trade is row `first`), in
-    /// order: a run of rows when they follow each other (every trade of a filing, or a ticker's one), read without
-    /// collecting them, else the rows picked.
+    /// The rows of `served`'s trades, when they are the held filing's (whose first trade is row `first`): a run of
+    /// rows when they follow each other (every trade of a filing, or a ticker's one), else the rows picked; `None`
+    /// for trades read from a store (or a place past the filing's trades).
     fn rows_of<F: Disclosure>(&self, served: &Served<'_, F>, first: usize) -> Option<JsonArray<'_, T>>
     where
         F::Trade: Clone,
     {
-        let held = served.filing.trades();
-        // Row of each trade in turn, each found after the one before.
-        let rows = || {
-            let mut next = 0;
-            served.trades.iter().map(move |trade| match trade {
-                Cow::Borrowed(trade) => {
-                    let at = next + held.get(next..)?.iter().position(|h| std::ptr::eq(h, *trade))?;
-                    next = at + 1;
-                    Some(first + at)
+        let held = served.filing.trades().len();
+        match &served.trades {
+            ServedTrades::Every => Some(self.rows.slice(first..first + held)),
+            ServedTrades::Picked(places) if places.iter().any(|&at| at >= held) => None,
+            ServedTrades::Picked(places) => match places.first() {
+                Some(&start) if places.iter().enumerate().all(|(i, &at)| at == start + i) => {
+                    Some(self.rows.slice(first + start..first + start + places.len()))
                 }
-                Cow::Owned(_) => None,
-            })
-        };
-        let mut run = first..first;
-        for (i, row) in rows().enumerate() {
-            let row = row?;
-            if i == 0 {
-                run = row..row;
-            }
-            if row != run.end {
-                return self.rows.pick(rows().collect::<Option<Vec<usize>>>()?);
-            }
-            run.end += 1;
+                _ => self.rows.pick(places.iter().map(|&at| first + at).collect()),
+            },
+            ServedTrades::Stored(_) => None,
         }
-        Some(self.rows.slice(run))
     }
 }
 
@@ -699,38 +720,29 @@ mod tests {
         {
             let query = parse(&RequestEnvelope::new("/v1/x", pairs)).unwrap();
             let page = index.select_served::<NoStore>(&query, None).unwrap();
+            // The trades each filing keeps, as `select` collects them.
+            let selected = index.select(&query).items;
             assert!(!page.items.is_empty(), "{pairs:?}");
-            for s in page.items {
-                let kept: Vec<&&'static str> = s
-                    .trades
-                    .iter()
-                    .map(|t| match t {
-                        Cow::Borrowed(t) => *t,
-                        Cow::Owned(_) => unreachable!("no store"),
-                    })
-                    .collect();
-                assert_eq!(served(&written, &s), (whole(s.filing, &kept), true), "{pairs:?}");
+            assert_eq!(page.items.len(), selected.len(), "{pairs:?}");
+            for (s, kept) in page.items.iter().zip(&selected) {
+                assert_eq!(s.trades().collect::<Vec<_>>(), kept.trades, "{pairs:?}");
+                assert_eq!(served(&written, s), (whole(s.filing, &kept.trades), true), "{pairs:?}");
             }
         }
-        // A trade read from the store (owned) is written now, the filing's other trades with it.
+        // Trades read from the store are written now.
         let (position, filing) = held(&index, "3");
-        let mixed = Served { filing, position, trades: vec![Cow::Borrowed(&filing.3[0]), Cow::Owned("NVDA")] };
+        let stored = Served { filing, position, trades: ServedTrades::Stored(vec!["AAPL", "NVDA"]) };
         assert_eq!(
-            served(&written, &mixed),
+            served(&written, &stored),
             (
                 r#"{"doc":"3","trades":[{"len":4,"ticker":"AAPL"},{"len":4,"ticker":"NVDA"}],"filed":"2026-03-01"}"#
                     .into(),
                 false
             )
         );
-        // A trade equal to the filing's but not one of them (another filing's `AAPL`) is not taken for it.
-        let (_, other) = held(&index, "1");
-        let foreign = Served { filing, position, trades: vec![Cow::Borrowed(&other.3[0])] };
-        assert_eq!(served(&written, &foreign), (whole(filing, &[&other.3[0]]), false));
-        // Trades out of the filing's order are written now (rows are found in order).
-        let reversed =
-            Served { filing, position, trades: vec![Cow::Borrowed(&filing.3[1]), Cow::Borrowed(&filing.3[0])] };
-        assert_eq!(served(&written, &reversed), (whole(filing, &[&filing.3[1], &filing.3[0]]), false));
+        // Trades picked out of the filing's order are its rows in that order.
+        let reversed = Served { filing, position, trades: ServedTrades::Picked(vec![1, 0]) };
+        assert_eq!(served(&written, &reversed), (whole(filing, &[&filing.3[1], &filing.3[0]]), true));
     }
 
     /// A page written as one text is the JSON array of its filings as each is written alone, whichever way a
@@ -756,19 +768,18 @@ mod tests {
         }
         // Ed Fox's two AAPL trades are rows 0 and 2 of the filing: picked, not a run, and still the rows written.
         let (position, filing) = held(&index, "5");
-        let picked =
-            Served { filing, position, trades: vec![Cow::Borrowed(&filing.3[0]), Cow::Borrowed(&filing.3[2])] };
+        let picked = Served { filing, position, trades: ServedTrades::Picked(vec![0, 2]) };
         assert_eq!(served(&written, &picked), (whole(filing, &[&filing.3[0], &filing.3[2]]), true));
-        let run = Served { filing, position, trades: vec![Cow::Borrowed(&filing.3[1]), Cow::Borrowed(&filing.3[2])] };
+        let run = Served { filing, position, trades: ServedTrades::Picked(vec![1, 2]) };
         assert_eq!(served(&written, &run), (whole(filing, &[&filing.3[1], &filing.3[2]]), true));
-        let now = Served { filing, position, trades: vec![Cow::Borrowed(&filing.3[2]), Cow::Owned("NVDA")] };
+        let now = Served { filing, position, trades: ServedTrades::Stored(vec!["AAPL", "NVDA"]) };
         let page = [picked, run, now];
         assert_eq!(array(&page), alone(&page));
         assert_eq!(array(&[]), "[]");
         // A filing of another index in the page refuses the page.
         let other = super::tests::index();
         let (_, stranger) = held(&other, "3");
-        let foreign = Served { filing: stranger, position, trades: vec![] };
+        let foreign = Served { filing: stranger, position, trades: ServedTrades::Every };
         assert!(written.filings(&[foreign], trade_out).is_err());
     }
 
@@ -777,14 +788,14 @@ mod tests {
         let index = index();
         let written = written(&index);
         let (position, filing) = held(&index, "3");
-        let trades = || filing.3.iter().map(Cow::Borrowed).collect();
+        let trades = || ServedTrades::Every;
         assert!(written.filing(&Served { filing, position, trades: trades() }, trade_out).is_ok());
         // The same filing at another position, and an equal filing of another index at the right one.
         assert!(written.filing(&Served { filing, position: position + 1, trades: trades() }, trade_out).is_err());
         assert!(written.filing(&Served { filing, position: 99, trades: trades() }, trade_out).is_err());
         let copy = super::tests::index();
         let (_, twin) = held(&copy, "3");
-        let served = Served { filing: twin, position, trades: twin.3.iter().map(Cow::Borrowed).collect() };
+        let served = Served { filing: twin, position, trades: ServedTrades::Every };
         assert!(written.filing(&served, trade_out).is_err());
     }
 
@@ -796,7 +807,7 @@ mod tests {
         ]);
         let written = written(&index);
         for (position, filing) in index.filings().enumerate() {
-            let s = Served { filing, position, trades: filing.3.iter().map(Cow::Borrowed).collect() };
+            let s = Served { filing, position, trades: ServedTrades::Every };
             let all: Vec<&&'static str> = filing.3.iter().collect();
             assert_eq!(served(&written, &s), (whole(filing, &all), true));
         }
