@@ -2,7 +2,7 @@
 # Two builds of the plugins side by side on the cold path (issue 9): one host binary, each host on its own plugin
 # folder with the response cache off, COLD_N distinct queries of one route rotated by wrk in interleaved rounds.
 # Checks first that both answer the first 200 queries alike (JSON compared), then prints each round, the medians
-# and after / before. Not part of CI.
+# and after / before, of req/s and of the host's CPU time per answer (/proc/PID/stat). Not part of CI.
 # Usage: tests/bench/ab_plugins.sh BEFORE_PLUGIN_DIR AFTER_PLUGIN_DIR [seconds per run, 5] [rounds, 5]
 #   ROUTE (edgar-search; any route of `bench.py cold-queries KIND`), KIND (memory: the demo seeds; table: the
 #   table-backed routes, on records ingested beforehand into the engine both sides are given, for example both
@@ -35,6 +35,7 @@ max_bytes = 0"
   env "${env[@]}" DATAHOST_CONFIG="$work/$1.toml" "$bin" keys issue --tier owner 2> /dev/null > "$work/$1.key"
   env "${env[@]}" DATAHOST_CONFIG="$work/$1.toml" RUST_LOG=warn "$bin" serve > "$work/$1.out" 2> "$work/$1.err" &
   pids+=($!)
+  echo "$!" > "$work/$1.pid"
   listening_api "$work/$1.out" "$!" "$work/$1.err" 60 > /dev/null
   echo "$port" > "$work/$1.port"
 }
@@ -60,21 +61,31 @@ head -200 "$work/paths" | while read -r p; do
   cmp -s <(normalised before "$p") <(normalised after "$p") || { echo "the builds answer $p differently" >&2; exit 1; }
 done
 echo "the first 200 answers are the same from both"
+# The host's CPU time (user + system, all its threads) in clock ticks.
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 for r in $(seq 1 "$rounds"); do
   for side in before after; do
-    echo "$side $(wrk -t2 -c32 -d"${secs}s" -s "$here/soak.lua" "$(url "$side")" -- "$work/$side.key" "$work/paths" | grep '^{')"
+    pid=$(cat "$work/$side.pid")
+    start=$(cpu_ticks "$pid")
+    summary=$(wrk -t2 -c32 -d"${secs}s" -s "$here/soak.lua" "$(url "$side")" -- "$work/$side.key" "$work/paths" | grep '^{')
+    echo "$side $(( ($(cpu_ticks "$pid") - start) * 1000000 / $(getconf CLK_TCK) )) $summary"
   done
 done | tee "$work/rounds"
 python3 - "$work/rounds" <<'PY'
 import json, statistics, sys
-rates = {"before": [], "after": []}
+rates, cpu = {"before": [], "after": []}, {"before": [], "after": []}
 for line in open(sys.argv[1]):
-    side, summary = line.split(" ", 1)
+    side, cpu_us, summary = line.split(" ", 2)
     s = json.loads(summary)
     if s["non2xx"] or s["connect"] or s["read"] or s["timeout"]:
         sys.exit(f"{side}: errors in a round: {summary}")
     rates[side].append(s["requests"] / s["duration_us"] * 1e6)
+    cpu[side].append(int(cpu_us) / s["requests"])
 for side, r in rates.items():
     print(f"{side}: {' '.join(f'{x:,.0f}' for x in r)} req/s, median {statistics.median(r):,.0f}")
 print(f"after / before: {statistics.median(rates['after']) / statistics.median(rates['before']):.3f}")
+# The host's CPU per answer moves less with what else the machine runs than req/s does.
+for side, c in cpu.items():
+    print(f"{side}: {' '.join(f'{x:.1f}' for x in c)} us of host CPU per answer, median {statistics.median(c):.1f}")
+print(f"CPU per answer, after / before: {statistics.median(cpu['after']) / statistics.median(cpu['before']):.3f}")
 PY
