@@ -224,20 +224,32 @@ impl<F: Disclosure> DisclosureIndex<F> {
         position: usize,
         want: Option<&'w str>,
     ) -> impl Iterator<Item = &'s F::Trade> + use<'s, 'w, F> {
-        let e = &self.entries[position];
-        e.filing
-            .trades()
-            .iter()
-            .zip(&e.tickers)
-            .filter(move |(_, t)| want.is_none_or(|w| t.as_str() == w))
-            .map(|(trade, _)| trade)
+        let trades = self.entries[position].filing.trades();
+        self.places(position, want).filter_map(|at| trades.get(at))
     }
 
-    /// The places of the in-memory trades of the filing at `position`, those in ticker `want` when given.
+    /// The places in its trades of those [`Self::trades_in`] gives, as a [`Served`] filing names them.
     fn places_in(&self, position: usize, want: Option<&str>) -> ServedTrades<F::Trade> {
-        let Some(want) = want else { return ServedTrades::Every };
-        let tickers = &self.entries[position].tickers;
-        ServedTrades::Picked((0..tickers.len()).filter(|&at| tickers[at] == want).collect())
+        match want {
+            None => ServedTrades::Every,
+            Some(_) => ServedTrades::Picked(self.places(position, want).collect()),
+        }
+    }
+
+    /// The places of the filing's trades in ticker `want` (every trade when `None`), in order.
+    fn places<'s, 'w>(
+        &'s self,
+        position: usize,
+        want: Option<&'w str>,
+    ) -> impl Iterator<Item = usize> + use<'s, 'w, F> {
+        let e = &self.entries[position];
+        let trades = e.filing.trades().len();
+        e.tickers
+            .iter()
+            .take(trades)
+            .enumerate()
+            .filter(move |(_, t)| want.is_none_or(|w| t.as_str() == w))
+            .map(|(at, _)| at)
     }
 
     /// The positions of the filings matching the ticker and member filters, in order.
@@ -300,10 +312,7 @@ pub trait TradeStore {
 
 /// A filing as a request serves it: with trades of the filing held in memory, or trades read from a
 /// [`TradeStore`].
-pub struct Served<'a, F: Disclosure>
-where
-    F::Trade: Clone,
-{
+pub struct Served<'a, F: Disclosure> {
     /// The filing, borrowed from the index.
     pub filing: &'a F,
     /// Where the filing is in the index (its place in [`DisclosureIndex::filings`]).
@@ -325,10 +334,7 @@ pub enum ServedTrades<T> {
     Stored(Vec<T>),
 }
 
-impl<F: Disclosure> Served<'_, F>
-where
-    F::Trade: Clone,
-{
+impl<F: Disclosure> Served<'_, F> {
     /// The trades served, in order.
     pub fn trades(&self) -> impl Iterator<Item = &F::Trade> {
         let held = self.filing.trades();
@@ -341,10 +347,7 @@ where
     }
 }
 
-impl<F: Disclosure> DisclosureIndex<F>
-where
-    F::Trade: Clone,
-{
+impl<F: Disclosure> DisclosureIndex<F> {
     /// [`Self::select`] where the held filings' trades come from `store` (when there is one): with a ticker
     /// filter the store says which of them match (and their trades in that ticker); without one it reads the
     /// trades of the selected held filings only.
@@ -459,10 +462,7 @@ impl<M, Fi, T> Written<M, Fi, T> {
         &self,
         served: &'a Served<'a, F>,
         now: impl Fn(&'a F::Trade) -> N,
-    ) -> Result<JsonText<Fi>, ApiError>
-    where
-        F::Trade: Clone,
-    {
+    ) -> Result<JsonText<Fi>, ApiError> {
         let (frame, trades) = self.frame_of(served, &now)?;
         frame.fill(&trades).map_err(written_error)
     }
@@ -474,10 +474,7 @@ impl<M, Fi, T> Written<M, Fi, T> {
         &self,
         served: &'a [Served<'a, F>],
         now: impl Fn(&'a F::Trade) -> N,
-    ) -> Result<JsonText<Vec<Fi>>, ApiError>
-    where
-        F::Trade: Clone,
-    {
+    ) -> Result<JsonText<Vec<Fi>>, ApiError> {
         let filled = served.iter().map(|s| self.frame_of(s, &now)).collect::<Result<Vec<_>, _>>()?;
         JsonFrame::fill_array(filled.iter().map(|(frame, trades)| (*frame, trades))).map_err(written_error)
     }
@@ -487,10 +484,7 @@ impl<M, Fi, T> Written<M, Fi, T> {
         &self,
         served: &'a Served<'a, F>,
         now: &impl Fn(&'a F::Trade) -> N,
-    ) -> Result<(&JsonFrame<Fi>, TradesOf<'_, T, N>), ApiError>
-    where
-        F::Trade: Clone,
-    {
+    ) -> Result<(&JsonFrame<Fi>, TradesOf<'_, T, N>), ApiError> {
         let written = match self.filings.get(served.position) {
             Some(written) if written.address == served.filing as *const F as usize => written,
             _ => return Err(ApiError::internal("a filing of another index than the one written at init")),
@@ -505,10 +499,7 @@ impl<M, Fi, T> Written<M, Fi, T> {
     /// The rows of `served`'s trades, when they are the held filing's (whose first trade is row `first`): a run of
     /// rows when they follow each other (every trade of a filing, or a ticker's one), else the rows picked; `None`
     /// for trades read from a store (or a place past the filing's trades).
-    fn rows_of<F: Disclosure>(&self, served: &Served<'_, F>, first: usize) -> Option<JsonArray<'_, T>>
-    where
-        F::Trade: Clone,
-    {
+    fn rows_of<F: Disclosure>(&self, served: &Served<'_, F>, first: usize) -> Option<JsonArray<'_, T>> {
         let held = served.filing.trades().len();
         match &served.trades {
             ServedTrades::Every => Some(self.rows.slice(first..first + held)),
