@@ -11,12 +11,12 @@
 //! than twice that, the total a lower bound either way: `WordSearch::examined`), and on PostgreSQL reads the other
 //! words not far more common than it as sets in those rows' dates instead of probing them. So a word on every document
 //! of a county costs what a rare one does. A first page of several words is the start of the matches the count finds:
-//! when the driver is on few documents it is read from the count's own walk, not by walking the same documents a second
-//! time. A search's total is kept for its later pages until the dataset's records change ([`KeptTotals`]): a later page
-//! walks only its page. The count table only picks the driving word, which words a count reads as sets and whether the
-//! first page comes from the count's walk: every count and page a search answers is read from the word rows, so a count
-//! table that drifted (an older host ingesting) costs speed (or makes an exact total a lower bound), never a wrong
-//! answer.
+//! it is read from the count's own walk (and goes on after it when the walk found too few), not by walking the same
+//! documents a second time. A search's total is kept for its later pages until the dataset's records change
+//! ([`KeptTotals`]): a later page walks only its page. The count table only picks the driving word, which words a
+//! count reads as sets and how many of the driver's documents a count examines: every count and page a search answers
+//! is read from the word rows, so a count table that drifted (an older host ingesting) costs speed (or makes an exact
+//! total a lower bound), never a wrong answer.
 
 use datahost_plugin_api::words::{DocumentRecords, WordHits, WordIndex, WordPage, WordSearch};
 
@@ -733,8 +733,8 @@ pub type Rows = Vec<Vec<String>>;
 /// the count table (more than one word); then the driver's matches and documents are counted while one page
 /// is read, with each document's records when `with_records` (none at all if a document of the page has no
 /// document row: the plugin then reads them with records queries). A first page of more than one word is read
-/// by the count's own walk ([`first_page`]) when the driver is on few documents ([`WALK_ONCE_RATIO`]); any other
-/// page walks on its own beside the count.
+/// by the count's own walk ([`first_page`]); any other page walks on its own beside the count, or alone when the
+/// search's total is kept.
 pub fn search(
     d: Dialect,
     q: &WordSearch,
@@ -766,12 +766,11 @@ pub fn search(
     let (ordered, on) = by_rarity(q, &on);
     let driver = 0;
     // A driver on more than the cap (by the count table) leaves the total a lower bound whatever the count walks; on
-    // more than twice the cap (`WALK_ONCE_RATIO`, the SDK's `SHARE_BEYOND`) the count walks a share of it
-    // (`WordSearch::examined`): every count and walk below reads that cap, and such a driver, on more than twice its
-    // share too, never takes the walk shared with the first page.
+    // more than twice the cap (the SDK's `SHARE_BEYOND`) the count walks a share of it (`WordSearch::examined`):
+    // every count and walk below reads that cap.
     let cap = ordered.examined(on[driver]);
     let ordered = WordSearch { count_cap: cap, ..ordered };
-    if q.words.len() > 1 && q.after.is_none() && on[driver] <= cap.saturating_mul(WALK_ONCE_RATIO) {
+    if q.words.len() > 1 && q.after.is_none() {
         let (page, total) = first_page(d, &ordered, driver, &on, with_records, run)?;
         kept.keep(q, version, total);
         return Ok(page);
@@ -869,18 +868,17 @@ fn page_row(row: Vec<String>) -> (String, String) {
     (cells.next().unwrap_or_default(), cells.next().unwrap_or_default())
 }
 
-/// A first page of more than one word is read by the count's own walk ([`first_page`]) when the driver is on at
-/// most this many times `count_cap` documents (by the count table): the count then walks most of the driver's
-/// documents, which a page of few matches (a house number and a street) would walk again. A driver on many more
-/// (a lender's name) tells nothing of how soon a page fills, and a page that fills soon is better read beside the
-/// count, its records with it, than after it. On 10M rows (BENCHMARKS.md): street addresses 10.5-11.0 -> 7.5-8.2
-/// ms at p50 this way; read so for every driver, lenders went from 8.6-9.6 to 10.4-12.9 ms. The SDK's ratio past
-/// which a count examines only a share of the cap: a count walked apart from the page is the one cut short.
-const WALK_ONCE_RATIO: usize = datahost_plugin_api::words::SHARE_BEYOND;
-
 /// The first page of a search of more than one word, read with its count by the count's parts ([`walk_sql`]).
 /// When the driver is on more than `count_cap` documents and those held fewer matches than the page, the page
 /// goes on from the last document the count walked, as a later page would ([`page_sql`]).
+///
+/// Every driver takes this way. A page walked beside the count walks again the documents the count's parts walk
+/// (a street name whose first word is on far more than the cap: the page probed 497 of the driver's documents,
+/// the parts the first 250 of them). Before counts of such a driver examined a share of the cap (the SDK's
+/// `SHARE_BEYOND`), the walk read all `count_cap` documents before a lender's page could be answered, and lenders
+/// answered slower this way (10M rows: 8.6-9.6 -> 10.4-12.9 ms at p50); now the walk reads that share. The mix
+/// at 10M rows reads 4.7% fewer buffers this way, its latency the same within the runs' spread (a lender's later part
+/// reads records for matches the first part's already fill the page with; BENCHMARKS.md, stop 68).
 fn first_page(
     d: Dialect,
     q: &WordSearch,
@@ -1142,6 +1140,10 @@ mod tests {
             // C drives (on 8 or 9 documents), on no more than twice the cap: the first page is read by the
             // count's walk, whose 5 documents hold fewer matches than the page, which then goes on.
             (vec!["C", "B"], 5, 3),
+            // The driver on more than twice the cap: the count's walk examines its first cap / 4 documents (at
+            // least one), and the first page, read by that walk, goes on after it.
+            (vec!["C", "B"], 2, 2),
+            (vec!["A", "B"], 4, 3),
             // Three words: two probed per document, rarest first.
             (vec!["A", "B", "C"], 4, 2),
             (vec!["A", "C", "B"], 100, 3),
@@ -1417,13 +1419,19 @@ mod tests {
             let first_page = if pool_size == 1 { (0, 0, 1) } else { (0, 0, parts) };
             // A later page of a search counted before: its page alone, the total kept.
             let kept = (0, 1, 0);
-            for (w, first, ran) in [
-                (vec!["A"], true, one_word),
-                (vec!["A", "B"], false, later_page),
-                (vec!["A", "B"], true, first_page),
-                (vec!["A", "B"], false, kept),
+            // B (on 10 documents) under a cap of 4 is on more than twice it: the count examines a share (one
+            // document), and the first page is still read by that walk, then goes on after it as a later page
+            // would, on any free connection. No count runs apart from the walk.
+            let shared = if pool_size == 1 { vec![(0, 1, 0)] } else { vec![(0, 1, parts - 1), (0, 1, parts)] };
+            for (w, first, cap, ran) in [
+                (vec!["A"], true, 10, vec![one_word]),
+                (vec!["A", "B"], false, 10, vec![later_page]),
+                (vec!["A", "B"], true, 10, vec![first_page]),
+                (vec!["A", "B"], false, 10, vec![kept]),
+                (vec!["A", "B"], true, 4, shared),
             ] {
-                let mut q = WordSearch { words: w.iter().map(|s| s.to_string()).collect(), ..search("A") };
+                let words_of = w.iter().map(|s| s.to_string()).collect();
+                let mut q = WordSearch { words: words_of, count_cap: cap, ..search("A") };
                 if !first {
                     let in_s1 = docs.iter().filter(|d| d["scope"] == "s1");
                     let newest = in_s1.filter_map(|d| d["date"].as_str()).max().unwrap();
@@ -1448,10 +1456,9 @@ mod tests {
                 let ran_last = |start: &str| last.iter().filter(|q| q.starts_with(start)).count();
                 let walked = last.iter().filter(|q| q.contains("SELECT 'n'")).count();
                 let counted = last.iter().filter(|q| q.contains("count(*)")).count() - walked;
-                assert_eq!(
-                    (counted, ran_last("SELECT w.doc"), walked),
-                    ran,
-                    "pool of {pool_size}, {w:?}, first page {first}: {last:#?}"
+                assert!(
+                    ran.contains(&(counted, ran_last("SELECT w.doc"), walked)),
+                    "pool of {pool_size}, {w:?}, cap {cap}, first page {first}: not one of {ran:?}: {last:#?}"
                 );
             }
             assert!(engine.pg().unwrap().pool_status().size <= pool_size);
