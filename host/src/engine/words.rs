@@ -872,9 +872,9 @@ fn page_row(row: Vec<String>) -> (String, String) {
 /// When the driver is on more than `count_cap` documents and those held fewer matches than the page, the page
 /// goes on from the last document the count walked, as a later page would ([`page_sql`]).
 ///
-/// Every driver takes this way. A page walked beside the count walks again the documents the count's parts walk
-/// (a street name whose first word is on far more than the cap: the page probed 497 of the driver's documents,
-/// the parts the first 250 of them). Before counts of such a driver examined a share of the cap (the SDK's
+/// Every driver takes this way: a page walked beside the count would walk again the documents the count's parts
+/// walk (a street name whose first word is on far more than the cap: such a page probed 497 of the driver's
+/// documents, the parts the first 250 of them). Before counts of such a driver examined a share of the cap (the SDK's
 /// `SHARE_BEYOND`), the walk read all `count_cap` documents before a lender's page could be answered, and lenders
 /// answered slower this way (10M rows: 8.6-9.6 -> 10.4-12.9 ms at p50); now the walk reads that share. The mix
 /// at 10M rows reads 4.7% fewer buffers this way, its latency the same within the runs' spread (a lender's later part
