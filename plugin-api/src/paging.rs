@@ -168,15 +168,11 @@ impl PageRequest {
     }
 
     fn with_limit(request: &RequestEnvelope, limit: usize, normalized: &[(&str, &str)]) -> Result<Self, ApiError> {
-        let query: Vec<(&str, &str)> = request
-            .query
-            .iter()
-            .map(|(k, v)| match normalized.iter().find(|(name, _)| name == k) {
-                Some((_, canonical)) => (k.as_str(), *canonical),
-                None => (k.as_str(), v.as_str()),
-            })
-            .collect();
-        let fingerprint = fingerprint(&request.route, &query);
+        let query = request.query.iter().map(|(k, v)| match normalized.iter().find(|(name, _)| name == k) {
+            Some((_, canonical)) => (k.as_str(), *canonical),
+            None => (k.as_str(), v.as_str()),
+        });
+        let fingerprint = fingerprint(&request.route, query);
         let mut page = PageRequest { limit, fingerprint, after: None, generation: None };
         if let Some(text) = request.params().raw(PARAM).filter(|v| !v.trim().is_empty()) {
             let payload = decode(text)?;
@@ -313,38 +309,37 @@ fn not_a_cursor() -> ApiError {
 
 /// The route and every parameter but `cursor` and `limit`, trimmed, blank ones dropped (a blank parameter
 /// counts as absent everywhere), in name order.
-fn fingerprint(route: &str, query: &[(&str, &str)]) -> u64 {
+fn fingerprint<'a>(route: &str, query: impl IntoIterator<Item = (&'a str, &'a str)>) -> u64 {
     let mut pairs: Vec<(&str, &str)> = query
-        .iter()
+        .into_iter()
         .filter(|(k, _)| *k != PARAM && *k != "limit")
-        .map(|(k, v)| (*k, v.trim()))
+        .map(|(k, v)| (k, v.trim()))
         .filter(|(_, v)| !v.is_empty())
         .collect();
-    pairs.sort();
+    pairs.sort_unstable();
     // Separators that cannot occur in a decoded name, so `a=b&c` and `a=b c` differ.
-    let mut parts: Vec<&[u8]> = Vec::with_capacity(1 + 4 * pairs.len());
-    parts.push(route.as_bytes());
+    let mut h = fnv1a(FNV_OFFSET, route.as_bytes());
     for (k, v) in pairs {
-        parts.extend([&[0u8][..], k.as_bytes(), &[1u8][..], v.as_bytes()]);
+        h = fnv1a(fnv1a(fnv1a(fnv1a(h, &[0]), k.as_bytes()), &[1]), v.as_bytes());
     }
-    fnv1a(&parts)
+    h
 }
 
-/// FNV-1a, 64 bits: stable across builds, processes and replicas (std's hashers promise none of that). The hash
-/// of `parts` is the hash of their concatenation.
-fn fnv1a(parts: &[&[u8]]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for part in parts {
-        for b in *part {
-            h ^= u64::from(*b);
-            h = h.wrapping_mul(0x0000_0100_0000_01b3);
-        }
+/// FNV-1a's starting value (64 bits).
+const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// FNV-1a, 64 bits, of `bytes` continuing from `h` (start with [`FNV_OFFSET`]): stable across builds, processes
+/// and replicas (std's hashers promise none of that). Continuing over parts hashes their concatenation.
+fn fnv1a(mut h: u64, bytes: &[u8]) -> u64 {
+    for b in bytes {
+        h ^= u64::from(*b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
     }
     h
 }
 
 fn checksum(bytes: &[u8]) -> [u8; CHECKSUM_BYTES] {
-    fnv1a(&[CHECKSUM_SALT, bytes]).to_be_bytes()
+    fnv1a(fnv1a(FNV_OFFSET, CHECKSUM_SALT), bytes).to_be_bytes()
 }
 
 fn encode<K: Serialize + ?Sized>(fingerprint: u64, key: &K, generation: Option<&str>) -> String {
@@ -503,7 +498,7 @@ mod tests {
         // FNV-1a of `/v1/things\0a\x01b\0ticker\x01NVDA`, computed outside this code: a cursor handed out by an
         // earlier release must still continue its walk.
         let query = [("ticker", "NVDA"), ("limit", "5"), ("a", " b "), ("cursor", "x"), ("blank", " ")];
-        assert_eq!(fingerprint("/v1/things", &query), 0x158c_197d_4584_14cb);
+        assert_eq!(fingerprint("/v1/things", query), 0x158c_197d_4584_14cb);
     }
 
     #[test]
@@ -536,7 +531,7 @@ mod tests {
         assert_eq!(cursor.len(), 56, "{cursor}");
         let bytes = URL_SAFE_NO_PAD.decode(&cursor).unwrap();
         assert_eq!(bytes[0], VERSION);
-        assert_eq!(&bytes[1..9], &fingerprint("/v1/things", &[("q", "revenue")]).to_be_bytes());
+        assert_eq!(&bytes[1..9], &fingerprint("/v1/things", [("q", "revenue")]).to_be_bytes());
         assert_eq!(&bytes[9..34], b"[3213570374,239]\0seed-300");
         let next = PageRequest::parse(&request(&[("q", "revenue"), ("cursor", &cursor)]), 20, 100).unwrap();
         assert_eq!(next.after::<(u64, u32)>().unwrap(), Some((3_213_570_374, 239)));
