@@ -320,7 +320,9 @@ fn fingerprint<'a>(route: &str, query: impl IntoIterator<Item = (&'a str, &'a st
     // Separators that cannot occur in a decoded name, so `a=b&c` and `a=b c` differ.
     let mut h = fnv1a(FNV_OFFSET, route.as_bytes());
     for (k, v) in pairs {
-        h = fnv1a(fnv1a(fnv1a(fnv1a(h, &[0]), k.as_bytes()), &[1]), v.as_bytes());
+        for part in [&[0u8][..], k.as_bytes(), &[1u8][..], v.as_bytes()] {
+            h = fnv1a(h, part);
+        }
     }
     h
 }
